@@ -1,0 +1,62 @@
+"""What every game engine shares: the rules error, option errors and the action type.
+
+The engine is a pure functional core (``../shared/spec/recording.md``, "Reducers"): no
+clock, no randomness, no I/O, and nothing from Flask, SQLite or marshmallow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: One action as the engine sees it: ``{"type": "play", "player": "Bob", "card": "TH"}``.
+#: Card codes are canonical and player names are spelt as at creation (the schemas see to
+#: that before an action reaches a reducer).
+Action = Mapping[str, Any]
+
+
+class RulesError(Exception):
+    """An action that is illegal in the current state (HTTP 409; nothing is stored).
+
+    ``code`` is a stable snake_case string from the game's rules file (for example
+    ``must_follow_suit``); ``message`` is a plain sentence a scorekeeper understands.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class OptionError(ValueError):
+    """A game option (or seat list) that the rules do not allow (HTTP 422 at creation).
+
+    ``field`` names the option (``"limit"``, ``"players"``); ``message`` says why.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def seat_after(seat: int, seats: int, eligible: Any = None) -> int | None:
+    """Return the next seat clockwise after ``seat`` for which ``eligible(seat)`` is true.
+
+    ``seats`` is the table size; ``eligible`` defaults to every seat. Returns ``None`` when
+    no other seat (nor ``seat`` itself, checked last) is eligible.
+    """
+    for step in range(1, seats + 1):
+        candidate = (seat + step) % seats
+        if eligible is None or eligible(candidate):
+            return candidate
+    return None
+
+
+def name_list(names: list[str] | tuple[str, ...]) -> str:
+    """Join names for a sentence: ``"Ann"``, ``"Ann and Bob"``, ``"Ann, Bob and Cas"``."""
+    if not names:
+        return "nobody"
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " and " + names[-1]

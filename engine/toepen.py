@@ -1,0 +1,1221 @@
+"""Toepen: the Dutch four-trick game where only the last trick counts.
+
+Rules from ``../shared/spec/rules/toepen.md`` (section names below in quotes), with the
+knowledge model and undo of ``../shared/spec/recording.md``:
+
+- 32 cards, 7 to A in four suits; within a suit **T 9 8 7 A K Q J**, high to low ("Cards").
+- Each hand: a ``deal`` of 4 cards each, optional ``laundry`` and ``challenge`` before the
+  first card, then four tricks. Follow suit if you can; the highest card of the led suit
+  wins the trick and leads the next ("A hand").
+- Any player still in the hand may ``knock`` (stake + 1), not twice in a row and never
+  above their remaining lives; the others ``stay`` or ``fold``, a folder losing the stake
+  as it was before that knock ("Knocking", "Answering a knock").
+- After the fourth trick its winner loses nothing and everyone else still in loses the
+  stake; the winner deals next ("End of the hand"). The game ends at ``limit`` lives lost
+  ("End of the game").
+
+In ``table`` visibility a hand is *known cards + a count of unknown cards*: rules that need
+the hand (follow suit, mandatory laundry) are enforced when the cards are known, and a
+revoke that later knowledge proves is flagged, never rewritten.
+
+The state is immutable: finished hands are a tuple shared from one state to the next, so
+``apply`` only rebuilds the current hand and its cost does not grow with the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine.cards import SUIT_NAMES, SUIT_SINGULAR, parse_french, pretty, suit_of
+from engine.core import Action, OptionError, RulesError, name_list, seat_after
+
+GAME = "toepen"
+RULES_VERSION = 1
+SPEC = "rules/toepen.md"
+
+RANKS = "789TJQKA"
+#: Strength within a suit, from ``rules/toepen.md`` "Cards": T 9 8 7 A K Q J (high → low).
+STRENGTH = {rank: power for power, rank in enumerate(reversed("T987AKQJ"))}
+DECK = tuple(rank + suit for suit in "CDHS" for rank in RANKS)
+HAND_CARDS = 4
+TRICKS = 4
+LAUNDRY_RANKS = frozenset("JQKA")
+#: A challenged laundry was a bluff if the hand held any of these ("Laundry").
+PLAIN_RANKS = frozenset("T987")
+MIN_PLAYERS, MAX_PLAYERS = 3, 8
+
+
+def parse_card(value: object) -> str:
+    """Canonical Toepen card code for ``value`` (``"10h"`` → ``"TH"``); ``ValueError`` if none."""
+    return parse_french(value, RANKS, "32-card Toepen")
+
+
+def beats(card: str, other: str) -> bool:
+    """True when ``card`` ranks above ``other`` (same suit assumed): T 9 8 7 A K Q J."""
+    return STRENGTH[card[0]] > STRENGTH[other[0]]
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Every option of ``rules/toepen.md`` with its default (the seed document's rules)."""
+
+    limit: int = 10
+    game_end: str = "first_to_limit"
+    next_dealer: str = "winner"
+    knock_responses: str = "implicit"
+    folded_last_trick: str = "all_lose"
+    laundry_mandatory: bool = True
+    max_stake: int | None = None
+
+
+CHOICES = {
+    "game_end": ("first_to_limit", "elimination"),
+    "next_dealer": ("winner", "left"),
+    "knock_responses": ("implicit", "explicit"),
+    "folded_last_trick": ("all_lose", "best_active"),
+}
+
+
+def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
+    """Return every option with defaults filled in, as a JSON object.
+
+    ``raw`` holds the options given at creation (already type-checked by the schema).
+    Raises :class:`OptionError` for a seat count outside 3–8, an unknown option, a choice
+    the rules do not offer, a ``limit`` below 1 or a ``max_stake`` below 2.
+    """
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise OptionError("players", f"Toepen is played by {MIN_PLAYERS} to {MAX_PLAYERS} players.")
+    defaults = Options()
+    out: dict[str, Any] = {name: getattr(defaults, name) for name in Options.__dataclass_fields__}
+    for name, value in raw.items():
+        if name not in out:
+            raise OptionError(name, "Unknown option for Toepen.")
+        out[name] = value
+    for name, choices in CHOICES.items():
+        if out[name] not in choices:
+            raise OptionError(name, f"Must be one of: {', '.join(choices)}.")
+    if not isinstance(out["limit"], int) or not 1 <= out["limit"] <= 99:
+        raise OptionError("limit", "The number of lives must be a whole number from 1 to 99.")
+    if out["max_stake"] is not None and (not isinstance(out["max_stake"], int) or out["max_stake"] < 2):
+        raise OptionError("max_stake", "A maximum stake must be at least 2 (or null for none).")
+    return out
+
+
+# --------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True, slots=True)
+class Holding:
+    """What is known of one player's hand: ``known`` cards plus ``unknown`` unseen ones."""
+
+    known: frozenset[str] = frozenset()
+    unknown: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.known) + self.unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A card played to a trick, with the ``seq`` of the event that recorded it."""
+
+    seat: int
+    card: str
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """One trick: its leader, the plays so far, the led suit and (when complete) the winner."""
+
+    number: int
+    leader: int
+    plays: tuple[Play, ...] = ()
+    winner: int | None = None
+    complete: bool = False
+
+    @property
+    def lead_suit(self) -> str | None:
+        return suit_of(self.plays[0].card) if self.plays else None
+
+    def best(self, eligible: Callable[[int], bool] | None = None) -> Play | None:
+        """The highest card of the led suit among plays by ``eligible`` seats (all by default)."""
+        top: Play | None = None
+        for play in self.plays:
+            if suit_of(play.card) != self.lead_suit or (eligible is not None and not eligible(play.seat)):
+                continue
+            if top is None or beats(play.card, top.card):
+                top = play
+        return top
+
+
+@dataclass(frozen=True, slots=True)
+class Knock:
+    seat: int
+    seq: int
+    stake: int  # the stake after this knock
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    seat: int
+    seq: int
+    lost: int
+
+
+@dataclass(frozen=True, slots=True)
+class Laundry:
+    """A laundry: what went face down (``known`` cards + ``unknown`` count) and any challenge."""
+
+    seat: int
+    seq: int
+    known: frozenset[str]
+    unknown: int
+    challenger: int | None = None
+    challenge_seq: int | None = None
+    shown: tuple[str, ...] = ()
+    genuine: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Void:
+    """A play that did not follow the led suit: the player showed out of ``suit``."""
+
+    seat: int
+    suit: str
+    seq: int
+    trick: int
+
+
+@dataclass(frozen=True, slots=True)
+class Revoke:
+    """A revoke proven by later knowledge (``recording.md``, "Knowledge")."""
+
+    seat: int
+    suit: str
+    trick: int
+    seq: int
+    proof_seq: int
+    proof_card: str
+    proof: str  # "played" or "revealed"
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    seat: int
+    seq: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a hand ended: its ``winner`` (or None), the ``reason`` in words, ``abandoned``."""
+
+    winner: int | None
+    reason: str
+    abandoned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """One hand of Toepen, from its deal to its result."""
+
+    number: int
+    dealer: int
+    deal_seq: int
+    players: tuple[int, ...]  # seats dealt in
+    holdings: tuple[Holding, ...]  # by seat (empty for seats not dealt in)
+    in_hand: tuple[bool, ...]  # by seat: dealt in, not folded, not eliminated
+    stock: int
+    lead_base: int  # who leads the next trick, before skipping players who left the hand
+    stake: int = 1
+    knocks: tuple[Knock, ...] = ()
+    open_knock: bool = False  # implicit mode: folds to the latest knock may still be recorded
+    answers_due: tuple[int, ...] = ()  # explicit mode: seats still to stay or fold, in order
+    folds: tuple[Fold, ...] = ()
+    seen: frozenset[str] = frozenset()  # cards whose place is known: played, shown, in a known hand
+    laundries: tuple[Laundry, ...] = ()
+    tricks: tuple[Trick, ...] = ()
+    voids: tuple[Void, ...] = ()
+    revokes: tuple[Revoke, ...] = ()
+    reveals: tuple[Reveal, ...] = ()
+    losses: tuple[int, ...] = ()  # by seat, lives lost in this hand (folds, challenges, the end)
+    result: Result | None = None
+
+    @property
+    def last_knocker(self) -> int | None:
+        return self.knocks[-1].seat if self.knocks else None
+
+    @property
+    def started(self) -> bool:
+        """True once the first card of the hand has been played."""
+        return bool(self.tricks)
+
+    @property
+    def current_trick(self) -> Trick | None:
+        if self.tricks and not self.tricks[-1].complete:
+            return self.tricks[-1]
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Adjustment:
+    seat: int
+    seq: int
+    amount: int
+    applied: int
+    reason: str
+    hand: int
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A whole game of Toepen. ``history`` holds finished hands; ``hand`` the one in play."""
+
+    options: Options
+    visibility: str
+    names: tuple[str, ...]
+    lives_lost: tuple[int, ...]
+    eliminated: tuple[bool, ...]
+    dealer: int  # who deals the next hand (or dealt the current one)
+    history: tuple[Hand, ...] = ()
+    hand: Hand | None = None
+    adjustments: tuple[Adjustment, ...] = ()
+    finished: bool = False
+    rules_version: int = RULES_VERSION
+    seq: int = field(default=1, compare=False)  # seq of the action being applied
+
+
+def initial_state(created: Mapping[str, Any]) -> State:
+    """The state right after ``game_created`` (players, options, visibility, dealer).
+
+    Raises :class:`OptionError` when the options or seats are not valid for Toepen.
+    """
+    names = tuple(created["players"])
+    options = Options(**resolve_options(created.get("options") or {}, list(names)))
+    dealer = created.get("dealer") or names[0]
+    if dealer not in names:
+        raise OptionError("dealer", f"{dealer!r} is not one of the players.")
+    version = int(created.get("rules_version", RULES_VERSION))
+    if version != RULES_VERSION:
+        raise OptionError("rules_version", f"Toepen rules version {version} is unknown (this is version {RULES_VERSION}).")
+    count = len(names)
+    return State(options, created.get("visibility", "table"), names, (0,) * count, (False,) * count, names.index(dealer))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return values[:index] + (value,) + values[index + 1 :]
+
+
+def _seat(state: State, name: str) -> int:
+    try:
+        return state.names.index(name)
+    except ValueError as err:  # the schema checks names; a stored log could still be odd
+        raise RulesError("not_your_turn", f"{name} is not a player in this game.") from err
+
+
+def lives_left(state: State, seat: int) -> int:
+    return state.options.limit - state.lives_lost[seat]
+
+
+def leader(hand: Hand) -> int | None:
+    """Who leads the next trick: ``lead_base``, or the next player on the left still in."""
+    if hand.in_hand[hand.lead_base]:
+        return hand.lead_base
+    return seat_after(hand.lead_base, len(hand.in_hand), lambda s: hand.in_hand[s])
+
+
+def next_to_play(hand: Hand) -> int | None:
+    """The seat that must play the next card, or None when no card is due."""
+    if hand.result is not None or hand.answers_due:
+        return None
+    trick = hand.current_trick
+    if trick is None:
+        return leader(hand) if len(hand.tricks) < TRICKS else None
+    played = {p.seat for p in trick.plays}
+    return seat_after(trick.plays[-1].seat, len(hand.in_hand), lambda s: hand.in_hand[s] and s not in played)
+
+
+def to_act(state: State) -> list[int]:
+    """Seats whose turn it is: the answerer due (explicit mode) or the player to play."""
+    hand = state.hand
+    if state.finished or hand is None:
+        return []
+    if hand.answers_due:
+        return [hand.answers_due[0]]
+    seat = next_to_play(hand)
+    return [] if seat is None else [seat]
+
+
+def phase(state: State) -> str:
+    """``deal`` (waiting for a deal), ``playing``, ``answering`` (explicit knock) or ``game_over``."""
+    if state.finished:
+        return "game_over"
+    if state.hand is None:
+        return "deal"
+    return "answering" if state.hand.answers_due else "playing"
+
+
+def is_laundry(cards: Iterable[str]) -> bool:
+    """A hand made only of J, Q, K and A ("Laundry")."""
+    return all(card[0] in LAUNDRY_RANKS for card in cards)
+
+
+def laundry_possible(hand: Hand, seat: int) -> bool:
+    """May ``seat`` still launder: no card played yet, stock ≥ 4, not laundered this hand."""
+    return (
+        not hand.started
+        and hand.stock >= HAND_CARDS
+        and all(entry.seat != seat for entry in hand.laundries)
+    )
+
+
+def _available(hand: Hand, seat: int, card: str) -> bool:
+    """Conservation: ``card`` can still be in ``seat``'s hand (recording.md, rule 1)."""
+    holding = hand.holdings[seat]
+    return card in holding.known or (holding.unknown > 0 and card not in hand.seen)
+
+
+def _where(state: State, hand: Hand, card: str) -> str:
+    """Say where a card that cannot be in a hand is known to be."""
+    for trick in hand.tricks:
+        for play in trick.plays:
+            if play.card == card:
+                return f"{state.names[play.seat]} played it in trick {trick.number}"
+    for seat in hand.players:
+        if card in hand.holdings[seat].known:
+            return f"it is known to be in {state.names[seat]}'s hand"
+    for entry in hand.laundries:
+        if card in entry.known or card in entry.shown:
+            return f"it went face down in {state.names[entry.seat]}'s laundry"
+    return "it has been seen elsewhere"
+
+
+def _not_available(state: State, hand: Hand, seat: int, card: str) -> RulesError:
+    name = state.names[seat]
+    holding = hand.holdings[seat]
+    if card in hand.seen:
+        why = _where(state, hand, card)
+    elif holding.unknown == 0:
+        why = f"{name} is known to hold {_cards(sorted(holding.known)) or 'no cards'}"
+    else:
+        why = "it is not in their hand"
+    return RulesError("card_not_available", f"{name} cannot have {pretty(card)}: {why}.")
+
+
+def _cards(cards: Iterable[str]) -> str:
+    return " ".join(pretty(card) for card in cards)
+
+
+# --------------------------------------------------------------------------- losses
+
+
+def _lose(state: State, seat: int, amount: int) -> State:
+    """``seat`` loses ``amount`` lives (capped at the limit), counted in the current hand.
+
+    Then the end of the game is checked ("End of the game"): with ``first_to_limit`` the
+    game ends at once; with ``elimination`` the player leaves the game (and the hand).
+    """
+    lost = min(amount, lives_left(state, seat))
+    state = replace(state, lives_lost=_set(state.lives_lost, seat, state.lives_lost[seat] + lost))
+    if state.hand is not None:
+        hand = state.hand
+        state = replace(state, hand=replace(hand, losses=_set(hand.losses, seat, hand.losses[seat] + lost)))
+    return _check_limit(state)
+
+
+def _check_limit(state: State) -> State:
+    """Apply ``game_end`` to every player at the limit (``rules/toepen.md``, "End of the game")."""
+    limit = state.options.limit
+    at_limit = [s for s, lost in enumerate(state.lives_lost) if lost >= limit and not state.eliminated[s]]
+    if not at_limit or state.finished:
+        return state
+    if state.options.game_end == "first_to_limit":
+        return _finish(state, f"{name_list([state.names[s] for s in at_limit])} reached {limit} lives lost")
+    eliminated = state.eliminated
+    hand = state.hand
+    for seat in at_limit:
+        eliminated = _set(eliminated, seat, True)
+        if hand is not None:
+            hand = replace(
+                hand,
+                in_hand=_set(hand.in_hand, seat, False),
+                answers_due=tuple(s for s in hand.answers_due if s != seat),
+            )
+    state = replace(state, eliminated=eliminated, hand=hand)
+    remaining = [s for s in range(len(state.names)) if not eliminated[s]]
+    if len(remaining) <= 1:
+        return _finish(state, f"only {name_list([state.names[s] for s in remaining])} is left")
+    if hand is not None and hand.result is None:
+        state = _settle(state)
+    if state.hand is None and state.eliminated[state.dealer]:
+        state = replace(state, dealer=_left_of(state, state.dealer))
+    return state
+
+
+def _finish(state: State, reason: str) -> State:
+    """End the game; a hand still in play is abandoned and kept in the history."""
+    if state.hand is not None:
+        hand = state.hand
+        state = replace(state, history=state.history + (replace(hand, result=Result(None, f"abandoned: {reason}", True)),), hand=None)
+    return replace(state, finished=True)
+
+
+def _left_of(state: State, seat: int) -> int:
+    nxt = seat_after(seat, len(state.names), lambda s: not state.eliminated[s])
+    return seat if nxt is None else nxt
+
+
+def winners_losers(state: State) -> tuple[list[str], list[str]]:
+    """The game's winners and losers once it is over ("End of the game")."""
+    if not state.finished:
+        return [], []
+    if state.options.game_end == "first_to_limit":
+        losers = [n for s, n in enumerate(state.names) if state.lives_lost[s] >= state.options.limit]
+    else:
+        losers = [n for s, n in enumerate(state.names) if state.eliminated[s]]
+    return [n for n in state.names if n not in losers], losers
+
+
+# --------------------------------------------------------------------------- the hand's flow
+
+
+def _settle(state: State) -> State:
+    """Complete a trick whose players have all played, and end the hand when it is over.
+
+    Called after every play, fold and elimination. A hand ends when one player is left in
+    it ("If everyone else folds …") or after the fourth trick ("End of the hand").
+    """
+    hand = state.hand
+    assert hand is not None
+    active = [s for s in hand.players if hand.in_hand[s]]
+    if len(active) <= 1:
+        winner = active[0] if active else None
+        reason = f"everyone else folded: {state.names[winner]} is the last player in" if winner is not None else "nobody is left in the hand"
+        return _end_hand(state, Result(winner, reason))
+    trick = hand.current_trick
+    if trick is None or next_to_play(hand) is not None:
+        return state
+    top = trick.best()
+    assert top is not None
+    done = replace(trick, winner=top.seat, complete=True)
+    hand = replace(hand, tricks=hand.tricks[:-1] + (done,), lead_base=top.seat)
+    state = replace(state, hand=hand)
+    if done.number < TRICKS:
+        return state
+    return _score_hand(state, done)
+
+
+def _score_hand(state: State, last: Trick) -> State:
+    """After the fourth trick: its winner loses nothing, everyone else still in loses the stake.
+
+    If the last trick's best card belongs to a player who folded during it, option
+    ``folded_last_trick`` decides: ``all_lose`` (nobody wins) or ``best_active``.
+    """
+    hand = state.hand
+    assert hand is not None and last.winner is not None
+    winner: int | None = last.winner
+    names = state.names
+    suit = SUIT_SINGULAR[last.lead_suit or "H"]
+    if hand.in_hand[last.winner]:
+        reason = f"{names[last.winner]} won the last trick with the highest {suit}"
+    elif state.options.folded_last_trick == "best_active":
+        best = last.best(lambda s: hand.in_hand[s])
+        winner = best.seat if best else None
+        reason = (
+            f"{names[last.winner]} folded, so the best {suit} of the players still in ({names[winner]}) wins"
+            if winner is not None
+            else f"{names[last.winner]} folded and nobody still in played a {suit}: nobody wins"
+        )
+    else:
+        winner = None
+        reason = f"{names[last.winner]} won the last trick but had folded: everyone still in loses (folded_last_trick all_lose)"
+    for seat in hand.players:
+        if hand.in_hand[seat] and seat != winner:
+            state = _lose(state, seat, hand.stake)
+            if state.finished:
+                return state
+    return _end_hand(state, Result(winner, reason))
+
+
+def _end_hand(state: State, result: Result) -> State:
+    """Close the hand and choose the next dealer (option ``next_dealer``)."""
+    hand = state.hand
+    assert hand is not None
+    hand = replace(hand, result=result, answers_due=(), open_knock=False)
+    if state.options.next_dealer == "left":
+        dealer = _left_of(state, hand.dealer)
+    elif result.winner is not None:
+        dealer = result.winner
+    else:  # nobody won: the previous dealer deals again (if still in the game)
+        dealer = hand.dealer if not state.eliminated[hand.dealer] else _left_of(state, hand.dealer)
+    return replace(state, history=state.history + (hand,), hand=None, dealer=dealer)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _current(state: State, what: str) -> Hand:
+    """The hand in play, or the right refusal: ``game_over``, ``hand_over``, ``wrong_phase``."""
+    if state.finished:
+        raise RulesError("game_over", "The game is over: nothing more can be played.")
+    if state.hand is None:
+        if state.history:
+            raise RulesError("hand_over", f"Hand {state.history[-1].number} is over: record the next deal before {what}.")
+        raise RulesError("wrong_phase", f"No hand has been dealt yet: record a deal before {what}.")
+    return state.hand
+
+
+def _active(state: State, hand: Hand, seat: int) -> None:
+    name = state.names[seat]
+    if state.eliminated[seat]:
+        raise RulesError("not_your_turn", f"{name} is out of the game.")
+    if not hand.in_hand[seat]:
+        raise RulesError("not_your_turn", f"{name} has folded and is out of this hand.")
+
+
+def check_play(state: State, seat: int) -> Hand:
+    """Everything about a play that does not depend on the card: phase and turn."""
+    hand = _current(state, "a card is played")
+    if hand.answers_due:
+        due = state.names[hand.answers_due[0]]
+        raise RulesError("wrong_phase", f"The knock must be answered first: {due} must stay or fold.")
+    _active(state, hand, seat)
+    due_seat = next_to_play(hand)
+    if due_seat != seat:
+        raise RulesError("not_your_turn", f"It is {state.names[due_seat] if due_seat is not None else 'nobody'}'s turn to play, not {state.names[seat]}'s.")
+    holding = hand.holdings[seat]
+    if (
+        state.options.laundry_mandatory
+        and holding.unknown == 0
+        and is_laundry(holding.known)
+        and laundry_possible(hand, seat)
+    ):
+        raise RulesError(
+            "laundry_required",
+            f"{state.names[seat]} holds laundry ({_cards(sorted(holding.known))}) and must exchange it before playing.",
+        )
+    return hand
+
+
+def check_card(state: State, hand: Hand, seat: int, card: str) -> None:
+    """Conservation and follow suit for a card ``seat`` wants to play ("A hand", 3)."""
+    if not _available(hand, seat, card):
+        raise _not_available(state, hand, seat, card)
+    trick = hand.current_trick
+    lead = trick.lead_suit if trick else None
+    if lead is None or suit_of(card) == lead:
+        return
+    followers = sorted(c for c in hand.holdings[seat].known if suit_of(c) == lead)
+    if followers:
+        raise RulesError(
+            "must_follow_suit",
+            f"{state.names[seat]} must follow {SUIT_NAMES[lead]}: they are known to hold {_cards(followers)}.",
+        )
+
+
+def check_knock(state: State, seat: int) -> Hand:
+    """May ``seat`` knock now ("Knocking")?"""
+    hand = _current(state, "a knock")
+    if hand.answers_due:
+        raise RulesError("wrong_phase", f"The last knock must be answered first: {state.names[hand.answers_due[0]]} must stay or fold.")
+    _active(state, hand, seat)
+    name = state.names[seat]
+    if hand.last_knocker == seat:
+        raise RulesError("knock_not_allowed", f"{name} knocked last: another player must knock before {name} may knock again.")
+    stake = hand.stake + 1
+    if stake > lives_left(state, seat):
+        raise RulesError(
+            "knock_not_allowed",
+            f"{name} has {lives_left(state, seat)} {'life' if lives_left(state, seat) == 1 else 'lives'} left and may not raise the stake to {stake}.",
+        )
+    if state.options.max_stake is not None and stake > state.options.max_stake:
+        raise RulesError("knock_not_allowed", f"The stake may not go above {state.options.max_stake}.")
+    return hand
+
+
+def check_answer(state: State, seat: int, kind: str) -> Hand:
+    """May ``seat`` ``stay`` or ``fold`` now ("Answering a knock")?"""
+    hand = _current(state, f"a {kind}")
+    name = state.names[seat]
+    explicit = state.options.knock_responses == "explicit"
+    if kind == "stay" and not explicit:
+        raise RulesError("wrong_phase", "With implicit knock answers there is no 'stay': a player who does not fold stays.")
+    if explicit and hand.answers_due:
+        if hand.answers_due[0] != seat:
+            _active(state, hand, seat)
+            if hand.last_knocker == seat and kind == "fold":
+                raise RulesError("cannot_fold", f"{name} knocked and cannot fold on their own knock.")
+            raise RulesError("not_your_turn", f"{state.names[hand.answers_due[0]]} answers the knock first.")
+        return hand
+    _active(state, hand, seat)
+    if not hand.knocks or (explicit or not hand.open_knock):
+        raise RulesError("cannot_fold" if kind == "fold" else "wrong_phase", f"There is no knock for {name} to answer now.")
+    if hand.last_knocker == seat:
+        raise RulesError("cannot_fold", f"{name} knocked and cannot fold on their own knock.")
+    return hand
+
+
+def check_laundry(state: State, seat: int) -> Hand:
+    """May ``seat`` exchange their hand now ("Laundry")?"""
+    hand = _current(state, "a laundry")
+    _active(state, hand, seat)
+    name = state.names[seat]
+    if hand.started:
+        raise RulesError("laundry_not_allowed", "Laundry is only allowed before the first card of the hand is played.")
+    if any(entry.seat == seat for entry in hand.laundries):
+        raise RulesError("laundry_not_allowed", f"{name} has already exchanged their hand once this hand.")
+    if hand.stock < HAND_CARDS:
+        raise RulesError("laundry_not_allowed", f"The stock holds {hand.stock} cards: laundry needs at least {HAND_CARDS}.")
+    return hand
+
+
+def check_challenge(state: State, seat: int, target: int) -> tuple[Hand, Laundry]:
+    """May ``seat`` challenge ``target``'s laundry now ("Laundry")?"""
+    hand = _current(state, "a challenge")
+    _active(state, hand, seat)
+    name, other = state.names[seat], state.names[target]
+    if seat == target:
+        raise RulesError("challenge_not_allowed", f"{name} cannot challenge their own laundry.")
+    if hand.started:
+        raise RulesError("challenge_not_allowed", "A laundry can only be challenged before the first card is played.")
+    entry = next((e for e in hand.laundries if e.seat == target), None)
+    if entry is None:
+        raise RulesError("challenge_not_allowed", f"{other} has not exchanged their hand this hand.")
+    if entry.challenger is not None:
+        raise RulesError("challenge_not_allowed", f"{other}'s laundry has already been challenged by {state.names[entry.challenger]}.")
+    return hand, entry
+
+
+# --------------------------------------------------------------------------- reducer
+
+
+def apply(state: State, action: Action) -> State:
+    """Return the state after ``action``; raise :class:`RulesError` if it is illegal now.
+
+    ``action`` is ``{"type": ..., **fields}`` with canonical card codes and seat names;
+    ``seq`` (the event number, used for audit) may be given. Types: ``deal``, ``laundry``,
+    ``challenge``, ``knock``, ``stay``, ``fold``, ``play``, ``reveal``, ``adjust``
+    (``rules/toepen.md``, "Actions"; ``recording.md``, "Bookkeeping actions").
+    """
+    handler = HANDLERS.get(action["type"])
+    if handler is None:
+        raise RulesError("wrong_phase", f"'{action['type']}' is not an action of Toepen.")
+    state = replace(state, seq=int(action.get("seq", state.seq + 1)))
+    return handler(state, action)
+
+
+def _deal(state: State, action: Action) -> State:
+    if state.finished:
+        raise RulesError("game_over", "The game is over: no more hands are dealt.")
+    if state.hand is not None:
+        raise RulesError("wrong_phase", f"Hand {state.hand.number} is still being played.")
+    expected = state.names[state.dealer]
+    given = action.get("dealer")
+    if given is not None and given != expected:
+        raise RulesError("wrong_dealer", f"{expected} deals this hand, not {given}.")
+    seats = tuple(s for s in range(len(state.names)) if not state.eliminated[s])
+    hands: Mapping[str, list[str]] | None = action.get("hands")
+    holdings = [Holding()] * len(state.names)
+    seen: frozenset[str] = frozenset()
+    if state.visibility == "open":
+        if hands is None:
+            raise RulesError("wrong_card_count", "An open game's deal must list every player's 4 cards.")
+        named = {state.names.index(n) for n in hands}
+        if named != set(seats):
+            missing = name_list([state.names[s] for s in seats if s not in named])
+            extra = name_list([state.names[s] for s in named if s not in seats])
+            raise RulesError("wrong_card_count", f"The deal must list exactly the players in the game (missing: {missing}; not playing: {extra}).")
+        for name, cards in hands.items():
+            if len(set(cards)) != HAND_CARDS:
+                raise RulesError("wrong_card_count", f"{name} must be dealt {HAND_CARDS} different cards.")
+            clash = seen & set(cards)
+            if clash:
+                raise RulesError("card_not_available", f"{_cards(sorted(clash))} cannot be dealt twice.")
+            seen |= set(cards)
+            holdings[state.names.index(name)] = Holding(frozenset(cards), 0)
+    else:
+        for seat in seats:
+            holdings[seat] = Holding(frozenset(), HAND_CARDS)
+    count = len(state.names)
+    in_hand = tuple(s in seats for s in range(count))
+    first = seat_after(state.dealer, count, lambda s: in_hand[s])
+    hand = Hand(
+        number=len(state.history) + 1,
+        dealer=state.dealer,
+        deal_seq=state.seq,
+        players=seats,
+        holdings=tuple(holdings),
+        in_hand=in_hand,
+        stock=len(DECK) - HAND_CARDS * len(seats),
+        lead_base=state.dealer if first is None else first,
+        seen=seen,
+        losses=(0,) * count,
+    )
+    return replace(state, hand=hand)
+
+
+def _play(state: State, action: Action) -> State:
+    seat = _seat(state, action["player"])
+    card: str = action["card"]
+    hand = check_play(state, seat)
+    check_card(state, hand, seat, card)
+    holding = hand.holdings[seat]
+    if card in holding.known:
+        holding = Holding(holding.known - {card}, holding.unknown)
+    else:
+        holding = Holding(holding.known, holding.unknown - 1)
+    trick = hand.current_trick
+    if trick is None:
+        trick = Trick(len(hand.tricks) + 1, seat)
+        tricks = hand.tricks
+    else:
+        tricks = hand.tricks[:-1]
+    play = Play(seat, card, state.seq)
+    lead = trick.lead_suit
+    voids, revokes = hand.voids, hand.revokes
+    revokes = revokes + _proven(hand, seat, (card,), state.seq, "played")
+    if lead is not None and suit_of(card) != lead:
+        voids = voids + (Void(seat, lead, state.seq, trick.number),)
+    hand = replace(
+        hand,
+        holdings=_set(hand.holdings, seat, holding),
+        tricks=tricks + (replace(trick, plays=trick.plays + (play,)),),
+        seen=hand.seen | {card},
+        open_knock=False,
+        voids=voids,
+        revokes=revokes,
+    )
+    return _settle(replace(state, hand=hand))
+
+
+def _proven(hand: Hand, seat: int, cards: Iterable[str], seq: int, how: str) -> tuple[Revoke, ...]:
+    """Revokes that ``cards`` (now played or revealed by ``seat``) prove ("Knowledge", 2)."""
+    found: list[Revoke] = []
+    flagged = {(r.seq, r.seat) for r in hand.revokes}
+    for card in cards:
+        for void in hand.voids:
+            if void.seat == seat and void.suit == suit_of(card) and (void.seq, seat) not in flagged:
+                found.append(Revoke(seat, void.suit, void.trick, void.seq, seq, card, how))
+                flagged.add((void.seq, seat))
+    return tuple(found)
+
+
+def _knock(state: State, action: Action) -> State:
+    seat = _seat(state, action["player"])
+    hand = check_knock(state, seat)
+    stake = hand.stake + 1
+    due: tuple[int, ...] = ()
+    if state.options.knock_responses == "explicit":
+        count = len(state.names)
+        due = tuple(s for s in ((seat + i) % count for i in range(1, count)) if hand.in_hand[s])
+    hand = replace(hand, stake=stake, knocks=hand.knocks + (Knock(seat, state.seq, stake),), open_knock=True, answers_due=due)
+    return replace(state, hand=hand)
+
+
+def _stay(state: State, action: Action) -> State:
+    seat = _seat(state, action["player"])
+    hand = check_answer(state, seat, "stay")
+    return replace(state, hand=replace(hand, answers_due=hand.answers_due[1:]))
+
+
+def _fold(state: State, action: Action) -> State:
+    seat = _seat(state, action["player"])
+    hand = check_answer(state, seat, "fold")
+    lost = hand.stake - 1  # the stake as it was before the knock being answered
+    hand = replace(
+        hand,
+        in_hand=_set(hand.in_hand, seat, False),
+        answers_due=tuple(s for s in hand.answers_due if s != seat),
+        folds=hand.folds + (Fold(seat, state.seq, lost),),
+    )
+    state = _lose(replace(state, hand=hand), seat, lost)
+    if state.finished or state.hand is None or state.hand.result is not None:
+        return state
+    return _settle(state)
+
+
+def _laundry(state: State, action: Action) -> State:
+    seat = _seat(state, action["player"])
+    hand = check_laundry(state, seat)
+    old = hand.holdings[seat]
+    new_cards: list[str] | None = action.get("cards")
+    if new_cards is not None:
+        if len(set(new_cards)) != HAND_CARDS:
+            raise RulesError("wrong_card_count", f"A laundry brings {HAND_CARDS} different new cards.")
+        clash = sorted(set(new_cards) & hand.seen)
+        if clash:
+            raise RulesError("card_not_available", f"{_cards(clash)} cannot come from the stock: {_where(state, hand, clash[0])}.")
+        holding = Holding(frozenset(new_cards), 0)
+        seen = hand.seen | set(new_cards)
+    else:
+        holding = Holding(frozenset(), HAND_CARDS)
+        seen = hand.seen
+    entry = Laundry(seat, state.seq, old.known, old.unknown)
+    hand = replace(
+        hand,
+        holdings=_set(hand.holdings, seat, holding),
+        stock=hand.stock - HAND_CARDS,
+        laundries=hand.laundries + (entry,),
+        seen=seen,
+    )
+    return replace(state, hand=hand)
+
+
+def _challenge(state: State, action: Action) -> State:
+    seat = _seat(state, action["player"])
+    target = _seat(state, action["target"])
+    hand, entry = check_challenge(state, seat, target)
+    given: list[str] | None = action.get("cards")
+    if given is None:
+        if entry.unknown:
+            raise RulesError("wrong_card_count", f"Name the 4 cards {state.names[target]} laid down: they are not known.")
+        shown = tuple(sorted(entry.known))
+    else:
+        shown = tuple(given)
+        if len(set(shown)) != HAND_CARDS:
+            raise RulesError("wrong_card_count", f"A laundered hand has {HAND_CARDS} different cards.")
+        missing = sorted(entry.known - set(shown))
+        if missing:
+            raise RulesError("card_not_available", f"{state.names[target]} laid down {_cards(missing)}, which the challenge does not show.")
+        for card in shown:
+            if card not in entry.known and card in hand.seen:
+                raise RulesError("card_not_available", f"{pretty(card)} cannot be in {state.names[target]}'s laundry: {_where(state, hand, card)}.")
+    genuine = is_laundry(shown)
+    done = replace(entry, challenger=seat, challenge_seq=state.seq, shown=shown, genuine=genuine)
+    hand = replace(
+        hand,
+        laundries=tuple(done if e is entry else e for e in hand.laundries),
+        seen=hand.seen | set(shown),
+    )
+    state = replace(state, hand=hand)
+    return _lose(state, seat if genuine else target, 1)
+
+
+def _reveal(state: State, action: Action) -> State:
+    seat = _seat(state, action["player"])
+    hand = _current(state, "a reveal")
+    _active(state, hand, seat)
+    cards: list[str] = action["cards"]
+    holding = hand.holdings[seat]
+    if len(set(cards)) != len(cards):
+        raise RulesError("wrong_card_count", "A reveal names each card once.")
+    if len(cards) > holding.size:
+        raise RulesError("wrong_card_count", f"{state.names[seat]} holds only {holding.size} cards.")
+    new = [card for card in cards if card not in holding.known]
+    for card in new:
+        if not _available(hand, seat, card):
+            raise _not_available(state, hand, seat, card)
+    holding = Holding(holding.known | set(new), holding.unknown - len(new))
+    hand = replace(
+        hand,
+        holdings=_set(hand.holdings, seat, holding),
+        seen=hand.seen | set(new),
+        reveals=hand.reveals + (Reveal(seat, state.seq, tuple(cards)),),
+        revokes=hand.revokes + _proven(hand, seat, cards, state.seq, "revealed"),
+    )
+    return replace(state, hand=hand)
+
+
+def _adjust(state: State, action: Action) -> State:
+    """A ruling: ``amount`` lives added to the player's lives lost, kept within 0..limit."""
+    if state.finished:
+        raise RulesError("game_over", "The game is over: a ruling can no longer change it.")
+    seat = _seat(state, action["player"])
+    before = state.lives_lost[seat]
+    after = max(0, min(state.options.limit, before + int(action["amount"])))
+    number = state.hand.number if state.hand else len(state.history)
+    entry = Adjustment(seat, state.seq, int(action["amount"]), after - before, str(action.get("reason", "")), number)
+    state = replace(state, lives_lost=_set(state.lives_lost, seat, after), adjustments=state.adjustments + (entry,))
+    return _check_limit(state)
+
+
+HANDLERS: dict[str, Callable[[State, Action], State]] = {
+    "deal": _deal,
+    "play": _play,
+    "knock": _knock,
+    "stay": _stay,
+    "fold": _fold,
+    "laundry": _laundry,
+    "challenge": _challenge,
+    "reveal": _reveal,
+    "adjust": _adjust,
+}
+
+
+# --------------------------------------------------------------------------- what may be recorded
+
+
+def legal_actions(state: State, full: bool) -> list[dict[str, Any]]:
+    """What can be recorded next: ``[{"type", "player", "cards"}]`` (api.md, ``actions``).
+
+    Built on the same checks as :func:`apply`. ``cards`` lists the exact legal cards when
+    the player's hand is known to the viewer (``full``: the scorekeeper, or a table game
+    whose hand has been revealed in full), else ``None``.
+    """
+    if state.finished:
+        return []
+    hand = state.hand
+    if hand is None:
+        return [{"type": "deal", "player": state.names[state.dealer], "cards": None}]
+    out: list[dict[str, Any]] = []
+    names = state.names
+
+    def allowed(check: Callable[[], object]) -> bool:
+        try:
+            check()
+        except RulesError:
+            return False
+        return True
+
+    for seat in to_act(state):
+        if hand.answers_due:
+            if allowed(lambda: check_answer(state, seat, "stay")):
+                out.append({"type": "stay", "player": names[seat], "cards": None})
+            continue
+        if allowed(lambda: check_play(state, seat)):
+            holding = hand.holdings[seat]
+            visible = full or state.visibility == "table"
+            legal: list[str] | None = None
+            if visible and holding.unknown == 0:
+                legal = [c for c in sorted(holding.known) if allowed(lambda c=c: check_card(state, hand, seat, c))]
+            out.append({"type": "play", "player": names[seat], "cards": legal})
+    for seat in hand.players:
+        for kind, check in (
+            ("knock", lambda: check_knock(state, seat)),
+            ("fold", lambda: check_answer(state, seat, "fold")),
+            ("laundry", lambda: check_laundry(state, seat)),
+        ):
+            if allowed(check):
+                out.append({"type": kind, "player": names[seat], "cards": None})
+        for entry in hand.laundries:
+            if allowed(lambda: check_challenge(state, seat, entry.seat)):
+                out.append({"type": "challenge", "player": names[seat], "target": names[entry.seat], "cards": None})
+        if hand.in_hand[seat] and hand.holdings[seat].unknown > 0:
+            out.append({"type": "reveal", "player": names[seat], "cards": None})
+    return out
+
+
+# --------------------------------------------------------------------------- views
+
+
+def status(state: State) -> str:
+    """``finished`` once the game is over, else ``in_progress``."""
+    return "finished" if state.finished else "in_progress"
+
+
+def hand_number(state: State) -> int:
+    """The number of the hand in play, or of the last one dealt (0 before the first deal)."""
+    return state.hand.number if state.hand else len(state.history)
+
+
+def hand_over(state: State, number: int) -> bool:
+    """True when hand ``number`` is over (its cards may then be shown to everyone)."""
+    return state.finished or number <= len(state.history)
+
+
+def redact(action: Mapping[str, Any]) -> dict[str, Any]:
+    """The public copy of a stored action: dealt hands and laundry cards are left out."""
+    out = dict(action)
+    if out.get("type") in ("deal", "laundry"):
+        out.pop("hands" if out["type"] == "deal" else "cards", None)
+    return out
+
+
+def _hand(state: State, number: int) -> Hand | None:
+    if 1 <= number <= len(state.history):
+        return state.history[number - 1]
+    if state.hand is not None and state.hand.number == number:
+        return state.hand
+    return None
+
+
+def _trick_json(state: State, hand: Hand, trick: Trick) -> dict[str, Any]:
+    names = state.names
+    return {
+        "number": trick.number,
+        "leader": names[trick.leader],
+        "plays": [{"player": names[p.seat], "card": p.card, "seq": p.seq} for p in trick.plays],
+        "lead_suit": trick.lead_suit,
+        "winner": names[trick.winner] if trick.winner is not None else None,
+        "complete": trick.complete,
+    }
+
+
+def winner_reason(state: State, hand: Hand, trick: Trick) -> str | None:
+    """Why the trick's winner won, in words, with the rule's source."""
+    if trick.winner is None or trick.lead_suit is None:
+        return None
+    top = trick.best()
+    assert top is not None
+    suit = SUIT_SINGULAR[trick.lead_suit]
+    others = [p for p in trick.plays if suit_of(p.card) != trick.lead_suit]
+    text = f"{pretty(top.card)} is the highest {suit}, the suit led"
+    beaten = [pretty(p.card) for p in trick.plays if p is not top and suit_of(p.card) == trick.lead_suit]
+    if beaten:
+        text += f" (above {', '.join(beaten)}; order T 9 8 7 A K Q J)"
+    if others:
+        text += f"; {', '.join(pretty(p.card) for p in others)} did not follow suit and cannot win"
+    folded = {f.seat for f in hand.folds}
+    if top.seat in folded:
+        text += f"; {names_of(state, [top.seat])} folded but still wins the trick itself"
+    return text + f" ({SPEC}, 'A hand' 3)."
+
+
+def names_of(state: State, seats: Iterable[int]) -> str:
+    return name_list([state.names[s] for s in seats])
+
+
+def _hand_json(state: State, hand: Hand, full: bool) -> dict[str, Any]:
+    names = state.names
+    show = full or state.visibility == "table" or hand.result is not None or state.finished
+    out: dict[str, Any] = {
+        "hand_number": hand.number,
+        "dealer": names[hand.dealer],
+        "deal_seq": hand.deal_seq,
+        "players": [names[s] for s in hand.players],
+        "stake": hand.stake,
+        "last_knocker": names[hand.last_knocker] if hand.last_knocker is not None else None,
+        "knocks": [{"player": names[k.seat], "seq": k.seq, "stake": k.stake} for k in hand.knocks],
+        "folds": [{"player": names[f.seat], "seq": f.seq, "lost": f.lost} for f in hand.folds],
+        "stock_size": hand.stock,
+        "laundries": [
+            {
+                "player": names[e.seat],
+                "seq": e.seq,
+                "challenger": names[e.challenger] if e.challenger is not None else None,
+                "challenge_seq": e.challenge_seq,
+                "shown": list(e.shown),
+                "genuine": e.genuine,
+            }
+            for e in hand.laundries
+        ],
+        "reveals": [{"player": names[r.seat], "seq": r.seq, "cards": list(r.cards)} for r in hand.reveals],
+        "tricks": [_trick_json(state, hand, t) for t in hand.tricks],
+        "irregularities": [_revoke_json(state, r) for r in hand.revokes],
+        "losses": {names[s]: hand.losses[s] for s in hand.players},
+        "adjustments": [
+            {"player": names[a.seat], "seq": a.seq, "amount": a.amount, "applied": a.applied, "reason": a.reason}
+            for a in state.adjustments
+            if a.hand == hand.number
+        ],
+        "result": None,
+    }
+    if show:
+        out["hands"] = {
+            names[s]: {"known": sorted(hand.holdings[s].known), "unknown": hand.holdings[s].unknown} for s in hand.players
+        }
+    if hand.result is not None:
+        winner = hand.result.winner
+        out["result"] = {
+            "winner": names[winner] if winner is not None else None,
+            "reason": hand.result.reason,
+            "abandoned": hand.result.abandoned,
+            "losses": {names[s]: hand.losses[s] for s in hand.players},
+        }
+    return out
+
+
+def _revoke_json(state: State, revoke: Revoke) -> dict[str, Any]:
+    name = state.names[revoke.seat]
+    return {
+        "kind": "revoke",
+        "player": name,
+        "trick": revoke.trick,
+        "seq": revoke.seq,
+        "proof_seq": revoke.proof_seq,
+        "card": revoke.proof_card,
+        "detail": (
+            f"{name} did not follow {SUIT_NAMES[revoke.suit]} in trick {revoke.trick} (event {revoke.seq}) "
+            f"but later {revoke.proof} {pretty(revoke.proof_card)} (event {revoke.proof_seq}): a revoke "
+            f"(recording.md, 'Knowledge' 2; {SPEC}, 'A hand' 3)."
+        ),
+    }
+
+
+def view(state: State, full: bool) -> dict[str, Any]:
+    """The API's ``state`` object (api.md "State"; ``rules/toepen.md`` "State the API must expose").
+
+    ``full`` is True for the scorekeeper (the game's token): in ``open`` games the cards in
+    players' hands are shown only then, or once the hand is over.
+    """
+    hand = state.hand
+    names = state.names
+    winners, losers = winners_losers(state)
+    show_cards = full or state.visibility == "table"
+    players = []
+    for seat, name in enumerate(names):
+        holding = hand.holdings[seat] if hand is not None else Holding()
+        entry: dict[str, Any] = {
+            "name": name,
+            "seat": seat + 1,
+            "lives_lost": state.lives_lost[seat],
+            "lives_left": lives_left(state, seat),
+            "in_hand": hand.in_hand[seat] if hand is not None else not state.eliminated[seat],
+            "hand_size": holding.size,
+            "eliminated": state.eliminated[seat],
+        }
+        if show_cards:
+            entry["cards_known"] = sorted(holding.known)
+        players.append(entry)
+    out: dict[str, Any] = {
+        "status": status(state),
+        "phase": phase(state),
+        "to_act": [names[s] for s in to_act(state)],
+        "players": players,
+        "hand_number": hand_number(state),
+        "dealer": names[hand.dealer] if hand is not None else names[state.dealer],
+        "next_dealer": names[state.dealer] if hand is None and not state.finished else None,
+        "stake": hand.stake if hand is not None else None,
+        "last_knocker": names[hand.last_knocker] if hand is not None and hand.last_knocker is not None else None,
+        "stock_size": hand.stock if hand is not None else None,
+        "tricks": [_trick_json(state, hand, t) for t in hand.tricks] if hand is not None else [],
+        "answers_due": [names[s] for s in hand.answers_due] if hand is not None else [],
+        "can_fold": (
+            [names[s] for s in hand.players if _can(lambda s=s: check_answer(state, s, "fold"))]
+            if hand is not None and state.options.knock_responses == "implicit"
+            else []
+        ),
+    }
+    if state.finished:
+        out["winners"] = winners
+        out["losers"] = losers
+    return out
+
+
+def _can(check: Callable[[], object]) -> bool:
+    try:
+        check()
+    except RulesError:
+        return False
+    return True
+
+
+def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:
+    """``GET hands/<n>``: the deal, tricks, knocks, folds, laundries, reveals and result."""
+    hand = _hand(state, number)
+    return None if hand is None else _hand_json(state, hand, full)
+
+
+def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict[str, Any] | None:
+    """``GET hands/<n>/tricks/<t>``: plays with seq, lead suit, winner and the reason."""
+    hand = _hand(state, number)
+    if hand is None or not 1 <= trick_number <= len(hand.tricks):
+        return None
+    trick = hand.tricks[trick_number - 1]
+    out = _trick_json(state, hand, trick)
+    out["hand_number"] = hand.number
+    out["winner_reason"] = winner_reason(state, hand, trick)
+    out["folded"] = [{"player": state.names[f.seat], "seq": f.seq} for f in hand.folds]
+    out["irregularities"] = [_revoke_json(state, r) for r in hand.revokes if r.trick == trick.number]
+    out["source"] = SPEC
+    return out

@@ -1,0 +1,122 @@
+"""Payload schemas for Toepen: its options and actions (``../shared/spec/rules/toepen.md``).
+
+Shapes and types only; the rules (whose turn, follow suit …) are the engine's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from engine.toepen import CHOICES, HAND_CARDS, parse_card
+from schemas.common import (
+    ActionSchema,
+    AdjustSchema,
+    CardField,
+    NoteSchema,
+    PlayerActionSchema,
+    PlayerName,
+    cards,
+)
+
+__all__ = ["ACTIONS", "OPTIONS", "parse_card"]
+
+
+class OptionsSchema(Schema):
+    """Toepen's options; defaults are filled in by ``engine.toepen.resolve_options``."""
+
+    class Meta:
+        unknown = RAISE
+
+    limit = fields.Integer(strict=True, validate=validate.Range(min=1, max=99))
+    game_end = fields.String(validate=validate.OneOf(CHOICES["game_end"]))
+    next_dealer = fields.String(validate=validate.OneOf(CHOICES["next_dealer"]))
+    knock_responses = fields.String(validate=validate.OneOf(CHOICES["knock_responses"]))
+    folded_last_trick = fields.String(validate=validate.OneOf(CHOICES["folded_last_trick"]))
+    laundry_mandatory = fields.Boolean(truthy={True}, falsy={False})
+    max_stake = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=2, max=99))
+
+
+class DealSchema(ActionSchema):
+    """``deal``: optional ``dealer``; ``hands`` (name → 4 cards) required in open games only."""
+
+    open_only = ("hands",)
+
+    dealer = PlayerName()
+    hands = fields.Dict(
+        keys=PlayerName(),
+        values=cards(parse_card, HAND_CARDS),
+        validate=validate.Length(min=1, max=8),
+    )
+
+    @validates_schema
+    def _hands(self, data: dict[str, Any], **kwargs: Any) -> None:
+        hands = data.get("hands")
+        if self.visibility == "open" and hands is None:
+            raise ValidationError({"hands": ["An open game's deal lists every player's 4 cards."]})
+        if hands is None:
+            return
+        seen: dict[str, str] = {}
+        errors: list[str] = []
+        for name, held in hands.items():
+            for card in held:
+                if card in seen:
+                    errors.append(f"{card} is dealt twice ({seen[card]} and {name}).")
+                seen[card] = name
+        if errors:
+            raise ValidationError({"hands": errors})
+
+
+class PlaySchema(ActionSchema):
+    """``play``: ``player``, ``card``."""
+
+    player = PlayerName(required=True)
+    card = CardField(parse_card, required=True)
+
+
+class LaundrySchema(ActionSchema):
+    """``laundry``: ``player``; in open games optionally the 4 new ``cards``."""
+
+    open_only = ("cards",)
+
+    player = PlayerName(required=True)
+    cards = cards(parse_card, HAND_CARDS)
+
+
+class ChallengeSchema(ActionSchema):
+    """``challenge``: ``player`` (challenger), ``target``, ``cards`` (the 4 laid down).
+
+    ``cards`` is required in table games, where the laid-down hand is not known.
+    """
+
+    player = PlayerName(required=True)
+    target = PlayerName(required=True)
+    cards = cards(parse_card, HAND_CARDS)
+
+    @validates_schema
+    def _cards_needed(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if self.visibility == "table" and data.get("cards") is None:
+            raise ValidationError({"cards": ["Name the 4 cards that were turned face up."]})
+
+
+class RevealSchema(ActionSchema):
+    """``reveal``: ``player``, ``cards`` they are seen to hold now (1 to 4)."""
+
+    player = PlayerName(required=True)
+    cards = fields.List(CardField(parse_card), required=True, validate=validate.Length(min=1, max=HAND_CARDS))
+
+
+OPTIONS = OptionsSchema
+ACTIONS: dict[str, type[ActionSchema]] = {
+    "deal": DealSchema,
+    "play": PlaySchema,
+    "knock": PlayerActionSchema,
+    "stay": PlayerActionSchema,
+    "fold": PlayerActionSchema,
+    "laundry": LaundrySchema,
+    "challenge": ChallengeSchema,
+    "reveal": RevealSchema,
+    "note": NoteSchema,
+    "adjust": AdjustSchema,
+}

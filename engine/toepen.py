@@ -969,36 +969,27 @@ def legal_actions(state: State, full: bool) -> list[dict[str, Any]]:
         return [{"type": "deal", "player": state.names[state.dealer], "cards": None}]
     out: list[dict[str, Any]] = []
     names = state.names
-
-    def allowed(check: Callable[[], object]) -> bool:
-        try:
-            check()
-        except RulesError:
-            return False
-        return True
-
     for seat in to_act(state):
         if hand.answers_due:
-            if allowed(lambda: check_answer(state, seat, "stay")):
+            if _can(check_answer, state, seat, "stay"):
                 out.append({"type": "stay", "player": names[seat], "cards": None})
             continue
-        if allowed(lambda: check_play(state, seat)):
+        if _can(check_play, state, seat):
             holding = hand.holdings[seat]
             visible = full or state.visibility == "table"
             legal: list[str] | None = None
             if visible and holding.unknown == 0:
-                legal = [c for c in sorted(holding.known) if allowed(lambda c=c: check_card(state, hand, seat, c))]
+                legal = [c for c in sorted(holding.known) if _can(check_card, state, hand, seat, c)]
             out.append({"type": "play", "player": names[seat], "cards": legal})
     for seat in hand.players:
-        for kind, check in (
-            ("knock", lambda: check_knock(state, seat)),
-            ("fold", lambda: check_answer(state, seat, "fold")),
-            ("laundry", lambda: check_laundry(state, seat)),
-        ):
-            if allowed(check):
-                out.append({"type": kind, "player": names[seat], "cards": None})
+        if _can(check_knock, state, seat):
+            out.append({"type": "knock", "player": names[seat], "cards": None})
+        if _can(check_answer, state, seat, "fold"):
+            out.append({"type": "fold", "player": names[seat], "cards": None})
+        if _can(check_laundry, state, seat):
+            out.append({"type": "laundry", "player": names[seat], "cards": None})
         for entry in hand.laundries:
-            if allowed(lambda: check_challenge(state, seat, entry.seat)):
+            if _can(check_challenge, state, seat, entry.seat):
                 out.append({"type": "challenge", "player": names[seat], "target": names[entry.seat], "cards": None})
         if hand.in_hand[seat] and hand.holdings[seat].unknown > 0:
             out.append({"type": "reveal", "player": names[seat], "cards": None})
@@ -1181,7 +1172,7 @@ def view(state: State, full: bool) -> dict[str, Any]:
         "tricks": [_trick_json(state, hand, t) for t in hand.tricks] if hand is not None else [],
         "answers_due": [names[s] for s in hand.answers_due] if hand is not None else [],
         "can_fold": (
-            [names[s] for s in hand.players if _can(lambda s=s: check_answer(state, s, "fold"))]
+            [names[s] for s in hand.players if _can(check_answer, state, s, "fold")]
             if hand is not None and state.options.knock_responses == "implicit"
             else []
         ),
@@ -1192,9 +1183,10 @@ def view(state: State, full: bool) -> dict[str, Any]:
     return out
 
 
-def _can(check: Callable[[], object]) -> bool:
+def _can(check: Callable[..., object], *args: Any) -> bool:
+    """True when ``check(*args)`` raises no :class:`RulesError` (the "can I?" query)."""
     try:
-        check()
+        check(*args)
     except RulesError:
         return False
     return True

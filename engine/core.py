@@ -7,7 +7,9 @@ clock, no randomness, no I/O, and nothing from Flask, SQLite or marshmallow.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: One action as the engine sees it: ``{"type": "play", "player": "Bob", "card": "TH"}``.
 #: Card codes are canonical and player names are spelt as at creation (the schemas see to
@@ -60,3 +62,36 @@ def name_list(names: list[str] | tuple[str, ...]) -> str:
     if len(names) == 1:
         return names[0]
     return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_EVOLVERS: dict[type, Any] = {}
+
+
+def evolve(obj: T, **changes: Any) -> T:
+    """A copy of the frozen dataclass ``obj`` with ``changes`` applied.
+
+    Same meaning as :func:`dataclasses.replace`, which it replaces in the reducers because it
+    is several times faster (a copier compiled once per class: no ``__init__`` call and no
+    per-call introspection). Raises ``TypeError`` for a name that is not a field.
+    """
+    copier = _EVOLVERS.get(type(obj))
+    if copier is None:
+        copier = _EVOLVERS[type(obj)] = _compile_copier(type(obj))
+    result: T = copier(obj, changes)
+    return result
+
+
+def _compile_copier(cls: type) -> Any:
+    names = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    lines = [
+        "def copier(obj, changes):",
+        "    if not _names.issuperset(changes):",
+        "        raise TypeError(f'{_cls.__name__} has no field {sorted(set(changes) - _names)}')",
+        "    new = _new(_cls)",
+        "    get = changes.get",
+    ]
+    lines += [f"    _set(new, {name!r}, get({name!r}, obj.{name}))" for name in names]
+    lines.append("    return new")
+    scope: dict[str, Any] = {"_cls": cls, "_names": frozenset(names), "_new": object.__new__, "_set": object.__setattr__}
+    exec("\n".join(lines), scope)
+    return scope["copier"]

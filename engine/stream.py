@@ -8,7 +8,7 @@ Rules of the stream (``../shared/spec/recording.md``, "Undo and redo"):
   recorded since (``nothing_to_redo``); undo and redo stack.
 - a new action clears what could be redone; a ``note`` changes nothing at all.
 
-A :class:`Stream` is immutable. Its effective actions and its redo stack are linked lists
+A :class:`Stream` is immutable (named tuples, cheap to build). Its effective actions and its redo stack are linked lists
 of :class:`Step` (each holding the state right after that action), so recording, undoing
 and redoing are O(1) whatever the length of the game: undo pops a step, redo pushes the
 very step it popped (its state is still right, because nothing but notes came between).
@@ -17,9 +17,8 @@ very step it popped (its state is still right, because nothing but notes came be
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.core import Action, RulesError
 
@@ -28,8 +27,7 @@ UNDO, REDO, NOTE, CREATED = "undo", "redo", "note", "game_created"
 BOOKKEEPING = frozenset({UNDO, REDO, NOTE})
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
     """One effective action: its ``seq``, the action and the game state right after it."""
 
     seq: int
@@ -37,16 +35,14 @@ class Step:
     state: Any
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(NamedTuple):
     """A cons cell: ``head`` on top of the stack ``rest``."""
 
     head: Step
     rest: Link | None
 
 
-@dataclass(frozen=True, slots=True)
-class Stream:
+class Stream(NamedTuple):
     """The folded stream of one game.
 
     ``rules`` is the game's engine module, ``version`` the seq of the last event folded,
@@ -102,8 +98,7 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
     return Stream(stream.rules, seq, Link(Step(seq, action, state), stream.done), None)
 
 
-@dataclass(frozen=True, slots=True)
-class Replayed:
+class Replayed(NamedTuple):
     """One event seen during a replay: the event, the stream after it, and what it did.
 
     ``target`` is the seq of the action an ``undo`` cancelled or a ``redo`` restored.

@@ -25,11 +25,12 @@ The state is immutable: finished hands are a tuple shared from one state to the 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import SUIT_NAMES, SUIT_SINGULAR, parse_french, pretty, suit_of
 from engine.core import Action, OptionError, RulesError, name_list, seat_after
+from engine.core import evolve as replace
 
 GAME = "toepen"
 RULES_VERSION = 1
@@ -289,7 +290,6 @@ class State:
     adjustments: tuple[Adjustment, ...] = ()
     finished: bool = False
     rules_version: int = RULES_VERSION
-    seq: int = field(default=1, compare=False)  # seq of the action being applied
 
 
 def initial_state(created: Mapping[str, Any]) -> State:
@@ -710,11 +710,10 @@ def apply(state: State, action: Action) -> State:
     handler = HANDLERS.get(action["type"])
     if handler is None:
         raise RulesError("wrong_phase", f"'{action['type']}' is not an action of Toepen.")
-    state = replace(state, seq=int(action.get("seq", state.seq + 1)))
-    return handler(state, action)
+    return handler(state, action, int(action.get("seq", 0)))
 
 
-def _deal(state: State, action: Action) -> State:
+def _deal(state: State, action: Action, seq: int) -> State:
     if state.finished:
         raise RulesError("game_over", "The game is over: no more hands are dealt.")
     if state.hand is not None:
@@ -752,7 +751,7 @@ def _deal(state: State, action: Action) -> State:
     hand = Hand(
         number=len(state.history) + 1,
         dealer=state.dealer,
-        deal_seq=state.seq,
+        deal_seq=seq,
         players=seats,
         holdings=tuple(holdings),
         in_hand=in_hand,
@@ -764,7 +763,7 @@ def _deal(state: State, action: Action) -> State:
     return replace(state, hand=hand)
 
 
-def _play(state: State, action: Action) -> State:
+def _play(state: State, action: Action, seq: int) -> State:
     seat = _seat(state, action["player"])
     card: str = action["card"]
     hand = check_play(state, seat)
@@ -780,12 +779,12 @@ def _play(state: State, action: Action) -> State:
         tricks = hand.tricks
     else:
         tricks = hand.tricks[:-1]
-    play = Play(seat, card, state.seq)
+    play = Play(seat, card, seq)
     lead = trick.lead_suit
     voids, revokes = hand.voids, hand.revokes
-    revokes = revokes + _proven(hand, seat, (card,), state.seq, "played")
+    revokes = revokes + _proven(hand, seat, (card,), seq, "played")
     if lead is not None and suit_of(card) != lead:
-        voids = voids + (Void(seat, lead, state.seq, trick.number),)
+        voids = voids + (Void(seat, lead, seq, trick.number),)
     hand = replace(
         hand,
         holdings=_set(hand.holdings, seat, holding),
@@ -810,7 +809,7 @@ def _proven(hand: Hand, seat: int, cards: Iterable[str], seq: int, how: str) -> 
     return tuple(found)
 
 
-def _knock(state: State, action: Action) -> State:
+def _knock(state: State, action: Action, seq: int) -> State:
     seat = _seat(state, action["player"])
     hand = check_knock(state, seat)
     stake = hand.stake + 1
@@ -818,17 +817,17 @@ def _knock(state: State, action: Action) -> State:
     if state.options.knock_responses == "explicit":
         count = len(state.names)
         due = tuple(s for s in ((seat + i) % count for i in range(1, count)) if hand.in_hand[s])
-    hand = replace(hand, stake=stake, knocks=hand.knocks + (Knock(seat, state.seq, stake),), open_knock=True, answers_due=due)
+    hand = replace(hand, stake=stake, knocks=hand.knocks + (Knock(seat, seq, stake),), open_knock=True, answers_due=due)
     return replace(state, hand=hand)
 
 
-def _stay(state: State, action: Action) -> State:
+def _stay(state: State, action: Action, seq: int) -> State:
     seat = _seat(state, action["player"])
     hand = check_answer(state, seat, "stay")
     return replace(state, hand=replace(hand, answers_due=hand.answers_due[1:]))
 
 
-def _fold(state: State, action: Action) -> State:
+def _fold(state: State, action: Action, seq: int) -> State:
     seat = _seat(state, action["player"])
     hand = check_answer(state, seat, "fold")
     lost = hand.stake - 1  # the stake as it was before the knock being answered
@@ -836,7 +835,7 @@ def _fold(state: State, action: Action) -> State:
         hand,
         in_hand=_set(hand.in_hand, seat, False),
         answers_due=tuple(s for s in hand.answers_due if s != seat),
-        folds=hand.folds + (Fold(seat, state.seq, lost),),
+        folds=hand.folds + (Fold(seat, seq, lost),),
     )
     state = _lose(replace(state, hand=hand), seat, lost)
     if state.finished or state.hand is None or state.hand.result is not None:
@@ -844,7 +843,7 @@ def _fold(state: State, action: Action) -> State:
     return _settle(state)
 
 
-def _laundry(state: State, action: Action) -> State:
+def _laundry(state: State, action: Action, seq: int) -> State:
     seat = _seat(state, action["player"])
     hand = check_laundry(state, seat)
     old = hand.holdings[seat]
@@ -860,7 +859,7 @@ def _laundry(state: State, action: Action) -> State:
     else:
         holding = Holding(frozenset(), HAND_CARDS)
         seen = hand.seen
-    entry = Laundry(seat, state.seq, old.known, old.unknown)
+    entry = Laundry(seat, seq, old.known, old.unknown)
     hand = replace(
         hand,
         holdings=_set(hand.holdings, seat, holding),
@@ -871,7 +870,7 @@ def _laundry(state: State, action: Action) -> State:
     return replace(state, hand=hand)
 
 
-def _challenge(state: State, action: Action) -> State:
+def _challenge(state: State, action: Action, seq: int) -> State:
     seat = _seat(state, action["player"])
     target = _seat(state, action["target"])
     hand, entry = check_challenge(state, seat, target)
@@ -891,7 +890,7 @@ def _challenge(state: State, action: Action) -> State:
             if card not in entry.known and card in hand.seen:
                 raise RulesError("card_not_available", f"{pretty(card)} cannot be in {state.names[target]}'s laundry: {_where(state, hand, card)}.")
     genuine = is_laundry(shown)
-    done = replace(entry, challenger=seat, challenge_seq=state.seq, shown=shown, genuine=genuine)
+    done = replace(entry, challenger=seat, challenge_seq=seq, shown=shown, genuine=genuine)
     hand = replace(
         hand,
         laundries=tuple(done if e is entry else e for e in hand.laundries),
@@ -901,7 +900,7 @@ def _challenge(state: State, action: Action) -> State:
     return _lose(state, seat if genuine else target, 1)
 
 
-def _reveal(state: State, action: Action) -> State:
+def _reveal(state: State, action: Action, seq: int) -> State:
     seat = _seat(state, action["player"])
     hand = _current(state, "a reveal")
     _active(state, hand, seat)
@@ -920,13 +919,13 @@ def _reveal(state: State, action: Action) -> State:
         hand,
         holdings=_set(hand.holdings, seat, holding),
         seen=hand.seen | set(new),
-        reveals=hand.reveals + (Reveal(seat, state.seq, tuple(cards)),),
-        revokes=hand.revokes + _proven(hand, seat, cards, state.seq, "revealed"),
+        reveals=hand.reveals + (Reveal(seat, seq, tuple(cards)),),
+        revokes=hand.revokes + _proven(hand, seat, cards, seq, "revealed"),
     )
     return replace(state, hand=hand)
 
 
-def _adjust(state: State, action: Action) -> State:
+def _adjust(state: State, action: Action, seq: int) -> State:
     """A ruling: ``amount`` lives added to the player's lives lost, kept within 0..limit."""
     if state.finished:
         raise RulesError("game_over", "The game is over: a ruling can no longer change it.")
@@ -934,12 +933,12 @@ def _adjust(state: State, action: Action) -> State:
     before = state.lives_lost[seat]
     after = max(0, min(state.options.limit, before + int(action["amount"])))
     number = state.hand.number if state.hand else len(state.history)
-    entry = Adjustment(seat, state.seq, int(action["amount"]), after - before, str(action.get("reason", "")), number)
+    entry = Adjustment(seat, seq, int(action["amount"]), after - before, str(action.get("reason", "")), number)
     state = replace(state, lives_lost=_set(state.lives_lost, seat, after), adjustments=state.adjustments + (entry,))
     return _check_limit(state)
 
 
-HANDLERS: dict[str, Callable[[State, Action], State]] = {
+HANDLERS: dict[str, Callable[[State, Action, int], State]] = {
     "deal": _deal,
     "play": _play,
     "knock": _knock,

@@ -1,0 +1,14 @@
+"""Pure rules reducers, one module per game, plus undo/redo folding (``engine.stream``).
+
+``GAMES`` maps each API game id to its engine module; the service and ``replays`` look
+games up here and never branch on the game's name (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from engine import toepen
+
+#: API game id -> engine module (``GAME``, ``RULES_VERSION``, ``resolve_options``, ``apply`` …).
+GAMES: dict[str, ModuleType] = {module.GAME: module for module in (toepen,)}

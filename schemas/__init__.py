@@ -1,0 +1,14 @@
+"""Marshmallow payload schemas: game creation, one module per game, shared fields.
+
+``GAMES`` maps each API game id to its schema module (``OPTIONS``, ``ACTIONS``,
+``parse_card``); the service looks games up here and never branches on the game's name.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from schemas import toepen
+
+#: API game id -> schema module.
+GAMES: dict[str, ModuleType] = {"toepen": toepen}

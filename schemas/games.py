@@ -1,0 +1,116 @@
+"""The ``POST /games`` body and the API's query parameters.
+
+:class:`CreateGameSchema` checks the shape (game, seats, visibility, first dealer or first
+player, options, title); the game's own ``OPTIONS`` schema and the engine's
+``resolve_options`` check the options and the seat count (``api.md``, ``POST /games``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from schemas import GAMES
+
+#: Bounds every game shares; each engine narrows the seat count (``resolve_options``).
+MIN_PLAYERS, MAX_PLAYERS = 2, 20
+NAME_LENGTH = 40
+TITLE_LENGTH = 200
+VISIBILITIES = ("table", "open")
+
+
+class Name(fields.String):
+    """A player name: trimmed, 1–40 characters."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        if not 1 <= len(text) <= NAME_LENGTH:
+            raise ValidationError(f"A player name has 1 to {NAME_LENGTH} characters.")
+        return text
+
+
+class CreateGameSchema(Schema):
+    """``{"game", "players", "visibility"?, "dealer"? | "first_player"?, "options"?, "title"?}``.
+
+    ``load`` returns the body with names trimmed and ``dealer``/``first_player`` spelt as
+    seated; it raises ``ValidationError`` for an unknown game, a bad seat list (size,
+    duplicate names case-insensitively), a seat that is not a player, unknown fields.
+    Options are only checked to be an object here.
+    """
+
+    class Meta:
+        unknown = RAISE
+
+    game = fields.String(required=True, validate=validate.OneOf(sorted(GAMES)))
+    players = fields.List(Name(), required=True, validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS))
+    visibility = fields.String(load_default="table", validate=validate.OneOf(VISIBILITIES))
+    dealer = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
+    first_player = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    title = fields.String(validate=validate.Length(min=1, max=TITLE_LENGTH), allow_none=True)
+
+    @validates_schema
+    def _seats(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        players = data.get("players") or []
+        seen: set[str] = set()
+        for name in players:
+            if name.casefold() in seen:
+                raise ValidationError(f"Player names must be unique (ignoring case): {name!r} appears twice.",
+                                      "players")
+            seen.add(name.casefold())
+        for field in ("dealer", "first_player"):
+            if data.get(field) is not None and players and seat(players, data[field]) is None:
+                raise ValidationError(f"{data[field]!r} is not one of the players.", field)
+
+
+def seat(players: list[str], name: str) -> str | None:
+    """The seated spelling of ``name`` (case-insensitive, trimmed), or None."""
+    wanted = name.strip().casefold()
+    return next((player for player in players if player.casefold() == wanted), None)
+
+
+def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
+    """Turn marshmallow's nested error dict into ``{"options.limit": ["…"], …}``."""
+    if isinstance(errors, Mapping):
+        out: dict[str, list[str]] = {}
+        for key, value in errors.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            out.update(flatten(value, name))
+        return out
+    if isinstance(errors, list | tuple):
+        if all(isinstance(item, str) for item in errors):
+            return {prefix or "_schema": [str(item) for item in errors]}
+        out = {}
+        for item in errors:
+            for key, messages in flatten(item, prefix).items():
+                out.setdefault(key, []).extend(messages)
+        return out
+    return {prefix or "_schema": [str(errors)]}
+
+
+class ListQuerySchema(Schema):
+    """``GET /games`` query: ``game``, ``player``, ``status``, ``limit`` (1–500), ``cursor``.
+
+    Unknown parameters are ignored (cache busters and the like).
+    """
+
+    class Meta:
+        unknown = EXCLUDE
+
+    game = fields.String(validate=validate.Length(max=100))
+    player = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
+    status = fields.String(validate=validate.OneOf(("in_progress", "finished")))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    cursor = fields.String(validate=validate.Length(max=200))
+
+
+class EventsQuerySchema(Schema):
+    """``GET /games/<id>/events`` query: ``after`` (a seq, default 0), ``limit`` (1–1000)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62))
+    limit = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=1000))

@@ -1,0 +1,160 @@
+"""Shapes of the API's responses, for the OpenAPI document (``service/openapi.py``).
+
+The views build plain dicts; these schemas describe them. ``state`` and game-specific views
+are objects whose fields each rules file lists.
+"""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+
+class ProblemSchema(Schema):
+    """An RFC 9457 problem body (``application/problem+json``)."""
+
+    type = fields.String(required=True, metadata={"description": "urn:kibitz:problem:<code>"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "stable snake_case code"})
+    errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
+                         metadata={"description": "payload errors: field -> messages"})
+    version = fields.Integer(metadata={"description": "the game's current version (errors about a game)"})
+
+
+class GameSummarySchema(Schema):
+    """A game without its state (lists)."""
+
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    title = fields.String(allow_none=True)
+    players = fields.List(fields.String(), required=True)
+    visibility = fields.String(required=True, metadata={"enum": ["table", "open"]})
+    options = fields.Dict(required=True)
+    version = fields.Integer(required=True)
+    created_at = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": ["in_progress", "finished"]})
+
+
+class GameSchema(GameSummarySchema):
+    """A game with ``state`` (the engine's view for this reader)."""
+
+    state = fields.Dict(required=True)
+
+
+class CreatedGameSchema(GameSchema):
+    """The 201 body of ``POST /games``: the game and its write token (shown only here)."""
+
+    token = fields.String(required=True)
+
+
+class GameListSchema(Schema):
+    """``GET /games``."""
+
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True)
+
+
+class StoredEventSchema(Schema):
+    """One stored event."""
+
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True)
+    data = fields.Dict(required=True)
+    recorded_at = fields.String(required=True)
+    at = fields.String(allow_none=True, required=True)
+
+
+class LoggedEventSchema(StoredEventSchema):
+    """One event of ``GET /games/<id>/events``."""
+
+    undone = fields.Boolean(required=True)
+
+
+class EventLogSchema(Schema):
+    """``GET /games/<id>/events``."""
+
+    events = fields.List(fields.Nested(LoggedEventSchema), required=True)
+    version = fields.Integer(required=True)
+    next_after = fields.Integer(allow_none=True, required=True)
+
+
+class RecordedSchema(Schema):
+    """The 201 body of a recorded event, undo or redo."""
+
+    seq = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    event = fields.Nested(StoredEventSchema, required=True)
+    state = fields.Dict(required=True)
+
+
+class LegalActionSchema(Schema):
+    """One action the rules allow now."""
+
+    type = fields.String(required=True)
+    player = fields.String(allow_none=True)
+    cards = fields.List(fields.Raw(), allow_none=True)
+
+
+class ActionsSchema(Schema):
+    """``GET /games/<id>/actions``."""
+
+    version = fields.Integer(required=True)
+    actions = fields.List(fields.Nested(LegalActionSchema), required=True)
+
+
+class StateAtSchema(Schema):
+    """``GET /games/<id>/states/<seq>``."""
+
+    seq = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    state = fields.Dict(required=True)
+
+
+class TargetSchema(Schema):
+    """The action an undo cancelled or a redo restored."""
+
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True)
+    data = fields.Dict(required=True)
+
+
+class CorrectionSchema(Schema):
+    """An undo or redo whose target action was recorded in the hand."""
+
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True)
+    reason = fields.String(allow_none=True)
+    recorded_at = fields.String(required=True)
+    at = fields.String(allow_none=True)
+    target = fields.Nested(TargetSchema, required=True)
+
+
+class HandSchema(Schema):
+    """``GET /games/<id>/hands/<n>``: the game's hand view (rules file) plus corrections."""
+
+    corrections = fields.List(fields.Nested(CorrectionSchema), required=True)
+
+
+class PlaySchema(Schema):
+    """One play of a trick."""
+
+    player = fields.String(required=True)
+    card = fields.Raw(required=True)
+    seq = fields.Integer(required=True)
+    recorded_at = fields.String(allow_none=True)
+
+
+class TrickSchema(Schema):
+    """``GET /games/<id>/hands/<n>/tricks/<t>``: the game's trick view plus times and
+    corrections."""
+
+    plays = fields.List(fields.Nested(PlaySchema), required=True)
+    winner = fields.String(allow_none=True)
+    corrections = fields.List(fields.Nested(CorrectionSchema), required=True)
+
+
+class HealthSchema(Schema):
+    """``GET /health``."""
+
+    status = fields.String(required=True)

@@ -1,0 +1,1 @@
+"""The HTTP service: app factory, views, problem bodies, tokens, storage, cache, CLI."""

@@ -1,0 +1,41 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+from service import db, problems
+from service.cache import StreamCache
+from service.views import games, meta, recording, replays
+
+MIB = 1024 * 1024
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app.
+
+    Config: ``DATABASE`` (default ``$KIBITZ_DB`` or ``./kibitz.db``), ``SYNCHRONOUS``
+    (SQLite ``synchronous``: ``FULL`` by default, or ``$KIBITZ_SYNCHRONOUS``),
+    ``MAX_CONTENT_LENGTH`` (1 MiB), ``CACHE_SIZE`` (games kept folded in memory, 256).
+    ``test_config`` overrides any of them. Creates or upgrades the tables.
+    """
+    app = Flask(__name__, static_folder=None)
+    app.config.from_mapping(
+        DATABASE=os.environ.get("KIBITZ_DB", os.path.join(os.getcwd(), "kibitz.db")),
+        SYNCHRONOUS=os.environ.get("KIBITZ_SYNCHRONOUS", "FULL"),
+        MAX_CONTENT_LENGTH=MIB,
+        CACHE_SIZE=256,
+    )
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["kibitz_cache"] = StreamCache(app.config["CACHE_SIZE"])
+    db.init_app(app)
+    problems.register(app)
+    for blueprint in (games.bp, recording.bp, replays.bp, meta.bp):
+        app.register_blueprint(blueprint)
+    return app

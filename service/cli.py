@@ -1,0 +1,51 @@
+"""The ``kibitz`` command: ``kibitz serve`` (waitress) and ``kibitz init-db``."""
+
+from __future__ import annotations
+
+import click
+
+DEFAULT_DB = "./kibitz.db"
+
+
+@click.group()
+def main() -> None:
+    """Kibitz: record physical card games as events."""
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
+@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
+              type=click.Path(dir_okay=False), help="SQLite database file (created on first start).")
+@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 256), help="Worker threads.")
+@click.option("--synchronous", default="FULL", show_default=True,
+              type=click.Choice(["OFF", "NORMAL", "FULL", "EXTRA"], case_sensitive=False),
+              help="SQLite synchronous level.")
+def serve(host: str, port: int, database: str, threads: int, synchronous: str) -> None:
+    """Serve the API with waitress, creating the database and its tables if needed."""
+    import waitress
+
+    from service.app import create_app
+
+    app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper()})
+    click.echo(f"Kibitz on http://{host}:{port} (database {database})")
+    waitress.serve(app, host=host, port=port, threads=threads, ident="kibitz")
+
+
+@main.command("init-db")
+@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
+              type=click.Path(dir_okay=False), help="SQLite database file.")
+def init_db(database: str) -> None:
+    """Create the database and its tables (or upgrade them); safe to run again."""
+    from service import store
+
+    db = store.connect(database)
+    try:
+        store.migrate(db)
+    finally:
+        db.close()
+    click.echo(f"Initialised {database}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Looking games up and shaping them for responses (shared by the views)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from flask import current_app
+
+import engine
+import schemas
+from engine import stream as streams
+from service import store
+from service.cache import StreamCache
+from service.db import get_db
+from service.problems import ApiError
+
+#: Largest number accepted in a path (a seq, hand or trick number); beyond it is 404.
+MAX_PATH_NUMBER = 2**62
+
+
+def load(game_id: str) -> dict[str, Any]:
+    """The ``games`` row of ``game_id``; 404 ``game_not_found`` if there is none."""
+    row = store.get_game(get_db(), game_id) if len(game_id) <= 100 else None
+    if row is None or row["game"] not in engine.GAMES:
+        raise ApiError(404, "game_not_found", f"There is no game {game_id[:100]!r}.")
+    return row
+
+
+def rules_of(row: dict[str, Any]) -> ModuleType:
+    """The engine module of a game row."""
+    return engine.GAMES[row["game"]]
+
+
+def schemas_of(row: dict[str, Any]) -> ModuleType:
+    """The schema module of a game row."""
+    return schemas.GAMES[row["game"]]
+
+
+def cache() -> StreamCache:
+    """The app's stream cache."""
+    cached: StreamCache = current_app.extensions["kibitz_cache"]
+    return cached
+
+
+def current_stream(row: dict[str, Any]) -> streams.Stream:
+    """The game's stream at the row's version (cached, caught up if another process wrote)."""
+    return cache().get(get_db(), rules_of(row), row["id"], row["version"])
+
+
+def summary(row: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a game shown in lists and on its page (no state)."""
+    return {
+        "id": row["id"],
+        "game": row["game"],
+        "title": row["title"],
+        "players": row["players"],
+        "visibility": row["visibility"],
+        "options": row["options"],
+        "version": row["version"],
+        "created_at": row["created_at"],
+        "status": row["status"],
+    }
+
+
+def body(row: dict[str, Any], stream: streams.Stream, full: bool) -> dict[str, Any]:
+    """``GET /games/<id>``: the summary plus ``state`` (the engine's view for this reader)."""
+    rules = rules_of(row)
+    return {**summary(row), "version": stream.version, "status": rules.status(stream.state),
+            "state": rules.view(stream.state, full)}
+
+
+def path_number(value: int) -> int:
+    """``value`` if it is a usable path number; 404 ``not_found`` beyond the range."""
+    if not 0 <= value <= MAX_PATH_NUMBER:
+        raise ApiError(404, "not_found", "There is no such resource.")
+    return value

@@ -1,0 +1,198 @@
+"""Request helpers shared by the views: the JSON body, tokens, ``If-Match``, keys, ETags.
+
+Each helper raises :class:`service.problems.ApiError` with the status and code that
+``api.md`` fixes, so views read as the order of checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Response, current_app, request
+
+from service.problems import ApiError
+
+JSON_TYPES = ("application/json",)
+MAX_KEY_LENGTH = 200
+MAX_JSON_DEPTH = 64
+
+
+def read_json(*, allow_empty: bool = False) -> Any:
+    """The request body parsed as JSON.
+
+    Raises 413 ``payload_too_large`` (over ``MAX_CONTENT_LENGTH``), 415
+    ``unsupported_media_type`` (a body whose ``Content-Type`` is not JSON) and 400
+    ``malformed_json``. With ``allow_empty`` an empty body (any content type) is ``{}``.
+    """
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    if request.content_length is not None and request.content_length > limit:
+        raise ApiError(413, "payload_too_large", "The request body is larger than 1 MiB.")
+    raw = request.get_data(cache=True)
+    if allow_empty and not raw.strip():
+        return {}
+    if request.mimetype not in JSON_TYPES and not request.mimetype.endswith("+json"):
+        raise ApiError(415, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.")
+    try:
+        value = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except RecursionError as err:
+        raise ApiError(400, "malformed_json", "The JSON body is nested too deeply.") from err
+    except ValueError as err:
+        raise ApiError(400, "malformed_json", f"The body is not valid JSON: {_reason(err)}") from err
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise ApiError(400, "malformed_json", "The JSON body is nested too deeply.")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is out of range")
+    return value
+
+
+def _reason(err: ValueError) -> str:
+    return str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+
+
+def _depth(value: Any) -> int:
+    depth, level = 0, [value]
+    while level:
+        depth += 1
+        nxt: list[Any] = []
+        for item in level:
+            if isinstance(item, Mapping):
+                nxt.extend(item.values())
+            elif isinstance(item, list):
+                nxt.extend(item)
+        level = nxt
+    return depth
+
+
+def require_object(body: Any) -> dict[str, Any]:
+    """``body`` if it is a JSON object; else 422 ``validation_failed``."""
+    if not isinstance(body, dict):
+        raise ApiError(422, "validation_failed", "The body must be a JSON object.",
+                       errors={"_schema": ["The body must be a JSON object."]})
+    return body
+
+
+# --- tokens --------------------------------------------------------------------------
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh write token and its SHA-256 (only the hash is stored)."""
+    token = secrets.token_urlsafe(32)
+    return token, token_hash(token)
+
+
+def token_hash(token: str) -> str:
+    """The hex SHA-256 of ``token``."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _bearer() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def require_token(game: Mapping[str, Any]) -> None:
+    """Check the write token of ``game``: 401 ``token_required`` without a bearer token,
+    403 ``token_invalid`` with a token that is not this game's."""
+    token = _bearer()
+    if token is None:
+        raise ApiError(401, "token_required", "Recording needs this game's token: Authorization: Bearer <token>.",
+                       version=game["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
+    if not hmac.compare_digest(token_hash(token), game["token_hash"]):
+        raise ApiError(403, "token_invalid", "This token is not the token of this game.", version=game["version"])
+
+
+def reader_is_full(game: Mapping[str, Any]) -> bool:
+    """True when the reader holds ``game``'s token (full view), False without one.
+
+    A bearer token that is not this game's is 403 ``token_invalid`` on reads too.
+    """
+    token = _bearer()
+    if token is None:
+        return False
+    if not hmac.compare_digest(token_hash(token), game["token_hash"]):
+        raise ApiError(403, "token_invalid", "This token is not the token of this game.", version=game["version"])
+    return True
+
+
+# --- If-Match, Idempotency-Key, ETag -------------------------------------------------
+
+
+def check_if_match(version: int) -> None:
+    """412 ``version_mismatch`` unless ``If-Match`` is absent, ``*`` or names ``version``.
+
+    Accepted spellings of a version: ``"7"``, ``7`` and ``W/"7"``; a list separated by
+    commas matches if any item does.
+    """
+    header = request.headers.get("If-Match")
+    if header is None:
+        return
+    for item in header.split(","):
+        text = item.strip()
+        if text == "*":
+            return
+        if text.startswith(("W/", "w/")):
+            text = text[2:]
+        text = text.strip().strip('"').strip()
+        if text.isdigit() and len(text) < 19 and int(text) == version:
+            return
+    raise ApiError(412, "version_mismatch",
+                   f"If-Match names another version: the game is at version {version}.", version=version,
+                   headers={"ETag": etag(version)})
+
+
+def idempotency_key() -> str | None:
+    """The ``Idempotency-Key`` header (1–200 printable characters) or None.
+
+    Raises 422 ``validation_failed`` for an empty or overlong key.
+    """
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    key = key.strip()
+    if not 1 <= len(key) <= MAX_KEY_LENGTH or not key.isprintable():
+        raise ApiError(422, "validation_failed", "The Idempotency-Key header is not a usable key.",
+                       errors={"Idempotency-Key": [f"Give 1 to {MAX_KEY_LENGTH} printable characters."]})
+    return key
+
+
+def request_hash(endpoint: str, body: Any) -> str:
+    """A hash that is equal for JSON-equal bodies sent to the same endpoint."""
+    text = json.dumps({"endpoint": endpoint, "body": body}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def etag(version: int) -> str:
+    """The ETag of a game at ``version``: ``"<version>"``."""
+    return f'"{version}"'
+
+
+def json_response(body: Any, status: int = 200, version: int | None = None,
+                  headers: Mapping[str, str] | None = None) -> Response:
+    """A JSON response; with ``version`` it carries ``ETag: "<version>"`` (and varies on the
+    token, since the body does)."""
+    response = current_app.json.response(body)
+    response.status_code = status
+    if version is not None:
+        response.headers["ETag"] = etag(version)
+        response.headers["Vary"] = "Authorization"
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response

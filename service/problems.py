@@ -1,0 +1,107 @@
+"""RFC 9457 problem bodies: one function builds them all, one place registers the handlers.
+
+Every error response of the API is ``application/problem+json`` with ``type``, ``title``,
+``status``, ``detail`` and a stable snake_case ``code``; payload errors add ``errors``
+(field -> list of messages) and errors about a game add ``version``.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, Response, current_app, json
+from werkzeug.exceptions import HTTPException
+
+PROBLEM_TYPE = "urn:kibitz:problem:"
+PROBLEM_JSON = "application/problem+json"
+
+#: Codes for the HTTP errors Werkzeug raises itself (routing, method, size …).
+HTTP_CODES = {
+    400: "malformed_json",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+}
+
+
+class ApiError(Exception):
+    """An error the API reports as a problem body.
+
+    ``status`` is the HTTP status, ``code`` the stable snake_case code, ``detail`` a plain
+    sentence; ``errors`` (field -> messages) for payload errors, ``version`` for errors
+    about a game, ``headers`` for extra response headers.
+    """
+
+    def __init__(self, status: int, code: str, detail: str, *, errors: dict[str, list[str]] | None = None,
+                 version: int | None = None, headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.errors = errors
+        self.version = version
+        self.headers = headers or {}
+
+
+def problem(status: int, code: str, detail: str, *, errors: dict[str, list[str]] | None = None,
+            version: int | None = None, headers: dict[str, str] | None = None) -> Response:
+    """Build the ``application/problem+json`` response for one error.
+
+    ``title`` is the status's standard phrase; ``type`` is ``urn:kibitz:problem:<code>``.
+    """
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE + code,
+        "title": _phrase(status),
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    if errors is not None:
+        body["errors"] = errors
+    if version is not None:
+        body["version"] = version
+    response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def register(app: Flask) -> None:
+    """Install the error handlers: ``ApiError``, every ``HTTPException`` and a catch-all 500."""
+
+    @app.errorhandler(ApiError)
+    def _api_error(err: ApiError) -> Response:
+        return problem(err.status, err.code, err.detail, errors=err.errors, version=err.version, headers=err.headers)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException) -> Response:
+        status = err.code or 500
+        code = HTTP_CODES.get(status) or _phrase(status).lower().replace(" ", "_").replace("-", "_")
+        headers = {}
+        if status == 405 and err.get_response().headers.get("Allow"):
+            headers["Allow"] = err.get_response().headers["Allow"]
+        return problem(status, code, _detail(status, err), headers=headers)
+
+    @app.errorhandler(Exception)
+    def _internal(err: Exception) -> Response:
+        app.logger.exception("unhandled error")
+        return problem(500, "internal_error", "Something went wrong on the server.")
+
+
+def _detail(status: int, err: HTTPException) -> str:
+    if status == 404:
+        return "There is no such resource."
+    if status == 405:
+        return "This method is not allowed on this resource."
+    if status == 413:
+        return "The request body is larger than 1 MiB."
+    return err.description or _phrase(status)

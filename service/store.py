@@ -1,0 +1,301 @@
+"""The event store: plain functions over a sqlite-utils ``Database``.
+
+Tables (created by :data:`MIGRATIONS`):
+
+- ``events`` — the append-only log: ``(game_id, seq)`` is the primary key, so two writers
+  can never store the same ``seq``; triggers make SQLite itself refuse ``UPDATE`` and
+  ``DELETE``. An ``Idempotency-Key`` is unique per game.
+- ``games`` — one row per game, a cache of what the events say (``game``, ``players``,
+  ``options`` … from ``game_created``; ``version`` and ``status`` from the fold) plus the
+  write token's SHA-256 (a secret, kept out of the public log).
+- ``idempotency`` — the first 201 response given for each ``(game_id, key)``.
+
+Writes go through :func:`immediate`, a ``BEGIN IMMEDIATE`` transaction: SQLite lets one
+writer in at a time, across threads and processes, and makes the others wait
+(``busy_timeout``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
+BUSY_TIMEOUT_MS = 10_000
+
+MIGRATIONS = Migrations("kibitz")
+
+
+@MIGRATIONS(name="0001_initial")
+def _initial(db: Database) -> None:
+    db["games"].create(
+        {
+            "id": str,
+            "game": str,
+            "title": str,
+            "players": str,
+            "player_keys": str,
+            "visibility": str,
+            "options": str,
+            "token_hash": str,
+            "created_at": str,
+            "version": int,
+            "status": str,
+        },
+        pk="id",
+        not_null={"game", "players", "player_keys", "visibility", "options", "token_hash", "created_at", "version"},
+    )
+    db["games"].create_index(["created_at"])
+    db["events"].create(
+        {
+            "game_id": str,
+            "seq": int,
+            "type": str,
+            "data": str,
+            "recorded_at": str,
+            "at": str,
+            "idempotency_key": str,
+        },
+        pk=("game_id", "seq"),
+        not_null={"game_id", "seq", "type", "data", "recorded_at"},
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX events_idempotency ON events (game_id, idempotency_key) "
+        "WHERE idempotency_key IS NOT NULL"
+    )
+    for verb in ("UPDATE", "DELETE"):
+        db.execute(
+            f"CREATE TRIGGER events_no_{verb.lower()} BEFORE {verb} ON events "
+            f"BEGIN SELECT RAISE(ABORT, 'events are immutable: {verb} refused'); END"
+        )
+    db["idempotency"].create(
+        {"game_id": str, "key": str, "request_hash": str, "status": int, "response": str, "created_at": str},
+        pk=("game_id", "key"),
+        not_null={"game_id", "key", "request_hash", "status", "response"},
+    )
+
+
+def connect(path: str | Path, synchronous: str = "FULL") -> Database:
+    """Open ``path`` (created if missing) in WAL mode and return a ``Database``.
+
+    ``synchronous`` is one of :data:`SYNCHRONOUS_LEVELS` (``FULL`` by default: a committed
+    event survives a power cut). The connection is in driver autocommit mode: transactions
+    are opened explicitly (:func:`immediate`, ``db.atomic()``). Raises ``ValueError`` for an
+    unknown ``synchronous`` level.
+    """
+    level = synchronous.upper()
+    if level not in SYNCHRONOUS_LEVELS:
+        raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_LEVELS)}, not {synchronous!r}")
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(f"PRAGMA synchronous = {level}")
+    return Database(conn, execute_plugins=False)
+
+
+def migrate(db: Database) -> None:
+    """Create or upgrade the tables; safe to call from several processes at once."""
+    with immediate(db):
+        MIGRATIONS.apply(db)
+
+
+@contextmanager
+def immediate(db: Database) -> Iterator[Database]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; rolled back if the block raises.
+
+    Only one writer holds the lock; others wait up to the busy timeout, then get
+    ``sqlite3.OperationalError: database is locked``.
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.rollback()
+        raise
+    db.execute("COMMIT")
+
+
+@contextmanager
+def snapshot(db: Database) -> Iterator[Database]:
+    """A read transaction: every query in the block sees the same committed state."""
+    db.execute("BEGIN")
+    try:
+        yield db
+    finally:
+        db.rollback()
+
+
+# --- games ---------------------------------------------------------------------------
+
+
+def insert_game(db: Database, game_id: str, created: Mapping[str, Any], token_hash: str, created_at: str,
+                status: str) -> None:
+    """Insert the ``games`` row of a new game from its ``game_created`` data (version 1)."""
+    players = list(created["players"])
+    db["games"].insert(
+        {
+            "id": game_id,
+            "game": created["game"],
+            "title": created.get("title"),
+            "players": json.dumps(players),
+            "player_keys": json.dumps([name.casefold() for name in players]),
+            "visibility": created["visibility"],
+            "options": json.dumps(created["options"]),
+            "token_hash": token_hash,
+            "created_at": created_at,
+            "version": 1,
+            "status": status,
+        }
+    )
+
+
+def get_game(db: Database, game_id: str) -> dict[str, Any] | None:
+    """Return the ``games`` row of ``game_id`` (JSON columns decoded), or None."""
+    rows = list(db.query("SELECT rowid AS _rowid, * FROM games WHERE id = ?", [game_id]))
+    return _game(rows[0]) if rows else None
+
+
+def _game(row: dict[str, Any]) -> dict[str, Any]:
+    row = dict(row)
+    row["players"] = json.loads(row["players"])
+    row["options"] = json.loads(row["options"])
+    del row["player_keys"]
+    return row
+
+
+def set_version(db: Database, game_id: str, version: int, status: str) -> None:
+    """Record the game's new ``version`` and ``status`` (both derived from the events)."""
+    db.execute("UPDATE games SET version = ?, status = ? WHERE id = ?", [version, status, game_id])
+
+
+def list_games(db: Database, *, game: str | None = None, player: str | None = None, status: str | None = None,
+               limit: int = 50, cursor: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """Return up to ``limit`` games, newest first, and the cursor of the next page (or None).
+
+    ``player`` matches a seat name case-insensitively. ``cursor`` is a value returned by an
+    earlier call; raises ``ValueError`` if it is not one.
+    """
+    where, params = ["1 = 1"], []
+    if game is not None:
+        where.append("game = ?")
+        params.append(game)
+    if status is not None:
+        where.append("status = ?")
+        params.append(status)
+    if player is not None:
+        where.append("EXISTS (SELECT 1 FROM json_each(games.player_keys) WHERE value = ?)")
+        params.append(player.strip().casefold())
+    if cursor is not None:
+        created_at, rowid = decode_cursor(cursor)
+        where.append("(created_at < ? OR (created_at = ? AND rowid < ?))")
+        params.extend([created_at, created_at, rowid])
+    sql = (
+        f"SELECT rowid AS _rowid, * FROM games WHERE {' AND '.join(where)} "
+        "ORDER BY created_at DESC, rowid DESC LIMIT ?"
+    )
+    rows = [_game(row) for row in db.query(sql, [*params, limit + 1])]
+    more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = encode_cursor(rows[-1]["created_at"], rows[-1]["_rowid"]) if more else None
+    return rows, next_cursor
+
+
+def encode_cursor(created_at: str, rowid: int) -> str:
+    """An opaque paging cursor for the position after the game ``(created_at, rowid)``."""
+    return base64.urlsafe_b64encode(json.dumps([created_at, rowid]).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, int]:
+    """Inverse of :func:`encode_cursor`; raises ``ValueError`` for anything else."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        created_at, rowid = json.loads(raw)
+    except (binascii.Error, ValueError, TypeError) as err:
+        raise ValueError("not a cursor returned by this service") from err
+    if not isinstance(created_at, str) or not isinstance(rowid, int) or isinstance(rowid, bool):
+        raise ValueError("not a cursor returned by this service")
+    if not -(2**63) <= rowid < 2**63:
+        raise ValueError("not a cursor returned by this service")
+    return created_at, rowid
+
+
+# --- events --------------------------------------------------------------------------
+
+
+def append(db: Database, game_id: str, seq: int, kind: str, data: Mapping[str, Any], recorded_at: str,
+           at: str | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
+    """Insert event ``seq`` of ``game_id`` and return it as the API shows it.
+
+    Raises ``sqlite3.IntegrityError`` if that ``seq`` (or that idempotency key) is taken:
+    call it inside :func:`immediate` after reading the current version to avoid that.
+    """
+    db["events"].insert(
+        {
+            "game_id": game_id,
+            "seq": seq,
+            "type": kind,
+            "data": json.dumps(data, separators=(",", ":")),
+            "recorded_at": recorded_at,
+            "at": at,
+            "idempotency_key": idempotency_key,
+        }
+    )
+    return {"seq": seq, "type": kind, "data": dict(data), "recorded_at": recorded_at, "at": at}
+
+
+def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
+    """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first.
+
+    Each is ``{"seq", "type", "data", "recorded_at", "at"}`` with ``data`` decoded.
+    """
+    sql = "SELECT seq, type, data, recorded_at, at FROM events WHERE game_id = ? AND seq > ?"
+    params: list[Any] = [game_id, after]
+    if upto is not None:
+        sql += " AND seq <= ?"
+        params.append(upto)
+    rows = db.query(sql + " ORDER BY seq", params)
+    return [{**row, "data": json.loads(row["data"])} for row in rows]
+
+
+def action(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine's view of a stored event: ``{"type": ..., **data}``."""
+    return {"type": event["type"], **event["data"]}
+
+
+# --- idempotency ---------------------------------------------------------------------
+
+
+def remembered(db: Database, game_id: str, key: str) -> dict[str, Any] | None:
+    """Return ``{"request_hash", "status", "response"}`` stored for ``key``, or None."""
+    rows = list(
+        db.query(
+            "SELECT request_hash, status, response FROM idempotency WHERE game_id = ? AND key = ?", [game_id, key]
+        )
+    )
+    if not rows:
+        return None
+    return {**rows[0], "response": json.loads(rows[0]["response"])}
+
+
+def remember(db: Database, game_id: str, key: str, request_hash: str, status: int, response: Any,
+             created_at: str) -> None:
+    """Store the first response given to ``key`` on ``game_id``."""
+    db["idempotency"].insert(
+        {
+            "game_id": game_id,
+            "key": key,
+            "request_hash": request_hash,
+            "status": status,
+            "response": json.dumps(response, separators=(",", ":")),
+            "created_at": created_at,
+        }
+    )

@@ -1,0 +1,1 @@
+"""Blueprints, one per resource: games, recording, replays (audit), meta (health, OpenAPI)."""

@@ -1,0 +1,175 @@
+"""Recording: ``POST /games/<id>/events``, ``/undo``, ``/redo``; the log and next actions.
+
+A write follows ``api.md``'s order of checks: body (413/415/400) → game (404) → token
+(401/403) → payload parsed, errors kept → ``BEGIN IMMEDIATE`` → ``Idempotency-Key`` →
+payload errors (422) → ``If-Match`` (412) → rules (409) → append → ``COMMIT`` → 201.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Blueprint, Response, request
+from marshmallow import ValidationError
+
+from engine import stream as streams
+from engine.core import RulesError
+from replays import replay
+from schemas.common import ReasonSchema, utc_text
+from schemas.games import EventsQuerySchema, flatten
+from service import games, http, store
+from service.db import get_db
+from service.problems import ApiError
+from service.views.games import invalid
+
+bp = Blueprint("recording", __name__)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A write's payload after the schema: the action, its ``at``, or the errors."""
+
+    action: dict[str, Any] | None
+    at: str | None
+    errors: dict[str, list[str]] | None
+
+
+@bp.post("/games/<game_id>/events")
+def record(game_id: str) -> Response:
+    """Record one action (``{"type": ..., ...}``); 201 ``{seq, version, event, state}``."""
+    body = http.read_json()
+    row = games.load(game_id)
+    http.require_token(row)
+    return commit(row, "events", body, parse_action(row, body))
+
+
+@bp.post("/games/<game_id>/undo")
+def undo(game_id: str) -> Response:
+    """Record an ``undo`` (optional body ``{"reason"}``); 409 ``nothing_to_undo``."""
+    return _bookkeeping(game_id, streams.UNDO)
+
+
+@bp.post("/games/<game_id>/redo")
+def redo(game_id: str) -> Response:
+    """Record a ``redo`` (optional body ``{"reason"}``); 409 ``nothing_to_redo``."""
+    return _bookkeeping(game_id, streams.REDO)
+
+
+def _bookkeeping(game_id: str, kind: str) -> Response:
+    body = http.read_json(allow_empty=True)
+    row = games.load(game_id)
+    http.require_token(row)
+    return commit(row, kind, body, parse_reason(kind, body))
+
+
+def parse_action(row: Mapping[str, Any], body: Any) -> Parsed:
+    """Load ``body`` with the game's action schema for its ``type``; errors are kept."""
+    if not isinstance(body, dict):
+        return Parsed(None, None, {"_schema": ["The body must be a JSON object."]})
+    actions = games.schemas_of(dict(row)).ACTIONS
+    kind = body.get("type")
+    if not isinstance(kind, str) or kind not in actions:
+        known = ", ".join(sorted(actions))
+        return Parsed(None, None, {"type": [f"Give the action's type, one of: {known}."]})
+    schema = actions[kind](players=row["players"], visibility=row["visibility"])
+    try:
+        loaded = dict(schema.load(body))
+    except ValidationError as err:
+        return Parsed(None, None, flatten(err.messages))
+    at = loaded.pop("at", None)
+    loaded.pop("type", None)
+    return Parsed({"type": kind, **loaded}, at, None)
+
+
+def parse_reason(kind: str, body: Any) -> Parsed:
+    """Load the optional ``{"reason", "at"}`` body of an undo or redo; errors are kept."""
+    if not isinstance(body, dict):
+        return Parsed(None, None, {"_schema": ["The body must be a JSON object."]})
+    try:
+        loaded = dict(ReasonSchema().load(body))
+    except ValidationError as err:
+        return Parsed(None, None, flatten(err.messages))
+    at = loaded.pop("at", None)
+    return Parsed({"type": kind, **loaded}, at, None)
+
+
+def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> Response:
+    """Store ``parsed.action`` as the game's next event, inside ``BEGIN IMMEDIATE``.
+
+    Returns the 201 response (or the stored first response of a retried
+    ``Idempotency-Key``). Raises ``ApiError``: 422 ``idempotency_key_reused``, 422
+    ``validation_failed``, 412 ``version_mismatch``, 409 with the rules code.
+    """
+    game_id, rules = row["id"], games.rules_of(dict(row))
+    key = http.idempotency_key()
+    fingerprint = http.request_hash(endpoint, body)
+    db = get_db()
+    with store.immediate(db):
+        if key is not None:
+            seen = store.remembered(db, game_id, key)
+            if seen is not None and seen["request_hash"] == fingerprint:
+                return http.json_response(seen["response"], seen["status"], version=seen["response"].get("version"))
+            if seen is not None:
+                raise ApiError(422, "idempotency_key_reused",
+                               "This Idempotency-Key was used before with a different request.",
+                               version=_version(db, game_id))
+        fresh = store.get_game(db, game_id)
+        if fresh is None:  # pragma: no cover - games are never deleted
+            raise ApiError(404, "game_not_found", f"There is no game {game_id!r}.")
+        version = fresh["version"]
+        if parsed.errors is not None or parsed.action is None:
+            raise ApiError(422, "validation_failed", "The action does not fit its schema.",
+                           errors=parsed.errors or {}, version=version)
+        http.check_if_match(version)
+        before = games.cache().get(db, rules, game_id, version)
+        seq = version + 1
+        try:
+            after = streams.advance(before, seq, parsed.action)
+        except RulesError as err:
+            raise ApiError(409, err.code, err.message, version=version) from err
+        recorded_at = utc_text(datetime.now(UTC))
+        data = {k: v for k, v in parsed.action.items() if k != "type"}
+        event = store.append(db, game_id, seq, parsed.action["type"], data, recorded_at, parsed.at, key)
+        store.set_version(db, game_id, seq, rules.status(after.state))
+        out = {"seq": seq, "version": seq, "event": event, "state": rules.view(after.state, True)}
+        if key is not None:
+            store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
+    games.cache().put(game_id, after)
+    return http.json_response(out, 201, version=seq)
+
+
+def _version(db: Any, game_id: str) -> int | None:
+    fresh = store.get_game(db, game_id)
+    return fresh["version"] if fresh else None
+
+
+@bp.get("/games/<game_id>/events")
+def log(game_id: str) -> Response:
+    """The stored log: ``{"events": [{seq, type, data, recorded_at, at, undone}], "version",
+    "next_after"}``; query ``after`` (a seq) and ``limit``."""
+    row = games.load(game_id)
+    full = http.reader_is_full(row)
+    try:
+        query = EventsQuerySchema().load(request.args.to_dict())
+    except ValidationError as err:
+        raise invalid(flatten(err.messages), "The query parameters are not valid.") from err
+    events = store.events(get_db(), game_id, upto=row["version"])
+    page = replay.event_log(games.rules_of(row), events, full, after=query["after"], limit=query["limit"])
+    more = bool(page) and page[-1]["seq"] < row["version"]
+    return http.json_response(
+        {"events": page, "version": row["version"], "next_after": page[-1]["seq"] if more else None},
+        version=row["version"],
+    )
+
+
+@bp.get("/games/<game_id>/actions")
+def actions(game_id: str) -> Response:
+    """What can be recorded next: ``{"version", "actions": [{type, player, cards}]}``."""
+    row = games.load(game_id)
+    full = http.reader_is_full(row)
+    stream = games.current_stream(row)
+    legal = games.rules_of(row).legal_actions(stream.state, full)
+    return http.json_response({"version": stream.version, "actions": legal}, version=stream.version)

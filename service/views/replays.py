@@ -1,0 +1,53 @@
+"""Replay and audit reads: ``states/<seq>``, ``hands/<n>``, ``hands/<n>/tricks/<t>``."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from replays import audit, replay
+from service import games, http, store
+from service.db import get_db
+from service.problems import ApiError
+
+bp = Blueprint("replays", __name__)
+
+
+@bp.get("/games/<game_id>/states/<int:seq>")
+def state_at(game_id: str, seq: int) -> Response:
+    """The state right after event ``seq``: ``{"seq", "version", "state"}``; 404 past the log."""
+    row = games.load(game_id)
+    full = http.reader_is_full(row)
+    if not 1 <= games.path_number(seq) <= row["version"]:
+        raise ApiError(404, "not_found", f"This game has no event {seq}: its events are 1 to {row['version']}.",
+                       version=row["version"])
+    rules = games.rules_of(row)
+    state = replay.state_at(rules, store.events(get_db(), game_id, upto=seq), seq)
+    return http.json_response({"seq": seq, "version": row["version"], "state": rules.view(state, full)},
+                              version=row["version"])
+
+
+@bp.get("/games/<game_id>/hands/<int:n>")
+def hand(game_id: str, n: int) -> Response:
+    """Hand/round ``n`` (1-based) as the engine's ``hand_view`` plus ``corrections``."""
+    row = games.load(game_id)
+    full = http.reader_is_full(row)
+    games.path_number(n)
+    view = audit.hand(games.rules_of(row), store.events(get_db(), game_id, upto=row["version"]), n, full)
+    if view is None:
+        raise ApiError(404, "not_found", f"This game has no hand {n}.", version=row["version"])
+    return http.json_response(view, version=row["version"])
+
+
+@bp.get("/games/<game_id>/hands/<int:n>/tricks/<int:t>")
+def trick(game_id: str, n: int, t: int) -> Response:
+    """Trick ``t`` of hand ``n``: ``trick_view`` plus each play's ``recorded_at`` and the
+    hand's ``corrections``."""
+    row = games.load(game_id)
+    full = http.reader_is_full(row)
+    games.path_number(n)
+    games.path_number(t)
+    events = store.events(get_db(), game_id, upto=row["version"])
+    view = audit.trick(games.rules_of(row), events, n, t, full)
+    if view is None:
+        raise ApiError(404, "not_found", f"This game has no trick {t} in hand {n}.", version=row["version"])
+    return http.json_response(view, version=row["version"])

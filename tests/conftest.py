@@ -1,0 +1,96 @@
+"""Shared fixtures (flaskr style): a fresh temporary database per test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service.app import create_app
+
+PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
+OPEN_DEAL = {
+    "type": "deal",
+    "dealer": "Ann",
+    "hands": {
+        "Ann": ["TH", "9C", "JD", "QS"],
+        "Bob": ["7H", "8C", "AD", "KS"],
+        "Cas": ["JH", "8H", "TC", "9S"],
+        "Dee": ["AH", "7C", "8D", "TS"],
+    },
+}
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    return tmp_path / "kibitz.db"
+
+
+@pytest.fixture
+def app(db_path):
+    return create_app({"TESTING": True, "DATABASE": str(db_path)})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+class Game:
+    """A created game and helpers to write to it through the test client."""
+
+    def __init__(self, client: Any, body: dict[str, Any]) -> None:
+        self.client = client
+        self.body = body
+        self.id = body["id"]
+        self.token = body["token"]
+        self.url = f"/games/{self.id}"
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def post(self, action: Any, path: str = "events", **headers: str) -> Any:
+        return self.client.post(f"{self.url}/{path}", json=action, headers={**self.auth, **headers})
+
+    def get(self, path: str = "", token: bool = True) -> Any:
+        return self.client.get(self.url + path, headers=self.auth if token else {})
+
+
+def create(client: Any, **overrides: Any) -> Game:
+    body = {"game": "toepen", "players": PLAYERS, **overrides}
+    response = client.post("/games", json=body)
+    assert response.status_code == 201, response.get_json()
+    return Game(client, response.get_json())
+
+
+@pytest.fixture
+def game(client):
+    """A table-visibility Toepen game for four."""
+    return create(client)
+
+
+@pytest.fixture
+def open_game(client):
+    """An open Toepen game for four, dealt (Bob to lead)."""
+    created = create(client, visibility="open")
+    assert created.post(OPEN_DEAL).status_code == 201
+    return created
+
+
+def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    """Check an RFC 9457 problem response and return its body."""
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == "application/problem+json"
+    body = response.get_json()
+    assert body["status"] == status
+    assert body["code"] == code, body
+    assert body["type"].endswith(code)
+    assert isinstance(body["title"], str) and body["title"]
+    assert isinstance(body["detail"], str) and body["detail"]
+    return body

@@ -56,7 +56,10 @@ class UtcDateTime(fields.Field):
             raise ValidationError("Not an ISO 8601 time, e.g. 2026-11-29T20:15:00Z.") from err
         if moment.tzinfo is None:
             raise ValidationError("The time needs a zone, e.g. 2026-11-29T20:15:00Z.")
-        return utc_text(moment)
+        try:
+            return utc_text(moment)
+        except OverflowError as err:  # e.g. 9999-12-31T23:59:59-23:59 is past year 9999 in UTC
+            raise ValidationError("The time is out of range.") from err
 
 
 def utc_text(moment: datetime) -> str:

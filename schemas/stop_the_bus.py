@@ -1,0 +1,127 @@
+"""Payload schemas for Stop the Bus: its options and actions (``../shared/spec/rules/stop_the_bus.md``).
+
+Shapes and types only; the rules (whose turn, which card is in the middle …) are the engine's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from engine.stop_the_bus import CENTRE_CARDS, CHOICES, HAND_CARDS, MAX_CHIPS, MAX_PLAYERS, parse_card
+from schemas.common import (
+    ActionSchema,
+    AdjustSchema,
+    CardField,
+    NoteSchema,
+    PlayerActionSchema,
+    PlayerName,
+    cards,
+)
+
+__all__ = ["ACTIONS", "OPTIONS", "parse_card"]
+
+
+class OptionsSchema(Schema):
+    """Stop the Bus options; defaults are filled in by ``engine.stop_the_bus.resolve_options``."""
+
+    class Meta:
+        unknown = RAISE
+
+    chips = fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_CHIPS))
+    allow_return = fields.Boolean(truthy={True}, falsy={False})
+    swap_all = fields.Boolean(truthy={True}, falsy={False})
+    stop_without_swap = fields.String(validate=validate.OneOf(CHOICES["stop_without_swap"]))
+    all_out = fields.String(validate=validate.OneOf(CHOICES["all_out"]))
+    prial_order = fields.String(validate=validate.OneOf(CHOICES["prial_order"]))
+    ace_low_run = fields.String(validate=validate.OneOf(CHOICES["ace_low_run"]))
+
+
+class DealSchema(ActionSchema):
+    """``deal``: optional ``dealer``, ``centre`` (3 cards, required); ``hands`` (name → 3
+    cards) required in open games and refused in table games."""
+
+    open_only = ("hands",)
+
+    dealer = PlayerName()
+    centre = cards(parse_card, CENTRE_CARDS, required=True)
+    hands = fields.Dict(
+        keys=PlayerName(),
+        values=cards(parse_card, HAND_CARDS),
+        validate=validate.Length(min=1, max=MAX_PLAYERS),
+    )
+
+    @validates_schema
+    def _cards_once(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        hands = data.get("hands")
+        if self.visibility == "open" and hands is None:
+            raise ValidationError({"hands": [f"An open game's deal lists every player's {HAND_CARDS} cards."]})
+        where: dict[str, str] = {}
+        errors: list[str] = []
+        for card in data.get("centre") or []:
+            if card in where:
+                errors.append(f"{card} is in the middle twice.")
+            where[card] = "the middle"
+        for name, held in (hands or {}).items():
+            for card in held:
+                if card in where:
+                    errors.append(f"{card} is dealt twice ({where[card]} and {name}).")
+                where[card] = name
+        if errors:
+            raise ValidationError({"hands" if hands else "centre": errors})
+
+
+class GiveField(fields.Field[Any]):
+    """``give``: one card code, or (with ``take_all``) a list of three card codes."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
+        card = CardField(parse_card)
+        if isinstance(value, list):
+            if len(value) != HAND_CARDS:
+                raise ValidationError(f"Give the {HAND_CARDS} cards of the hand.")
+            return [card.deserialize(item) for item in value]
+        return card.deserialize(value)
+
+
+class SwapSchema(ActionSchema):
+    """``swap``: ``player``, ``take`` (a middle card), ``give`` (a hand card); or with the
+    ``swap_all`` option ``player``, ``take_all: true``, ``give`` (the 3 hand cards)."""
+
+    player = PlayerName(required=True)
+    take = CardField(parse_card)
+    take_all = fields.Boolean(truthy={True}, falsy={False})
+    give = GiveField(required=True)
+
+    @validates_schema
+    def _shape(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        give = data.get("give")
+        if data.get("take_all"):
+            if data.get("take") is not None:
+                raise ValidationError({"take": ["With take_all the whole middle is taken: leave out 'take'."]})
+            if not isinstance(give, list):
+                raise ValidationError({"give": [f"With take_all, give the {HAND_CARDS} cards of the hand."]})
+            return
+        if data.get("take") is None:
+            raise ValidationError({"take": ["Name the card taken from the middle."]})
+        if isinstance(give, list):
+            raise ValidationError({"give": ["A swap gives one card (a list is only for take_all)."]})
+
+
+class ShowSchema(ActionSchema):
+    """``show``: ``player``, ``cards`` (the 3 cards of the hand, in any order)."""
+
+    player = PlayerName(required=True)
+    cards = cards(parse_card, HAND_CARDS, required=True)
+
+
+OPTIONS = OptionsSchema
+ACTIONS: dict[str, type[ActionSchema]] = {
+    "deal": DealSchema,
+    "swap": SwapSchema,
+    "stop": PlayerActionSchema,
+    "show": ShowSchema,
+    "note": NoteSchema,
+    "adjust": AdjustSchema,
+}

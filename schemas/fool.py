@@ -1,0 +1,95 @@
+"""Payload schemas for Fool! (Foppen): its options and actions (``../shared/spec/rules/fool.md``).
+
+Shapes and types only; the rules (whose turn, following, hand sizes, conservation against
+what has been seen …) are the engine's. What no deck allows (a coloured card twice, more
+than six ``1`` s in one list) is refused here with a 422.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from engine.fool import MAX_HAND, WILD, WILD_COPIES, parse_card
+from schemas.common import ActionSchema, AdjustSchema, CardField, NoteSchema, PlayerName
+
+__all__ = ["ACTIONS", "OPTIONS", "parse_card"]
+
+
+class OptionsSchema(Schema):
+    """Fool!'s options; defaults (by seat count) and cross-checks are in ``engine.fool.resolve_options``."""
+
+    class Meta:
+        unknown = RAISE
+
+    hand_size = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=1, max=MAX_HAND))
+    fools_per_trick = fields.Integer(strict=True, allow_none=True, validate=validate.OneOf((1, 2)))
+
+
+def card_list(**kwargs: Any) -> fields.List:
+    """A list of 1 to 22 Fool! cards."""
+    return fields.List(CardField(parse_card), validate=validate.Length(min=1, max=MAX_HAND), **kwargs)
+
+
+def deck_errors(cards: Iterable[str]) -> list[str]:
+    """What no 88-card deck allows in one list of cards: a coloured card twice, seven ``1`` s."""
+    counts = Counter(cards)
+    errors = [f"{card} appears {n} times: there is one of each coloured card." for card, n in counts.items()
+              if card != WILD and n > 1]
+    if counts[WILD] > WILD_COPIES:
+        errors.append(f"{counts[WILD]} cards 1: the deck has {WILD_COPIES}.")
+    return errors
+
+
+class DealSchema(ActionSchema):
+    """``deal``: optional ``dealer``; ``hands`` (name → cards) required in open games only."""
+
+    open_only = ("hands",)
+
+    dealer = PlayerName()
+    hands = fields.Dict(keys=PlayerName(), values=card_list(), validate=validate.Length(min=1, max=8))
+
+    @validates_schema
+    def _hands(self, data: dict[str, Any], **kwargs: Any) -> None:
+        hands = data.get("hands")
+        if self.visibility == "open" and hands is None:
+            raise ValidationError({"hands": ["An open game's deal lists every player's cards."]})
+        if hands is None:
+            return
+        errors = deck_errors(card for held in hands.values() for card in held)
+        if errors:
+            raise ValidationError({"hands": errors})
+
+
+class PlaySchema(ActionSchema):
+    """``play``: ``player``, ``card``."""
+
+    player = PlayerName(required=True)
+    card = CardField(parse_card, required=True)
+
+
+class RevealSchema(ActionSchema):
+    """``reveal``: ``player``, ``cards`` they are seen to hold now (the whole hand after the
+    round's last trick, some of it in a dispute mid-round)."""
+
+    player = PlayerName(required=True)
+    cards = card_list(required=True)
+
+    @validates_schema
+    def _deck(self, data: dict[str, Any], **kwargs: Any) -> None:
+        errors = deck_errors(data.get("cards") or [])
+        if errors:
+            raise ValidationError({"cards": errors})
+
+
+OPTIONS = OptionsSchema
+ACTIONS: dict[str, type[ActionSchema]] = {
+    "deal": DealSchema,
+    "play": PlaySchema,
+    "reveal": RevealSchema,
+    "note": NoteSchema,
+    "adjust": AdjustSchema,
+}

@@ -1,0 +1,24 @@
+"""The kibitz command."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from service import store
+from service.cli import main
+
+
+def test_init_db_creates_the_tables(tmp_path):
+    path = tmp_path / "new.db"
+    result = CliRunner().invoke(main, ["init-db", "--db", str(path)])
+    assert result.exit_code == 0, result.output
+    db = store.connect(path)
+    assert {"games", "events", "idempotency"} <= set(db.table_names())
+    db.close()
+
+
+def test_serve_help_names_its_options():
+    result = CliRunner().invoke(main, ["serve", "--help"])
+    assert result.exit_code == 0
+    for option in ("--host", "--port", "--db", "--threads"):
+        assert option in result.output

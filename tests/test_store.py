@@ -1,0 +1,113 @@
+"""The event store: immutability, unique seq, idempotency keys, migrations, pragmas."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from service import store
+
+
+@pytest.fixture
+def db(db_path):
+    database = store.connect(db_path)
+    store.migrate(database)
+    yield database
+    database.close()
+
+
+def _game(db, game_id="g1"):
+    with store.immediate(db):
+        created = {"game": "toepen", "players": ["Ann", "Bob", "Cas"], "visibility": "table", "options": {}}
+        store.insert_game(db, game_id, created, "hash", "2026-01-01T00:00:00.000Z", "in_progress")
+        store.append(db, game_id, 1, "game_created", created, "2026-01-01T00:00:00.000Z")
+
+
+def test_the_database_refuses_update_and_delete_on_events(db):
+    _game(db)
+    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+        db.execute("UPDATE events SET type = 'x'")
+    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+        db.execute("DELETE FROM events")
+    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+        db["events"].delete_where()
+    assert [e["type"] for e in store.events(db, "g1")] == ["game_created"]
+
+
+def test_a_seq_is_stored_once(db):
+    _game(db)
+    with pytest.raises(sqlite3.IntegrityError):
+        store.append(db, "g1", 1, "note", {"text": "again"}, "t")
+
+
+def test_an_idempotency_key_is_unique_per_game(db):
+    _game(db)
+    _game(db, "g2")
+    store.append(db, "g1", 2, "note", {"text": "a"}, "t", idempotency_key="k")
+    store.append(db, "g2", 2, "note", {"text": "a"}, "t", idempotency_key="k")
+    store.append(db, "g1", 3, "note", {"text": "b"}, "t")
+    store.append(db, "g1", 4, "note", {"text": "c"}, "t")
+    with pytest.raises(sqlite3.IntegrityError):
+        store.append(db, "g1", 5, "note", {"text": "d"}, "t", idempotency_key="k")
+
+
+def test_immediate_rolls_back_on_error(db):
+    _game(db)
+    with pytest.raises(RuntimeError), store.immediate(db):
+        store.append(db, "g1", 2, "note", {"text": "a"}, "t")
+        raise RuntimeError
+    assert len(store.events(db, "g1")) == 1
+
+
+def test_migrations_are_recorded_and_idempotent(db):
+    store.migrate(db)
+    assert [m.name for m in store.MIGRATIONS.applied(db)] == ["0001_initial"]
+    assert store.MIGRATIONS.pending(db) == []
+    assert {"games", "events", "idempotency"} <= set(db.table_names())
+
+
+def test_pragmas(db_path):
+    db = store.connect(db_path, synchronous="normal")
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA synchronous").fetchone()[0] == 1
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] == store.BUSY_TIMEOUT_MS
+    assert store.connect(db_path).execute("PRAGMA synchronous").fetchone()[0] == 2
+    with pytest.raises(ValueError):
+        store.connect(db_path, synchronous="sometimes")
+
+
+def test_cursor_round_trip():
+    assert store.decode_cursor(store.encode_cursor("2026-01-01T00:00:00.000Z", 7)) == ("2026-01-01T00:00:00.000Z", 7)
+    for junk in ("", "!!!", "bnVsbA", "WzEsMl0", "WyJhIiwgOTk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OTldCg"):
+        with pytest.raises(ValueError):
+            store.decode_cursor(junk)
+
+
+APPENDER = textwrap.dedent(
+    """
+    import sqlite3, sys
+    from service import store
+    db = store.connect(sys.argv[1])
+    won = 0
+    for _ in range(40):
+        with store.immediate(db):
+            seq = db.execute("SELECT max(seq) FROM events WHERE game_id = 'g1'").fetchone()[0] + 1
+            store.append(db, "g1", seq, "note", {"text": sys.argv[2]}, "t")
+            won += 1
+    print(won)
+    """
+)
+
+
+def test_two_processes_appending_never_share_a_seq(db, db_path):
+    _game(db)
+    procs = [subprocess.Popen([sys.executable, "-c", APPENDER, str(db_path), name], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for name in ("a", "b")]
+    outs = [proc.communicate(timeout=60) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], outs
+    seqs = [e["seq"] for e in store.events(db, "g1")]
+    assert seqs == list(range(1, 82))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from engine import fool, stop_the_bus, toepen
+from engine import fool, fuji_flush, stop_the_bus, toepen
 
 #: API game id -> engine module (``GAME``, ``RULES_VERSION``, ``resolve_options``, ``apply`` …).
-GAMES: dict[str, ModuleType] = {module.GAME: module for module in (toepen, stop_the_bus, fool)}
+GAMES: dict[str, ModuleType] = {module.GAME: module for module in (toepen, stop_the_bus, fool, fuji_flush)}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from schemas import fool, stop_the_bus, toepen
+from schemas import fool, fuji_flush, stop_the_bus, toepen
 
 #: API game id -> schema module.
-GAMES: dict[str, ModuleType] = {"toepen": toepen, "stop_the_bus": stop_the_bus, "fool": fool}
+GAMES: dict[str, ModuleType] = {"toepen": toepen, "stop_the_bus": stop_the_bus, "fool": fool, "fuji_flush": fuji_flush}

@@ -188,8 +188,7 @@ def json_response(body: Any, status: int = 200, version: int | None = None,
                   headers: Mapping[str, str] | None = None) -> Response:
     """A JSON response; with ``version`` it carries ``ETag: "<version>"`` (and varies on the
     token, since the body does)."""
-    response = current_app.json.response(body)
-    response.status_code = status
+    response = current_app.response_class(current_app.json.dumps(body), status=status, mimetype="application/json")
     if version is not None:
         response.headers["ETag"] = etag(version)
         response.headers["Vary"] = "Authorization"

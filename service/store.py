@@ -37,7 +37,7 @@ MIGRATIONS = Migrations("kibitz")
 
 @MIGRATIONS(name="0001_initial")
 def _initial(db: Database) -> None:
-    db["games"].create(
+    db.table("games").create(
         {
             "id": str,
             "game": str,
@@ -54,8 +54,8 @@ def _initial(db: Database) -> None:
         pk="id",
         not_null={"game", "players", "player_keys", "visibility", "options", "token_hash", "created_at", "version"},
     )
-    db["games"].create_index(["created_at"])
-    db["events"].create(
+    db.table("games").create_index(["created_at"])
+    db.table("events").create(
         {
             "game_id": str,
             "seq": int,
@@ -77,7 +77,7 @@ def _initial(db: Database) -> None:
             f"CREATE TRIGGER events_no_{verb.lower()} BEFORE {verb} ON events "
             f"BEGIN SELECT RAISE(ABORT, 'events are immutable: {verb} refused'); END"
         )
-    db["idempotency"].create(
+    db.table("idempotency").create(
         {"game_id": str, "key": str, "request_hash": str, "status": int, "response": str, "created_at": str},
         pk=("game_id", "key"),
         not_null={"game_id", "key", "request_hash", "status", "response"},
@@ -141,7 +141,7 @@ def insert_game(db: Database, game_id: str, created: Mapping[str, Any], token_ha
                 status: str) -> None:
     """Insert the ``games`` row of a new game from its ``game_created`` data (version 1)."""
     players = list(created["players"])
-    db["games"].insert(
+    db.table("games").insert(
         {
             "id": game_id,
             "game": created["game"],
@@ -184,7 +184,8 @@ def list_games(db: Database, *, game: str | None = None, player: str | None = No
     ``player`` matches a seat name case-insensitively. ``cursor`` is a value returned by an
     earlier call; raises ``ValueError`` if it is not one.
     """
-    where, params = ["1 = 1"], []
+    where: list[str] = ["1 = 1"]
+    params: list[Any] = []
     if game is not None:
         where.append("game = ?")
         params.append(game)
@@ -238,7 +239,7 @@ def append(db: Database, game_id: str, seq: int, kind: str, data: Mapping[str, A
     Raises ``sqlite3.IntegrityError`` if that ``seq`` (or that idempotency key) is taken:
     call it inside :func:`immediate` after reading the current version to avoid that.
     """
-    db["events"].insert(
+    db.table("events").insert(
         {
             "game_id": game_id,
             "seq": seq,
@@ -289,7 +290,7 @@ def remembered(db: Database, game_id: str, key: str) -> dict[str, Any] | None:
 def remember(db: Database, game_id: str, key: str, request_hash: str, status: int, response: Any,
              created_at: str) -> None:
     """Store the first response given to ``key`` on ``game_id``."""
-    db["idempotency"].insert(
+    db.table("idempotency").insert(
         {
             "game_id": game_id,
             "key": key,

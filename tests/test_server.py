@@ -1,0 +1,105 @@
+"""The real server: `kibitz serve` (waitress) in a subprocess, driven over HTTP.
+
+Runs the shared Toepen scenario files (``../shared/examples/toepen-*.json``) with
+``../shared/tools/scenarios.py``; skipped when ``../shared`` is not beside the repository.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _kibitz() -> list[str]:
+    script = Path(sys.executable).parent / "kibitz"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("kibitz")
+    return [found] if found else [sys.executable, "-m", "service.cli"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    port = _free_port()
+    folder = tmp_path_factory.mktemp("server")
+    db, log = folder / "kibitz.db", (folder / "server.log").open("w")
+    proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(db)],
+                            stdout=log, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if requests.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"kibitz serve did not start: {(folder / 'server.log').read_text()}")
+            time.sleep(0.1)
+        assert db.exists()
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def test_toepen_scenarios_pass_against_the_real_server(server):
+    files = sorted((SHARED / "examples").glob("toepen-*.json")) if SHARED.is_dir() else []
+    if not files:
+        pytest.skip(f"no shared scenarios: {SHARED} is absent (expected ../shared beside the repository)")
+    result = subprocess.run([sys.executable, str(SHARED / "tools" / "scenarios.py"), "--base", server,
+                             *map(str, files)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{len(files)} passed, 0 failed" in result.stdout
+
+
+def test_real_server_if_match_race(server):
+    created = requests.post(f"{server}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"]},
+                            timeout=10).json()
+    url = f"{server}/games/{created['id']}/events"
+    headers = {"Authorization": f"Bearer {created['token']}", "If-Match": '"1"'}
+    barrier, statuses = threading.Barrier(2), []
+
+    def post(text):
+        barrier.wait()
+        statuses.append(requests.post(url, json={"type": "note", "text": text}, headers=headers, timeout=10).status_code)
+
+    threads = [threading.Thread(target=post, args=(text,)) for text in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [201, 412]
+    log = requests.get(url, timeout=10).json()
+    assert [e["seq"] for e in log["events"]] == [1, 2]
+
+
+def test_real_server_problem_bodies(server):
+    response = requests.post(f"{server}/games", data="x" * (1024 * 1024 + 10),
+                             headers={"Content-Type": "application/json"}, timeout=10)
+    assert response.status_code == 413
+    assert response.headers["Content-Type"].startswith("application/problem+json")
+    assert response.json()["code"] == "payload_too_large"
+    assert requests.get(f"{server}/nope", timeout=10).json()["code"] == "not_found"

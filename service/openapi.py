@@ -33,7 +33,7 @@ IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": False,
 
 #: Problem statuses by kind of operation.
 READ_ERRORS = (403, 404, 422)
-WRITE_ERRORS = (400, 401, 403, 404, 409, 412, 413, 415, 422)
+WRITE_ERRORS = (400, 401, 403, 404, 409, 412, 413, 415, 422, 503)
 
 
 def _number(name: str) -> dict[str, Any]:

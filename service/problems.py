@@ -7,6 +7,7 @@ Every error response of the API is ``application/problem+json`` with ``type``, `
 
 from __future__ import annotations
 
+import sqlite3
 from http import HTTPStatus
 from typing import Any
 
@@ -76,7 +77,8 @@ def _phrase(status: int) -> str:
 
 
 def register(app: Flask) -> None:
-    """Install the error handlers: ``ApiError``, every ``HTTPException`` and a catch-all 500."""
+    """Install the error handlers: ``ApiError``, every ``HTTPException``, 503
+    ``database_busy`` (SQLite still locked after the busy timeout) and a catch-all 500."""
 
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError) -> Response:
@@ -90,6 +92,13 @@ def register(app: Flask) -> None:
         if status == 405 and err.get_response().headers.get("Allow"):
             headers["Allow"] = err.get_response().headers["Allow"]
         return problem(status, code, _detail(status, err), headers=headers)
+
+    @app.errorhandler(sqlite3.OperationalError)
+    def _busy(err: sqlite3.OperationalError) -> Response:
+        if "locked" not in str(err) and "busy" not in str(err):
+            return _internal(err)
+        return problem(503, "database_busy", "The database is busy with other writes; try again.",
+                       headers={"Retry-After": "1"})
 
     @app.errorhandler(Exception)
     def _internal(err: Exception) -> Response:

@@ -48,3 +48,18 @@ def test_405_keeps_allow(client):
 def test_game_errors_carry_the_version(open_game):
     body = assert_problem(open_game.post({"type": "play", "player": "Ann", "card": "TH"}), 409, "not_your_turn")
     assert body["version"] == 2
+
+
+def test_a_locked_database_is_503_not_500(open_game, client, db_path, monkeypatch):
+    from service import store
+
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_MS", 50)
+    blocker = store.connect(db_path)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        response = open_game.post({"type": "note", "text": "x"})
+    finally:
+        blocker.rollback()
+        blocker.close()
+    body = assert_problem(response, 503, "database_busy")
+    assert response.headers["Retry-After"] == "1" and "version" not in body

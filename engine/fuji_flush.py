@@ -40,6 +40,8 @@ from engine.core import evolve as replace
 GAME = "fuji_flush"
 RULES_VERSION = 1
 SPEC = "rules/fuji_flush.md"
+#: The ``POST /games`` field naming who starts (the service stores it in ``game_created``).
+STARTER = "first_player"
 
 LOW, HIGH = 2, 20
 #: The published deck ("Cards"): value -> copies, 90 cards.

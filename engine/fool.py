@@ -363,28 +363,35 @@ def _available(rnd: Round, seat: int, card: str, claimed: int = 0) -> bool:
     return need == 1 and card not in rnd.seen
 
 
-def _where(state: State, rnd: Round, seat: int, card: str) -> str:
-    """Say why ``card`` cannot be in ``seat``'s hand, in words."""
+def _where(state: State, rnd: Round, seat: int, card: str, claimed: int = 0) -> str:
+    """Say why one more ``card`` (besides ``claimed`` copies) cannot be in ``seat``'s hand."""
     name = state.names[seat]
     holding = rnd.holdings[seat]
-    if card == WILD and rnd.wilds_seen >= WILD_COPIES:
+    need = claimed - holding.known.count(card) + 1
+    if holding.unknown < need:
+        if holding.unknown == 0:
+            return f"{name} is known to hold {_cards(holding.known) or 'no cards'}"
+        return f"{name} has only {holding.unknown} unknown card{'s' if holding.unknown != 1 else ''} left"
+    if card == WILD:
         played = sum(1 for t in rnd.tricks for p in t.plays if p.card == WILD)
-        return f"all {WILD_COPIES} 1s are accounted for ({played} played, {WILD_COPIES - played} in known hands)"
-    if card != WILD and card in rnd.seen:
-        for trick in rnd.tricks:
-            for play in trick.plays:
-                if play.card == card:
-                    return f"{state.names[play.seat]} played it in trick {trick.number}"
-        for other, held in enumerate(rnd.holdings):
-            if card in held.known:
-                return f"it is known to be in {state.names[other]}'s hand"
-    if holding.unknown == 0:
-        return f"{name} is known to hold {_cards(holding.known) or 'no cards'}"
-    return f"{name} has only {holding.unknown} unknown card{'s' if holding.unknown != 1 else ''} left"
+        free = WILD_COPIES - rnd.wilds_seen
+        return (
+            f"only {free} of the {WILD_COPIES} 1s {'is' if free == 1 else 'are'} unaccounted for "
+            f"({played} played, {rnd.wilds_seen - played} in known hands)"
+        )
+    for trick in rnd.tricks:
+        for play in trick.plays:
+            if play.card == card:
+                return f"{state.names[play.seat]} played it in trick {trick.number}"
+    for other, held in enumerate(rnd.holdings):
+        if card in held.known:
+            return f"it is known to be in {state.names[other]}'s hand"
+    return "it has been seen elsewhere"
 
 
-def _not_available(state: State, rnd: Round, seat: int, card: str) -> RulesError:
-    return RulesError("card_not_available", f"{state.names[seat]} cannot have {card}: {_where(state, rnd, seat, card)}.")
+def _not_available(state: State, rnd: Round, seat: int, card: str, claimed: int = 0) -> RulesError:
+    where = _where(state, rnd, seat, card, claimed)
+    return RulesError("card_not_available", f"{state.names[seat]} cannot have {card}: {where}.")
 
 
 # --------------------------------------------------------------------------- the trick
@@ -530,7 +537,7 @@ def apply(state: State, action: Action) -> State:
     """
     handler = HANDLERS.get(action["type"])
     if handler is None:
-        raise RulesError("wrong_phase", f"'{action['type']}' is not an action of Fool!.")
+        raise RulesError("wrong_phase", f"Fool! has no '{action['type']}' action.")
     return handler(state, action, int(action.get("seq", 0)))
 
 
@@ -754,7 +761,7 @@ def check_reveal(state: State, seat: int, cards: list[str]) -> tuple[Round, tupl
     claimed: Counter[str] = Counter()
     for card in cards:
         if not _available(rnd, seat, card, claimed[card]):
-            raise _not_available(state, rnd, seat, card)
+            raise _not_available(state, rnd, seat, card, claimed[card])
         claimed[card] += 1
     merged, new = _merge(holding.known, cards)
     if len(merged) > holding.size:

@@ -95,13 +95,13 @@ def random_game(
             name = rng.choice(players)
             action = {"type": "adjust", "player": name, "amount": rng.choice([-2, -1, 1]), "reason": "a ruling"}
         else:
-            action = _choose(rng, state, legal, table, opts, visibility, stop_chance)
+            action = choose_action(rng, state, legal, table, opts, visibility, stop_chance)
         current = stream.advance(current, current.version + 1, action)
         actions.append(action)
     return actions
 
 
-def _choose(
+def choose_action(
     rng: random.Random,
     state: stop_the_bus.State,
     legal: list[dict[str, Any]],
@@ -110,6 +110,7 @@ def _choose(
     visibility: str,
     stop_chance: float,
 ) -> dict[str, Any]:
+    """Pick one of ``legal`` (mostly swaps, a stop with ``stop_chance``) and make it real on ``table``."""
     kinds = {entry["type"]: entry for entry in legal}
     if "deal" in kinds:
         rnd_players = [state.names[s] for s in range(len(state.names)) if state.chips[s] > 0]

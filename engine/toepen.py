@@ -412,6 +412,12 @@ def _not_available(state: State, hand: Hand, seat: int, card: str) -> RulesError
     return RulesError("card_not_available", f"{name} cannot have {pretty(card)}: {why}.")
 
 
+def _four_different(cards: Iterable[str]) -> bool:
+    """Exactly 4 cards, none named twice (a dealt, laundered or laid-down hand)."""
+    given = list(cards)
+    return len(given) == HAND_CARDS == len(set(given))
+
+
 def _cards(cards: Iterable[str]) -> str:
     return " ".join(pretty(card) for card in cards)
 
@@ -539,12 +545,17 @@ def _score_hand(state: State, last: Trick) -> State:
     else:
         winner = None
         reason = f"{names[last.winner]} won the last trick but had folded: everyone still in loses (folded_last_trick all_lose)"
+    # Everyone still in loses at the same moment: charge them all, close the hand, and only
+    # then check the end of the game (so two players reaching the limit together both lose,
+    # and a hand that was played out is not "abandoned").
+    lost, losses = list(state.lives_lost), list(hand.losses)
     for seat in hand.players:
         if hand.in_hand[seat] and seat != winner:
-            state = _lose(state, seat, hand.stake)
-            if state.finished:
-                return state
-    return _end_hand(state, Result(winner, reason))
+            amount = min(hand.stake, state.options.limit - lost[seat])
+            lost[seat] += amount
+            losses[seat] += amount
+    state = replace(state, lives_lost=tuple(lost), hand=replace(hand, losses=tuple(losses)))
+    return _check_limit(_end_hand(state, Result(winner, reason)))
 
 
 def _end_hand(state: State, result: Result) -> State:
@@ -735,7 +746,7 @@ def _deal(state: State, action: Action, seq: int) -> State:
             extra = name_list([state.names[s] for s in named if s not in seats])
             raise RulesError("wrong_card_count", f"The deal must list exactly the players in the game (missing: {missing}; not playing: {extra}).")
         for name, cards in hands.items():
-            if len(set(cards)) != HAND_CARDS:
+            if not _four_different(cards):
                 raise RulesError("wrong_card_count", f"{name} must be dealt {HAND_CARDS} different cards.")
             clash = seen & set(cards)
             if clash:
@@ -849,7 +860,7 @@ def _laundry(state: State, action: Action, seq: int) -> State:
     old = hand.holdings[seat]
     new_cards: list[str] | None = action.get("cards")
     if new_cards is not None:
-        if len(set(new_cards)) != HAND_CARDS:
+        if not _four_different(new_cards):
             raise RulesError("wrong_card_count", f"A laundry brings {HAND_CARDS} different new cards.")
         clash = sorted(set(new_cards) & hand.seen)
         if clash:
@@ -881,7 +892,7 @@ def _challenge(state: State, action: Action, seq: int) -> State:
         shown = tuple(sorted(entry.known))
     else:
         shown = tuple(given)
-        if len(set(shown)) != HAND_CARDS:
+        if not _four_different(shown):
             raise RulesError("wrong_card_count", f"A laundered hand has {HAND_CARDS} different cards.")
         missing = sorted(entry.known - set(shown))
         if missing:
@@ -911,6 +922,12 @@ def _reveal(state: State, action: Action, seq: int) -> State:
     if len(cards) > holding.size:
         raise RulesError("wrong_card_count", f"{state.names[seat]} holds only {holding.size} cards.")
     new = [card for card in cards if card not in holding.known]
+    if len(new) > holding.unknown:
+        raise RulesError(
+            "wrong_card_count",
+            f"{state.names[seat]} holds {holding.size} cards and {_cards(sorted(holding.known))} among them: "
+            f"a reveal cannot show {len(new)} others.",
+        )
     for card in new:
         if not _available(hand, seat, card):
             raise _not_available(state, hand, seat, card)

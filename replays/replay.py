@@ -1,20 +1,54 @@
-"""Rebuild a stored log: the stream after every event, the state at a seq, the event log.
+"""Rebuild a stored log: the folded stream, the state at a seq, the event log.
 
 Events are the store's dicts ``{"seq", "type", "data", "recorded_at", "at"}``, oldest
 first, starting with ``game_created``. A stored log was accepted once, so the
 :class:`engine.core.RulesError` a replay may raise means the rules changed under it.
+
+A :class:`Folded` game is the stream (``engine.stream``) plus one small :class:`Fact` per
+event (its hand number and, for undo/redo, its target), kept while folding. That is all the
+event log and the audit need besides the current state, so they never refold the game; and
+:func:`extend` adds one event in O(1) folds, which is what the service's cache keeps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine import stream as streams
 
 #: Event types that never carry hidden cards.
 PUBLIC = frozenset({streams.CREATED, streams.UNDO, streams.REDO, streams.NOTE})
+#: Event types that are not game actions (never ``undone``).
+NOT_ACTIONS = PUBLIC
+
+
+class Fact(NamedTuple):
+    """What the log and the audit need to know of one event.
+
+    ``hand`` is the hand/round number right after it (0 before the first deal); ``target``
+    the seq of the action an undo cancelled or a redo restored, else None.
+    """
+
+    seq: int
+    type: str
+    hand: int
+    target: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """A game folded up to ``stream.version``: the stream and one fact per event."""
+
+    stream: streams.Stream
+    facts: tuple[Fact, ...]
+
+    @property
+    def version(self) -> int:
+        """The seq of the last event folded."""
+        return self.stream.version
 
 
 def action(event: Mapping[str, Any]) -> dict[str, Any]:
@@ -22,19 +56,38 @@ def action(event: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": event["type"], **event["data"]}
 
 
-def steps(rules: ModuleType, events: Iterable[Mapping[str, Any]]) -> list[streams.Replayed]:
-    """Fold ``events`` and return one :class:`engine.stream.Replayed` per event, in order."""
-    return list(streams.replay(rules, ((event["seq"], action(event)) for event in events)))
+def _pairs(events: Iterable[Mapping[str, Any]]) -> Iterable[tuple[int, dict[str, Any]]]:
+    return ((event["seq"], action(event)) for event in events)
 
 
-def rebuild(rules: ModuleType, events: Iterable[Mapping[str, Any]]) -> streams.Stream:
-    """The stream after the last of ``events``. Raises ``ValueError`` for an empty log."""
+def fold(rules: ModuleType, events: Iterable[Mapping[str, Any]]) -> Folded:
+    """Fold a whole stored log (``engine.stream.replay``). Raises ``ValueError`` if empty."""
     last: streams.Stream | None = None
-    for step in streams.replay(rules, ((event["seq"], action(event)) for event in events)):
+    facts: list[Fact] = []
+    for step in streams.replay(rules, _pairs(events)):
         last = step.stream
+        facts.append(Fact(step.seq, step.action["type"], rules.hand_number(last.state), step.target))
     if last is None:
         raise ValueError("an empty log has no state")
-    return last
+    return Folded(last, tuple(facts))
+
+
+def extend(folded: Folded, seq: int, event_action: Mapping[str, Any]) -> Folded:
+    """Fold one more event (``engine.stream.advance``) and return the new ``Folded``.
+
+    Raises :class:`engine.core.RulesError` when the action is illegal now; ``folded`` is
+    unchanged in that case.
+    """
+    stream = folded.stream
+    kind = event_action["type"]
+    target: int | None = None
+    if kind == streams.UNDO and stream.done.rest is not None:
+        target = stream.done.head.seq
+    elif kind == streams.REDO and stream.undone is not None:
+        target = stream.undone.head.seq
+    after = streams.advance(stream, seq, event_action)
+    fact = Fact(seq, kind, stream.rules.hand_number(after.state), target)
+    return Folded(after, (*folded.facts, fact))
 
 
 def state_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) -> Any:
@@ -43,7 +96,7 @@ def state_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) -
     Undos recorded after ``seq`` do not reach back into it. Raises ``LookupError`` if no
     event has that ``seq``.
     """
-    for step in streams.replay(rules, ((event["seq"], action(event)) for event in events)):
+    for step in streams.replay(rules, _pairs(events)):
         if step.seq == seq:
             return step.stream.state
         if step.seq > seq:
@@ -51,41 +104,35 @@ def state_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) -
     raise LookupError(f"no event {seq}")
 
 
-def hand_of(rules: ModuleType, replayed: Sequence[streams.Replayed]) -> dict[int, int]:
-    """Map each seq to the hand/round number in force right after it (0 before a deal)."""
-    return {step.seq: rules.hand_number(step.stream.state) for step in replayed}
+def undone(folded: Folded) -> set[int]:
+    """The seqs of the actions cancelled now: every game action not effective in the stream
+    (the same set as ``engine.stream.cancelled`` over a replay)."""
+    effective = set(streams.effective_seqs(folded.stream))
+    return {fact.seq for fact in folded.facts if fact.type not in NOT_ACTIONS and fact.seq not in effective}
 
 
-def event_log(rules: ModuleType, events: Sequence[Mapping[str, Any]], full: bool,
-              after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
-    """The stored log as the API shows it: each event with ``undone``.
-
-    ``undone`` is true for an action cancelled now (undo, redo and note never are). For a
-    reader without the token (``full`` false) an event's data is passed through the game's
-    ``redact`` while the hand it belongs to is not over, so hidden cards stay hidden.
-    Only events with ``seq > after`` are returned, at most ``limit`` of them.
-    """
-    replayed = steps(rules, events)
-    undone = streams.cancelled(replayed)
-    current = replayed[-1].stream.state if replayed else None
-    out: list[dict[str, Any]] = []
-    for event, step in zip(events, replayed, strict=True):
-        if event["seq"] <= after:
-            continue
-        if limit is not None and len(out) >= limit:
-            break
-        data = shown_data(rules, current, event, rules.hand_number(step.stream.state), full)
-        out.append({**event, "data": data, "undone": event["seq"] in undone})
+def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
+    """``events`` (any slice of the stored log up to ``folded.version``) as the API shows
+    them: each with ``undone``, its data redacted for a reader without the token while its
+    hand is not over (:func:`shown_data`)."""
+    cancelled = undone(folded)
+    facts = folded.facts
+    out = []
+    for event in events:
+        fact = facts[event["seq"] - 1]
+        data = shown_data(folded, event, fact.hand, full)
+        out.append({**event, "data": data, "undone": event["seq"] in cancelled})
     return out
 
 
-def shown_data(rules: ModuleType, current: Any, event: Mapping[str, Any], hand: int, full: bool) -> dict[str, Any]:
+def shown_data(folded: Folded, event: Mapping[str, Any], hand: int, full: bool) -> dict[str, Any]:
     """The ``data`` of ``event`` (recorded in hand ``hand``) as a reader may see it now.
 
     With the token (``full``) everything; otherwise the game's ``redact`` copy while that
-    hand is not over in the ``current`` state (bookkeeping events are never redacted).
+    hand is not over in the current state (bookkeeping events are never redacted).
     """
     data = dict(event["data"])
-    if full or event["type"] in PUBLIC or not hand or rules.hand_over(current, hand):
+    rules = folded.stream.rules
+    if full or event["type"] in PUBLIC or not hand or rules.hand_over(folded.stream.state, hand):
         return data
     return {k: v for k, v in rules.redact(action(event)).items() if k != "type"}

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask
 
 from service import db, problems
-from service.cache import StreamCache
+from service.cache import FoldCache
 from service.views import games, meta, recording, replays
 
 MIB = 1024 * 1024
@@ -33,7 +33,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if test_config is not None:
         app.config.from_mapping(test_config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.extensions["kibitz_cache"] = StreamCache(app.config["CACHE_SIZE"])
+    app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
     db.init_app(app)
     problems.register(app)
     for blueprint in (games.bp, recording.bp, replays.bp, meta.bp):

@@ -10,8 +10,9 @@ from flask import current_app
 import engine
 import schemas
 from engine import stream as streams
+from replays.replay import Folded
 from service import store
-from service.cache import StreamCache
+from service.cache import FoldCache
 from service.db import get_db
 from service.problems import ApiError
 
@@ -37,14 +38,14 @@ def schemas_of(row: dict[str, Any]) -> ModuleType:
     return schemas.GAMES[row["game"]]
 
 
-def cache() -> StreamCache:
-    """The app's stream cache."""
-    cached: StreamCache = current_app.extensions["kibitz_cache"]
+def cache() -> FoldCache:
+    """The app's cache of folded games."""
+    cached: FoldCache = current_app.extensions["kibitz_cache"]
     return cached
 
 
-def current_stream(row: dict[str, Any]) -> streams.Stream:
-    """The game's stream at the row's version (cached, caught up if another process wrote)."""
+def current(row: dict[str, Any]) -> Folded:
+    """The game folded at the row's version (cached, caught up if another process wrote)."""
     return cache().get(get_db(), rules_of(row), row["id"], row["version"])
 
 

@@ -131,3 +131,17 @@ def test_wrong_token_is_403_on_every_read(open_game, client, path):
     open_game.post(PLAY)
     response = client.get(open_game.url + path, headers={"Authorization": "Bearer nope"})
     assert_problem(response, 403, "token_invalid")
+
+
+def test_reads_do_not_refold_the_game(open_game, monkeypatch):
+    import engine.toepen
+
+    play_all(open_game, FIRST_TRICK[:2])
+    open_game.post({}, "undo")
+    calls = []
+    real = engine.toepen.apply
+    monkeypatch.setattr(engine.toepen, "apply", lambda s, a: calls.append(a["type"]) or real(s, a))
+    for path in ("", "/events", "/actions", "/hands/1", "/hands/1/tricks/1"):
+        assert open_game.get(path).status_code == 200
+        assert open_game.get(path, token=False).status_code == 200
+    assert calls == []

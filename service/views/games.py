@@ -13,6 +13,7 @@ import engine
 import schemas
 from engine import stream as streams
 from engine.core import OptionError
+from replays import replay
 from schemas.common import utc_text
 from schemas.games import CreateGameSchema, ListQuerySchema, flatten, seat
 from service import games, http, store
@@ -42,19 +43,19 @@ def create() -> Response:
     created = created_data(loaded)
     rules = engine.GAMES[created["game"]]
     try:
-        stream = streams.start(rules, created)
+        folded = replay.fold(rules, [{"seq": 1, "type": streams.CREATED, "data": created}])
     except OptionError as err:
         raise invalid({_option_field(err.field): [err.message]}) from err
     game_id, (token, token_hash) = secrets.token_urlsafe(12), http.new_token()
     created_at = utc_text(datetime.now(UTC))
     db = get_db()
     with store.immediate(db):
-        store.insert_game(db, game_id, created, token_hash, created_at, rules.status(stream.state))
+        store.insert_game(db, game_id, created, token_hash, created_at, rules.status(folded.stream.state))
         store.append(db, game_id, 1, streams.CREATED, created, created_at)
-    games.cache().put(game_id, stream)
+    games.cache().put(game_id, folded)
     row = store.get_game(db, game_id)
     assert row is not None
-    out = {**games.body(row, stream, full=True), "token": token}
+    out = {**games.body(row, folded.stream, full=True), "token": token}
     return http.json_response(out, 201, version=1, headers={"Location": url_for("games.show", game_id=game_id)})
 
 
@@ -119,5 +120,5 @@ def show(game_id: str) -> Response:
     """One game with its state (full view with the token, public view without)."""
     row = games.load(game_id)
     full = http.reader_is_full(row)
-    stream = games.current_stream(row)
+    stream = games.current(row).stream
     return http.json_response(games.body(row, stream, full), version=stream.version)

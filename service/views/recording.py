@@ -127,14 +127,15 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
         before = games.cache().get(db, rules, game_id, version)
         seq = version + 1
         try:
-            after = streams.advance(before, seq, parsed.action)
+            after = replay.extend(before, seq, parsed.action)
         except RulesError as err:
             raise ApiError(409, err.code, err.message, version=version) from err
         recorded_at = utc_text(datetime.now(UTC))
         data = {k: v for k, v in parsed.action.items() if k != "type"}
         event = store.append(db, game_id, seq, parsed.action["type"], data, recorded_at, parsed.at, key)
-        store.set_version(db, game_id, seq, rules.status(after.state))
-        out = {"seq": seq, "version": seq, "event": event, "state": rules.view(after.state, True)}
+        state = after.stream.state
+        store.set_version(db, game_id, seq, rules.status(state))
+        out = {"seq": seq, "version": seq, "event": event, "state": rules.view(state, True)}
         if key is not None:
             store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
     games.cache().put(game_id, after)
@@ -156,8 +157,9 @@ def log(game_id: str) -> Response:
         query = EventsQuerySchema().load(request.args.to_dict())
     except ValidationError as err:
         raise invalid(flatten(err.messages), "The query parameters are not valid.") from err
-    events = store.events(get_db(), game_id, upto=row["version"])
-    page = replay.event_log(games.rules_of(row), events, full, after=query["after"], limit=query["limit"])
+    folded = games.current(row)
+    events = store.events(get_db(), game_id, after=query["after"], upto=min(folded.version, query["after"] + query["limit"]))
+    page = replay.event_log(folded, events, full)
     more = bool(page) and page[-1]["seq"] < row["version"]
     return http.json_response(
         {"events": page, "version": row["version"], "next_after": page[-1]["seq"] if more else None},
@@ -170,6 +172,6 @@ def actions(game_id: str) -> Response:
     """What can be recorded next: ``{"version", "actions": [{type, player, cards}]}``."""
     row = games.load(game_id)
     full = http.reader_is_full(row)
-    stream = games.current_stream(row)
+    stream = games.current(row).stream
     legal = games.rules_of(row).legal_actions(stream.state, full)
     return http.json_response({"version": stream.version, "actions": legal}, version=stream.version)

@@ -32,7 +32,7 @@ def hand(game_id: str, n: int) -> Response:
     row = games.load(game_id)
     full = http.reader_is_full(row)
     games.path_number(n)
-    view = audit.hand(games.rules_of(row), store.events(get_db(), game_id, upto=row["version"]), n, full)
+    view = audit.hand(games.current(row), store.events(get_db(), game_id, upto=row["version"]), n, full)
     if view is None:
         raise ApiError(404, "not_found", f"This game has no hand {n}.", version=row["version"])
     return http.json_response(view, version=row["version"])
@@ -47,7 +47,7 @@ def trick(game_id: str, n: int, t: int) -> Response:
     games.path_number(n)
     games.path_number(t)
     events = store.events(get_db(), game_id, upto=row["version"])
-    view = audit.trick(games.rules_of(row), events, n, t, full)
+    view = audit.trick(games.current(row), events, n, t, full)
     if view is None:
         raise ApiError(404, "not_found", f"This game has no trick {t} in hand {n}.", version=row["version"])
     return http.json_response(view, version=row["version"])

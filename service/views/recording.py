@@ -108,18 +108,17 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
     fingerprint = http.request_hash(endpoint, body)
     db = get_db()
     with store.immediate(db):
+        fresh = store.get_game(db, game_id)
+        if fresh is None:  # pragma: no cover - games are never deleted
+            raise ApiError(404, "game_not_found", f"There is no game {game_id!r}.")
+        version = fresh["version"]
         if key is not None:
             seen = store.remembered(db, game_id, key)
             if seen is not None and seen["request_hash"] == fingerprint:
                 return http.json_response(seen["response"], seen["status"], version=seen["response"].get("version"))
             if seen is not None:
                 raise ApiError(422, "idempotency_key_reused",
-                               "This Idempotency-Key was used before with a different request.",
-                               version=_version(db, game_id))
-        fresh = store.get_game(db, game_id)
-        if fresh is None:  # pragma: no cover - games are never deleted
-            raise ApiError(404, "game_not_found", f"There is no game {game_id!r}.")
-        version = fresh["version"]
+                               "This Idempotency-Key was used before with a different request.", version=version)
         if parsed.errors is not None or parsed.action is None:
             raise ApiError(422, "validation_failed", "The action does not fit its schema.",
                            errors=parsed.errors or {}, version=version)
@@ -140,11 +139,6 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
             store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
     games.cache().put(game_id, after)
     return http.json_response(out, 201, version=seq)
-
-
-def _version(db: Any, game_id: str) -> int | None:
-    fresh = store.get_game(db, game_id)
-    return fresh["version"] if fresh else None
 
 
 @bp.get("/games/<game_id>/events")

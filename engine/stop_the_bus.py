@@ -668,8 +668,10 @@ def _settle(state: State) -> State:
         if state.visibility == "open":  # the hands are known: they are laid down for all to see
             rnd = replace(rnd, holdings=tuple(Holding(h.known, h.unknown, h.known) for h in rnd.holdings))
         state = replace(state, round=rnd)
-    if rnd.showdown and all(rnd.holdings[s].unknown == 0 and (state.visibility == "open" or s in rnd.shown) for s in active):
-        return _score(state)
+    if rnd.showdown:
+        shown = rnd.shown
+        if all(rnd.holdings[s].unknown == 0 and (state.visibility == "open" or s in shown) for s in active):
+            return _score(state)
     return state
 
 

@@ -345,7 +345,7 @@ def _seat(state: State, name: str) -> int:
         raise RulesError("not_your_turn", f"{name} is not a player in this game.") from err
 
 
-def groups(table: tuple[int | None, ...]) -> list[Group]:
+def groups(table: tuple[int | None, ...] | list[int | None]) -> list[Group]:
     """The groups on the table, by number ("A turn", 4: same printed number, not totals)."""
     seats: dict[int, list[int]] = {}
     for seat, card in enumerate(table):
@@ -354,7 +354,7 @@ def groups(table: tuple[int | None, ...]) -> list[Group]:
     return [Group(number, tuple(seats[number])) for number in sorted(seats)]
 
 
-def group_of(table: tuple[int | None, ...], number: int) -> Group:
+def group_of(table: tuple[int | None, ...] | list[int | None], number: int) -> Group:
     """The group of ``number`` on ``table`` (seats in seat order)."""
     return Group(number, tuple(s for s, card in enumerate(table) if card == number))
 
@@ -534,24 +534,59 @@ def _open_hands(state: State, hands: Mapping[str, list[int]] | None) -> tuple[Ho
     return tuple(Holding(tuple(sorted(hands[n])), 0) for n in state.names)
 
 
+@dataclass(slots=True)
+class Work:
+    """A mutable working copy of what one play changes, frozen back into the state once.
+
+    (Copying the whole frozen state after every flush, draw and push would cost more than
+    the rules themselves.)
+    """
+
+    holdings: list[Holding]
+    table: list[int | None]
+    seen: list[int]
+    discard: list[int]
+    draw_pile: int
+    drawn: list[int]
+    pushed_through: list[int]
+    reshuffles: int
+
+    @classmethod
+    def of(cls, state: State) -> Work:
+        return cls(list(state.holdings), list(state.table), list(state.seen), list(state.discard), state.draw_pile,
+                   list(state.drawn), list(state.pushed_through), state.reshuffles)
+
+    def frozen(self, state: State, **changes: Any) -> State:
+        return replace(
+            state,
+            holdings=tuple(self.holdings),
+            table=tuple(self.table),
+            seen=tuple(self.seen),
+            discard=tuple(self.discard),
+            draw_pile=self.draw_pile,
+            drawn=tuple(self.drawn),
+            pushed_through=tuple(self.pushed_through),
+            reshuffles=self.reshuffles,
+            **changes,
+        )
+
+
 def _play(state: State, action: Action, seq: int) -> State:
     """Play a card, resolve flushes and draws, pass the turn on ("A turn", 3-5)."""
     seat = _seat(state, action["player"])
     card: int = action["card"]
     check_play(state, seat)
     check_card(state, seat, card)
-    holding = state.holdings[seat]
-    seen = state.seen if card in holding.known else _bump(state.seen, card)
-    state = replace(
-        state,
-        holdings=_set(state.holdings, seat, holding.without(card)),
-        table=_set(state.table, seat, card),
-        seen=seen,
-    )
-    return _resolve(state, seat, card, seq)
+    work = Work.of(state)
+    holding = work.holdings[seat]
+    if card not in holding.known:  # an unknown card becomes known as it is played
+        work.seen[card] += 1
+    work.holdings[seat] = holding.without(card)
+    work.table[seat] = card
+    return _resolve(state, work, seat, card, seq)
 
 
-def flushes(table: tuple[int | None, ...], card: int) -> tuple[Group, list[Group], list[Group]]:
+def flushes(table: tuple[int | None, ...] | list[int | None], card: int) -> tuple[Group, list[Group], list[Group]]:
     """The new card's group, the groups it flushes and those exactly as strong ("A turn", 4).
 
     Only the group of the card just played flushes: every *other* group strictly weaker
@@ -574,86 +609,76 @@ def draw_order(seats: int, active: int, drawers: set[int]) -> tuple[int, ...]:
     return tuple(s for s in ((active + i) % seats for i in range(1, seats)) if s in drawers)
 
 
-def _resolve(state: State, seat: int, card: int, seq: int) -> State:
-    before = group_of(_set(state.table, seat, None), card)
-    totals = tuple(g for g in groups(state.table) if g.number != card and len(g.seats) > 1 and g.strength == card)
-    mine, weaker, equal = flushes(state.table, card)
-    table, discard = state.table, state.discard
+def _resolve(state: State, work: Work, seat: int, card: int, seq: int) -> State:
+    """Step 4 and 5 of ``seat``'s turn, then steps 1 and 2 of the next player's ("A turn")."""
+    on_table = groups(work.table)
+    totals = tuple(g for g in on_table if g.number != card and len(g.seats) > 1 and g.strength == card)
+    mine, weaker, equal = flushes(work.table, card)
     for flushed in weaker:  # flushed cards go to the discard before anyone draws
         for member in flushed.seats:
-            table = _set(table, member, None)
-        discard = _bump(discard, flushed.number, len(flushed.seats))
-    state = replace(state, table=table, discard=discard)
+            work.table[member] = None
+        work.discard[flushed.number] += len(flushed.seats)
     order = draw_order(len(state.names), seat, {s for g in weaker for s in g.seats})
-    missed: list[int] = []
-    reshuffles = state.reshuffles
-    for drawer in order:
-        state, drew = _draw(state, drawer)
-        if not drew:
-            missed.append(drawer)
-    number = state.turns.size + 1 if state.turns is not None else 1
+    missed = tuple(drawer for drawer in order if not _draw(work, drawer))
     nxt = (seat + 1) % len(state.names)
-    state, pushed = _push_through(state, nxt)
-    winners = _winners(state)
+    pushed = _push_through(work, nxt)
+    winners = _winners(work)
     turn = Turn(
-        number=number,
+        number=state.turns.size + 1 if state.turns is not None else 1,
         seq=seq,
         seat=seat,
         card=card,
         group=mine,
-        joined=before.seats,
+        joined=tuple(s for s in mine.seats if s != seat),
         flushed=tuple(weaker),
         drawers=order,
-        missed=tuple(missed),
+        missed=missed,
         equal=tuple(equal),
         totals=totals,
-        reshuffles=state.reshuffles - reshuffles,
+        reshuffles=work.reshuffles - state.reshuffles,
         next_seat=nxt,
         pushed=pushed,
         winners=winners,
     )
-    return replace(state, active=nxt, turns=_push(state.turns, turn), winners=winners, finished=bool(winners))
+    return work.frozen(state, active=nxt, turns=_push(state.turns, turn), winners=winners, finished=bool(winners))
 
 
-def _draw(state: State, seat: int) -> tuple[State, bool]:
-    """``seat`` draws one card; an empty draw pile is first refilled from the discard."""
-    if state.draw_pile == 0:
-        if state.discard_size == 0:
-            return state, False
-        seen = tuple(s - d for s, d in zip(state.seen, state.discard, strict=True))
-        state = replace(
-            state,
-            draw_pile=state.discard_size,
-            discard=(0,) * (HIGH + 1),
-            seen=seen,
-            reshuffles=state.reshuffles + 1,
-        )
-    holding = state.holdings[seat]
-    state = replace(
-        state,
-        draw_pile=state.draw_pile - 1,
-        holdings=_set(state.holdings, seat, Holding(holding.known, holding.unknown + 1)),
-        drawn=_bump(state.drawn, seat),
-    )
-    return state, True
+def _draw(work: Work, seat: int) -> bool:
+    """``seat`` draws one card; False when there is none ("A turn": draws).
+
+    A draw that finds the draw pile empty first shuffles the discard pile into a new one;
+    its cards go back to being unknown. With both piles empty no card is drawn.
+    """
+    if work.draw_pile == 0:
+        if not any(work.discard):
+            return False
+        work.draw_pile = sum(work.discard)
+        work.seen = [s - d for s, d in zip(work.seen, work.discard, strict=True)]
+        work.discard = [0] * (HIGH + 1)
+        work.reshuffles += 1
+    holding = work.holdings[seat]
+    work.draw_pile -= 1
+    work.holdings[seat] = Holding(holding.known, holding.unknown + 1)
+    work.drawn[seat] += 1
+    return True
 
 
-def _push_through(state: State, seat: int) -> tuple[State, Group | None]:
-    """Step 1 of ``seat``'s turn: their surviving card goes, with its whole group ("A turn", 1)."""
-    card = state.table[seat]
+def _push_through(work: Work, seat: int) -> Group | None:
+    """Step 1 of ``seat``'s turn: their surviving card goes, with its whole group, and nobody draws ("A turn", 1)."""
+    card = work.table[seat]
     if card is None:
-        return state, None
-    group = group_of(state.table, card)
-    table, pushed = state.table, state.pushed_through
+        return None
+    group = group_of(work.table, card)
     for member in group.seats:
-        table = _set(table, member, None)
-        pushed = _bump(pushed, member)
-    return replace(state, table=table, pushed_through=pushed, discard=_bump(state.discard, card, len(group.seats))), group
+        work.table[member] = None
+        work.pushed_through[member] += 1
+    work.discard[card] += len(group.seats)
+    return group
 
 
-def _winners(state: State) -> tuple[int, ...]:
+def _winners(work: Work) -> tuple[int, ...]:
     """Step 2: everyone with no card in hand and none on the table has won ("A turn", 2)."""
-    return tuple(s for s in range(len(state.names)) if state.holdings[s].size == 0 and state.table[s] is None)
+    return tuple(s for s, holding in enumerate(work.holdings) if holding.size == 0 and work.table[s] is None)
 
 
 def _draw_named(state: State, action: Action, seq: int) -> State:

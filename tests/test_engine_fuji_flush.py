@@ -381,9 +381,9 @@ def test_flushed_cards_reach_the_discard_before_the_draws() -> None:
 def test_no_card_is_drawn_when_both_piles_are_empty() -> None:
     """Unreachable through plays (flushed cards always refill the discard), so checked directly."""
     state = new_game(players=["A", "B", "C"])
-    empty = dataclasses.replace(state, draw_pile=0, discard=(0,) * (ff.HIGH + 1))
-    after, drew = ff._draw(empty, 0)
-    assert drew is False and after is empty
+    work = ff.Work.of(dataclasses.replace(state, draw_pile=0, discard=(0,) * (ff.HIGH + 1)))
+    assert ff._draw(work, 0) is False
+    assert (work.draw_pile, work.drawn[0], work.holdings[0].size, work.reshuffles) == (0, 0, 6, 0)
 
 
 # --------------------------------------------------------------------------- push through and winning

@@ -694,7 +694,7 @@ def _score(state: State) -> State:
             f"and {state.names[rnd.dealer]} deals again (all_out replay_round; {SPEC}, 'Showdown')"
         )
         state = _end_round(state, Result((), ranks, f"{reason}; {why}", replayed=True))
-        return replace(state, dealer=rnd.dealer)
+        return replace(state, dealer=rnd.dealer if in_game(state, rnd.dealer) else _left_of(state, rnd.dealer))
     eliminated = tuple(s for s in weakest if chips[s] == 0)
     if eliminated:
         reason += f"; {name_list([state.names[s] for s in eliminated])} {'has' if len(eliminated) == 1 else 'have'} no chips left and {'is' if len(eliminated) == 1 else 'are'} out"

@@ -542,6 +542,14 @@ def test_all_out_when_last_players_lose_together(all_out: str) -> None:
         assert (view(stream)["round_number"], view(stream)["dealer"], view(stream)["to_act"]) == (2, "Ann", ["Bob"])
 
 
+def test_replay_round_after_dealer_went_out_passes_the_deal_left() -> None:
+    stream = play(["deal QS 4H 9D", "adjust Cas -1", "stop Ann", "swap Bob QS 2C",
+                   "show Ann QD 5C 7D", "show Bob QS 5H 7S"], chips=1, all_out="replay_round")
+    state = view(stream)
+    assert (state["status"], state["next_dealer"]) == ("in_progress", "Ann")
+    assert stb.hand_view(stream.state, 1, True)["result"]["replayed"] is True
+
+
 def test_all_out_not_triggered_when_someone_keeps_chips() -> None:
     stream = play([*TO_SHOWDOWN, "show Ann QD 4C 2S", "show Bob QS 8C 9H", "show Cas 4H QH 2D"],
                   chips=1, all_out="replay_round")

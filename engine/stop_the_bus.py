@@ -359,7 +359,11 @@ def _in_round(state: State, rnd: Round, seat: int) -> None:
 
 
 def check_turn(state: State, seat: int) -> Round:
-    """May ``seat`` take a turn (a swap) now? ("Turns": clockwise from the dealer's left)."""
+    """May ``seat`` take a turn (a swap) now? ("Turns": clockwise from the dealer's left).
+
+    Returns the round in play; raises ``game_over``, ``hand_over``, ``wrong_phase`` (no deal
+    yet, or the showdown) or ``not_your_turn`` (out, not dealt in, the stopper, out of turn).
+    """
     rnd = _current(state, "a swap")
     if rnd.showdown:
         raise RulesError("wrong_phase", "Every turn has been taken: it is the showdown, the players show their cards.")
@@ -376,7 +380,11 @@ def check_turn(state: State, seat: int) -> Round:
 
 
 def check_swap(state: State, rnd: Round, seat: int, take: str, give: str) -> None:
-    """One card from the middle for one from the hand ("Turns"; option ``allow_return``)."""
+    """One card from the middle for one from the hand ("Turns"; option ``allow_return``).
+
+    Raises ``card_not_available`` (``take`` not in the middle, ``give`` cannot be in the
+    hand) or ``return_not_allowed`` (``give`` is the card just taken).
+    """
     if take not in rnd.centre:
         raise RulesError(
             "card_not_available",
@@ -394,7 +402,11 @@ def check_swap(state: State, rnd: Round, seat: int, take: str, give: str) -> Non
 
 
 def check_swap_all(state: State, rnd: Round, seat: int, give: Iterable[str]) -> None:
-    """The whole hand for the three middle cards (option ``swap_all``, "Turns")."""
+    """The whole hand for the three middle cards (option ``swap_all``, "Turns").
+
+    Raises ``swap_all_not_allowed``, ``wrong_card_count`` (not 3 different cards) or
+    ``card_not_available`` (a known card left out, or a card seen elsewhere).
+    """
     if not state.options.swap_all:
         raise RulesError("swap_all_not_allowed", "Exchanging the whole hand is not allowed (option swap_all is off).")
     cards = list(give)
@@ -422,7 +434,11 @@ def _check_whole_hand(state: State, rnd: Round, seat: int, cards: list[str], ver
 
 def check_stop(state: State, seat: int) -> Round:
     """May ``seat`` stop the bus now? ("Turns": after their swap in the same turn, or without
-    swapping as option ``stop_without_swap`` allows; only one stop per round)."""
+    swapping as option ``stop_without_swap`` allows; only one stop per round).
+
+    Returns the round in play; raises ``game_over``, ``hand_over``, ``wrong_phase``,
+    ``stop_not_allowed`` or ``not_your_turn``.
+    """
     rnd = _current(state, "a stop")
     name = state.names[seat]
     if rnd.showdown or rnd.stopped_by is not None:
@@ -446,7 +462,11 @@ def check_stop(state: State, seat: int) -> Round:
 
 
 def check_show(state: State, seat: int) -> Round:
-    """May ``seat`` show their cards now? ("Showdown": table visibility, after the final turns)."""
+    """May ``seat`` show their cards now? ("Showdown": table visibility, after the final turns).
+
+    Returns the round in play; raises ``game_over``, ``hand_over``, ``wrong_phase`` (open
+    game, or not the showdown yet) or ``not_your_turn`` (not in the round, already shown).
+    """
     rnd = _current(state, "a show")
     if state.visibility == "open":
         raise RulesError("wrong_phase", "In an open game the hands are known: no show is needed.")
@@ -462,7 +482,11 @@ def check_show(state: State, seat: int) -> Round:
 
 
 def check_cards_shown(state: State, rnd: Round, seat: int, cards: list[str]) -> None:
-    """Three different cards consistent with everything seen ("Showdown")."""
+    """Three different cards consistent with everything seen ("Showdown").
+
+    Raises ``wrong_card_count`` or ``card_not_available`` (a card taken from the middle and
+    not given back is missing, or a card is known to be elsewhere).
+    """
     if len(cards) != HAND_CARDS or len(set(cards)) != HAND_CARDS:
         raise RulesError("wrong_card_count", f"A show has {HAND_CARDS} different cards.")
     _check_whole_hand(state, rnd, seat, cards, "shows")

@@ -11,6 +11,7 @@ from flask import Flask
 from service import db, problems
 from service.cache import FoldCache
 from service.views import games, meta, recording, replays
+from service.writer import GroupCommitter
 
 MIB = 1024 * 1024
 
@@ -34,6 +35,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(test_config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
+    app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"])
     db.init_app(app)
     problems.register(app)
     for blueprint in (games.bp, recording.bp, replays.bp, meta.bp):

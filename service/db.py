@@ -1,33 +1,48 @@
-"""One database connection per request (``flask.g``), closed at teardown."""
+"""Database connections: one per worker thread, kept open for the app's lifetime.
+
+A connection is opened the first time a thread of the server needs one and then reused by
+every request that thread serves. Opening and closing a connection per request would be
+far slower: in WAL mode the last connection to close checkpoints the log into the database
+file (several extra ``fsync`` calls), which made every recorded move pay for it. The
+number of connections is bounded by the server's worker threads.
+"""
 
 from __future__ import annotations
 
-from flask import Flask, current_app, g
+import threading
+
+from flask import Flask, current_app
 from sqlite_utils import Database
 
 from service import store
 
+_EXTENSION = "kibitz.connections"
+
 
 def get_db() -> Database:
-    """The request's connection to ``DATABASE``, opened on first use."""
-    if "db" not in g:
-        g.db = store.connect(current_app.config["DATABASE"], current_app.config["SYNCHRONOUS"])
-    db: Database = g.db
+    """The current thread's connection to ``DATABASE``, opened on first use."""
+    local: threading.local = current_app.extensions[_EXTENSION]
+    db: Database | None = getattr(local, "db", None)
+    if db is None:
+        db = store.connect(current_app.config["DATABASE"], current_app.config["SYNCHRONOUS"])
+        local.db = db
     return db
 
 
-def close_db(_error: BaseException | None = None) -> None:
-    """Close the request's connection, if one was opened."""
-    db = g.pop("db", None)
-    if db is not None:
-        db.close()
+def rollback_leftovers(_error: BaseException | None = None) -> None:
+    """After each request: roll back a transaction a failed request may have left open."""
+    local: threading.local = current_app.extensions[_EXTENSION]
+    db: Database | None = getattr(local, "db", None)
+    if db is not None and db.conn.in_transaction:
+        db.conn.rollback()
 
 
 def init_app(app: Flask) -> None:
-    """Create or upgrade the tables of ``DATABASE`` and register the teardown."""
+    """Create or upgrade the tables of ``DATABASE`` and set up per-thread connections."""
     db = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"])
     try:
         store.migrate(db)
     finally:
         db.close()
-    app.teardown_appcontext(close_db)
+    app.extensions[_EXTENSION] = threading.local()
+    app.teardown_appcontext(rollback_leftovers)

@@ -135,13 +135,13 @@ def reader_is_full(game: Mapping[str, Any]) -> bool:
 # --- If-Match, Idempotency-Key, ETag -------------------------------------------------
 
 
-def check_if_match(version: int) -> None:
+def check_if_match(version: int, header: str | None = None) -> None:
     """412 ``version_mismatch`` unless ``If-Match`` is absent, ``*`` or names ``version``.
 
     Accepted spellings of a version: ``"7"``, ``7`` and ``W/"7"``; a list separated by
-    commas matches if any item does.
+    commas matches if any item does. ``header`` is the request's ``If-Match`` value (read
+    before the write is handed to the writer thread, which has no request).
     """
-    header = request.headers.get("If-Match")
     if header is None:
         return
     for item in header.split(","):

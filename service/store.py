@@ -172,6 +172,12 @@ def _game(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def version_of(db: Database, game_id: str) -> int | None:
+    """The stored ``version`` of ``game_id`` (the seq of its last event), or None."""
+    row = db.execute("SELECT version FROM games WHERE id = ?", [game_id]).fetchone()
+    return None if row is None else int(row[0])
+
+
 def set_version(db: Database, game_id: str, version: int, status: str) -> None:
     """Record the game's new ``version`` and ``status`` (both derived from the events)."""
     db.execute("UPDATE games SET version = ?, status = ? WHERE id = ?", [version, status, game_id])
@@ -239,16 +245,9 @@ def append(db: Database, game_id: str, seq: int, kind: str, data: Mapping[str, A
     Raises ``sqlite3.IntegrityError`` if that ``seq`` (or that idempotency key) is taken:
     call it inside :func:`immediate` after reading the current version to avoid that.
     """
-    db.table("events").insert(
-        {
-            "game_id": game_id,
-            "seq": seq,
-            "type": kind,
-            "data": json.dumps(data, separators=(",", ":")),
-            "recorded_at": recorded_at,
-            "at": at,
-            "idempotency_key": idempotency_key,
-        }
+    db.execute(
+        "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [game_id, seq, kind, json.dumps(data, separators=(",", ":")), recorded_at, at, idempotency_key],
     )
     return {"seq": seq, "type": kind, "data": dict(data), "recorded_at": recorded_at, "at": at}
 

@@ -1,8 +1,9 @@
 """Recording: ``POST /games/<id>/events``, ``/undo``, ``/redo``; the log and next actions.
 
 A write follows ``api.md``'s order of checks: body (413/415/400) → game (404) → token
-(401/403) → payload parsed, errors kept → ``BEGIN IMMEDIATE`` → ``Idempotency-Key`` →
-payload errors (422) → ``If-Match`` (412) → rules (409) → append → ``COMMIT`` → 201.
+(401/403) → payload parsed, errors kept → the group committer's ``BEGIN IMMEDIATE`` (service/writer.py)
+→ ``Idempotency-Key`` → payload errors (422) → ``If-Match`` (412) → rules (409) → append →
+``COMMIT`` (shared with the other writes waiting at that moment) → 201.
 """
 
 from __future__ import annotations
@@ -10,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
-from flask import Blueprint, Response, request
-from marshmallow import ValidationError
+from flask import Blueprint, Response, current_app, request
+from marshmallow import Schema, ValidationError
+from sqlite_utils import Database
 
+import schemas
 from engine import stream as streams
 from engine.core import RulesError
 from replays import replay
@@ -24,6 +28,7 @@ from service import games, http, store
 from service.db import get_db
 from service.problems import ApiError
 from service.views.games import invalid
+from service.writer import GroupCommitter
 
 bp = Blueprint("recording", __name__)
 
@@ -74,7 +79,7 @@ def parse_action(row: Mapping[str, Any], body: Any) -> Parsed:
     if not isinstance(kind, str) or kind not in actions:
         known = ", ".join(sorted(actions))
         return Parsed(None, None, {"type": [f"Give the action's type, one of: {known}."]})
-    schema = actions[kind](players=row["players"], visibility=row["visibility"])
+    schema = action_schema(row["game"], kind, tuple(row["players"]), row["visibility"])
     try:
         loaded = dict(schema.load(body))
     except ValidationError as err:
@@ -82,6 +87,17 @@ def parse_action(row: Mapping[str, Any], body: Any) -> Parsed:
     at = loaded.pop("at", None)
     loaded.pop("type", None)
     return Parsed({"type": kind, **loaded}, at, None)
+
+
+@lru_cache(maxsize=512)
+def action_schema(game: str, kind: str, players: tuple[str, ...], visibility: str) -> Schema:
+    """The action schema of ``kind`` for one table (seats, visibility), built once and reused.
+
+    Building a marshmallow schema costs more than loading a body with it; a loaded schema
+    keeps no state between loads, so one instance serves every request of that table.
+    """
+    schema: Schema = schemas.GAMES[game].ACTIONS[kind](players=players, visibility=visibility)
+    return schema
 
 
 def parse_reason(kind: str, body: Any) -> Parsed:
@@ -97,33 +113,35 @@ def parse_reason(kind: str, body: Any) -> Parsed:
 
 
 def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> Response:
-    """Store ``parsed.action`` as the game's next event, inside ``BEGIN IMMEDIATE``.
+    """Store ``parsed.action`` as the game's next event, through the group committer.
 
     Returns the 201 response (or the stored first response of a retried
-    ``Idempotency-Key``). Raises ``ApiError``: 422 ``idempotency_key_reused``, 422
-    ``validation_failed``, 412 ``version_mismatch``, 409 with the rules code.
+    ``Idempotency-Key``), sent only once the event is committed. Raises ``ApiError``: 422
+    ``idempotency_key_reused``, 422 ``validation_failed``, 412 ``version_mismatch``, 409
+    with the rules code.
     """
     game_id, rules = row["id"], games.rules_of(dict(row))
     key = http.idempotency_key()
     fingerprint = http.request_hash(endpoint, body)
-    db = get_db()
-    with store.immediate(db):
-        fresh = store.get_game(db, game_id)
-        if fresh is None:  # pragma: no cover - games are never deleted
+    if_match = request.headers.get("If-Match")
+    cache = games.cache()
+
+    def write(db: Database) -> tuple[int, dict[str, Any], replay.Folded | None]:
+        version = store.version_of(db, game_id)
+        if version is None:  # pragma: no cover - games are never deleted
             raise ApiError(404, "game_not_found", f"There is no game {game_id!r}.")
-        version = fresh["version"]
         if key is not None:
             seen = store.remembered(db, game_id, key)
             if seen is not None and seen["request_hash"] == fingerprint:
-                return http.json_response(seen["response"], seen["status"], version=seen["response"].get("version"))
+                return seen["status"], seen["response"], None
             if seen is not None:
                 raise ApiError(422, "idempotency_key_reused",
                                "This Idempotency-Key was used before with a different request.", version=version)
         if parsed.errors is not None or parsed.action is None:
             raise ApiError(422, "validation_failed", "The action does not fit its schema.",
                            errors=parsed.errors or {}, version=version)
-        http.check_if_match(version)
-        before = games.cache().get(db, rules, game_id, version)
+        http.check_if_match(version, if_match)
+        before = cache.get(db, rules, game_id, version)
         seq = version + 1
         try:
             after = replay.extend(before, seq, parsed.action)
@@ -137,8 +155,18 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
         out = {"seq": seq, "version": seq, "event": event, "state": rules.view(state, True)}
         if key is not None:
             store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
-    games.cache().put(game_id, after)
-    return http.json_response(out, 201, version=seq)
+        return 201, out, after
+
+    status, out, after = writer().run(write)
+    if after is not None:
+        cache.put(game_id, after)
+    return http.json_response(out, status, version=out.get("version"))
+
+
+def writer() -> GroupCommitter:
+    """The app's group committer (one writer thread per process)."""
+    committer: GroupCommitter = current_app.extensions["kibitz_writer"]
+    return committer
 
 
 @bp.get("/games/<game_id>/events")

@@ -1,0 +1,84 @@
+"""The group committer: many writes per transaction, each refused write rolled back alone."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from sqlite_utils import Database
+
+from service import store
+from service.writer import GroupCommitter
+
+
+@pytest.fixture
+def committer(tmp_path):
+    path = str(tmp_path / "w.db")
+    db = store.connect(path)
+    db.execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
+    db.close()
+    return path, GroupCommitter(path, "FULL")
+
+
+def stored(path: str) -> list[int]:
+    db = store.connect(path)
+    try:
+        return [row[0] for row in db.execute("SELECT n FROM t ORDER BY n").fetchall()]
+    finally:
+        db.close()
+
+
+def test_concurrent_writes_all_land_and_refusals_roll_back_alone(committer):
+    path, writer = committer
+    results: dict[int, str] = {}
+    start = threading.Barrier(40)
+
+    def job(n: int):
+        def write(db: Database) -> int:
+            db.execute("INSERT INTO t (n) VALUES (?)", [n])
+            if n % 5 == 0:
+                raise ValueError(f"refused {n}")
+            return n
+
+        start.wait()
+        try:
+            results[n] = f"ok {writer.run(write)}"
+        except ValueError as err:
+            results[n] = str(err)
+
+    threads = [threading.Thread(target=job, args=(n,)) for n in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert stored(path) == [n for n in range(40) if n % 5]
+    assert results == {n: (f"refused {n}" if n % 5 == 0 else f"ok {n}") for n in range(40)}
+
+
+def test_a_write_sees_the_writes_before_it_in_its_batch(committer):
+    path, writer = committer
+    seen: list[int] = []
+
+    def write(db: Database) -> None:
+        count = db.execute("SELECT count(*) FROM t").fetchone()[0]
+        seen.append(count)
+        db.execute("INSERT INTO t (n) VALUES (?)", [count])
+
+    threads = [threading.Thread(target=writer.run, args=(write,)) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(seen) == list(range(20))
+    assert stored(path) == list(range(20))
+
+
+def test_the_result_comes_back_only_after_commit(committer):
+    path, writer = committer
+
+    def write(db: Database) -> list[int]:
+        db.execute("INSERT INTO t (n) VALUES (7)")
+        return stored(path)  # another connection: the insert is not committed yet
+
+    assert writer.run(write) == []
+    assert stored(path) == [7]

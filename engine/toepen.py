@@ -922,15 +922,15 @@ def _reveal(state: State, action: Action, seq: int) -> State:
     if len(cards) > holding.size:
         raise RulesError("wrong_card_count", f"{state.names[seat]} holds only {holding.size} cards.")
     new = [card for card in cards if card not in holding.known]
+    for card in new:
+        if not _available(hand, seat, card):
+            raise _not_available(state, hand, seat, card)
     if len(new) > holding.unknown:
         raise RulesError(
             "wrong_card_count",
             f"{state.names[seat]} holds {holding.size} cards and {_cards(sorted(holding.known))} among them: "
             f"a reveal cannot show {len(new)} others.",
         )
-    for card in new:
-        if not _available(hand, seat, card):
-            raise _not_available(state, hand, seat, card)
     holding = Holding(holding.known | set(new), holding.unknown - len(new))
     hand = replace(
         hand,

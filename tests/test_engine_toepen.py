@@ -1071,6 +1071,14 @@ def test_table_reveal_cannot_exceed_the_hand() -> None:
     assert game.hand()["hands"]["Cas"] == {"known": ["7C", "8C", "9C", "AH"], "unknown": 0}
 
 
+def test_open_reveal_of_a_card_not_held_is_refused() -> None:
+    game = dealt()
+    error = game.refused("reveal", player="Bob", cards=["9H"])
+    assert error.code == "card_not_available"
+    assert error.message.startswith("Bob cannot have 9♥: Bob is known to hold")
+    game.do("reveal", player="Bob", cards=["7H", "KS"])  # what the scorekeeper already knows
+
+
 def test_table_known_hand_can_only_play_its_cards() -> None:
     game = table().do("reveal", player="Bob", cards=["7H", "8C", "9S", "TD"])
     error = game.refused("play", player="Bob", card="JH")

@@ -153,6 +153,22 @@ class Playout:
                     with pytest.raises(RulesError):
                         toepen.apply(self.state, {"type": "play", "player": offer["player"], "card": card})
 
+    def check_exact(self, offers: list[dict[str, Any]]) -> None:
+        """Knock, fold, stay and laundry are offered to exactly the players ``apply`` accepts."""
+        state = self.state
+        if state.hand is None:
+            return
+        offered = {(o["type"], o["player"]) for o in offers}
+        extra = {"cards": sorted(self.stock[:4])} if self.visibility == "open" else {}
+        for kind in ("knock", "fold", "stay", "laundry"):
+            for name in state.names:
+                try:
+                    toepen.apply(state, {"type": kind, "player": name, **(extra if kind == "laundry" else {})})
+                    accepted = True
+                except RulesError:
+                    accepted = False
+                assert accepted == ((kind, name) in offered), f"{kind} by {name}: accepted={accepted}"
+
     def pick(self, offers: list[dict[str, Any]]) -> dict[str, Any]:
         """Mostly the turn's own action (play, stay, deal), sometimes anything offered."""
         turn = [o for o in offers if o["type"] in ("play", "stay", "deal")]
@@ -190,6 +206,7 @@ class Playout:
             offers = self.offers()
             if check_all:
                 self.check_offers(offers)
+                self.check_exact(offers)
             if self.data.draw(st.integers(0, 24), label="undo?") == 24:
                 self.undo_redo()
             offer = self.pick(offers)

@@ -165,8 +165,9 @@ class Playout:
                 try:
                     toepen.apply(state, {"type": kind, "player": name, **(extra if kind == "laundry" else {})})
                     accepted = True
-                except RulesError:
+                except RulesError as error:
                     accepted = False
+                    plain_sentence(error.message)
                 assert accepted == ((kind, name) in offered), f"{kind} by {name}: accepted={accepted}"
 
     def pick(self, offers: list[dict[str, Any]]) -> dict[str, Any]:
@@ -214,6 +215,12 @@ class Playout:
             self.record(action)
             conserved(self.state)
             views(self.state)
+
+
+def plain_sentence(message: str) -> None:
+    """Refusals read as plain sentences, with no Python reprs."""
+    assert message and message[-1] == "." and message[0] not in " \n", message
+    assert not any(bad in message for bad in ("frozenset", "None", "Holding(", "{'", "['")), message
 
 
 def conserved(state: toepen.State) -> None:

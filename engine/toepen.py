@@ -506,8 +506,7 @@ def _settle(state: State) -> State:
     active = [s for s in hand.players if hand.in_hand[s]]
     if len(active) <= 1:
         winner = active[0] if active else None
-        reason = f"everyone else folded: {state.names[winner]} is the last player in" if winner is not None else "nobody is left in the hand"
-        return _end_hand(state, Result(winner, reason))
+        return _end_hand(state, Result(winner, _last_in_reason(state, hand, winner)))
     trick = hand.current_trick
     if trick is None or next_to_play(hand) is not None:
         return state
@@ -519,6 +518,21 @@ def _settle(state: State) -> State:
     if done.number < TRICKS:
         return state
     return _score_hand(state, done)
+
+
+def _last_in_reason(state: State, hand: Hand, winner: int | None) -> str:
+    """Why the hand ended early: the others folded and/or were eliminated."""
+    if winner is None:
+        return "nobody is left in the hand"
+    gone = [s for s in hand.players if s != winner]
+    folded = [s for s in gone if any(f.seat == s for f in hand.folds)]
+    out = [s for s in gone if s not in folded]
+    parts = []
+    if folded:
+        parts.append(f"{names_of(state, folded)} folded")
+    if out:
+        parts.append(f"{names_of(state, out)} {'was' if len(out) == 1 else 'were'} eliminated")
+    return f"{' and '.join(parts)}: {state.names[winner]} is the last player in"
 
 
 def _score_hand(state: State, last: Trick) -> State:
@@ -740,6 +754,9 @@ def _deal(state: State, action: Action, seq: int) -> State:
     if state.visibility == "open":
         if hands is None:
             raise RulesError("wrong_card_count", "An open game's deal must list every player's 4 cards.")
+        unknown = sorted(n for n in hands if n not in state.names)
+        if unknown:
+            raise RulesError("wrong_card_count", f"{name_list(unknown)} {'is' if len(unknown) == 1 else 'are'} not at this table.")
         named = {state.names.index(n) for n in hands}
         if named != set(seats):
             missing = name_list([state.names[s] for s in seats if s not in named])
@@ -1214,6 +1231,14 @@ def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:
     return None if hand is None else _hand_json(state, hand, full)
 
 
+def folds_during(hand: Hand, trick: Trick) -> list[Fold]:
+    """Folds recorded while ``trick`` was being played (or before its lead, after the last trick)."""
+    index = trick.number - 1
+    start = hand.tricks[index - 1].plays[-1].seq if index > 0 else hand.deal_seq
+    end = trick.plays[-1].seq if trick.complete else None
+    return [f for f in hand.folds if f.seq > start and (end is None or f.seq <= end)]
+
+
 def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict[str, Any] | None:
     """``GET hands/<n>/tricks/<t>``: plays with seq, lead suit, winner and the reason."""
     hand = _hand(state, number)
@@ -1223,7 +1248,123 @@ def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict
     out = _trick_json(state, hand, trick)
     out["hand_number"] = hand.number
     out["winner_reason"] = winner_reason(state, hand, trick)
-    out["folded"] = [{"player": state.names[f.seat], "seq": f.seq} for f in hand.folds]
+    out["folded"] = [{"player": state.names[f.seat], "seq": f.seq} for f in folds_during(hand, trick)]
     out["irregularities"] = [_revoke_json(state, r) for r in hand.revokes if r.trick == trick.number]
     out["source"] = SPEC
     return out
+
+
+# --------------------------------------------------------------------------- timeline
+
+
+def describe(before: State, action: Action, after: State, full: bool) -> str:
+    """One recorded action in plain words, with what the rules derived from it.
+
+    ``before`` and ``after`` are the states around ``action`` (both the initial state for
+    ``game_created``); ``full`` is False for a reader who may not see hidden cards (a
+    laundry's new cards are then left out). For example ``"Cas played 7♣ and won trick 2:
+    the highest club"``.
+    """
+    kind = action["type"]
+    names = before.names
+    who = str(action.get("player", ""))
+    if kind == "game_created":
+        return (
+            f"Toepen for {name_list(list(names))} ({before.visibility} visibility, {before.options.limit} lives): "
+            f"{names[before.dealer]} deals first."
+        )
+    if kind == "deal":
+        hand = after.hand
+        assert hand is not None
+        leads = leader(hand)
+        text = f"{names[hand.dealer]} dealt hand {hand.number}: {HAND_CARDS} cards each"
+        text += f", {names[leads]} leads" if leads is not None else ""
+    elif kind == "play":
+        text = _describe_play(before, action, after)
+    elif kind == "knock":
+        text = f"{who} knocked: the stake is now {after.hand.stake if after.hand else '?'}"
+    elif kind == "stay":
+        text = f"{who} stays in"
+    elif kind == "fold":
+        hand = after.hand or after.history[-1]
+        lost = next((f.lost for f in hand.folds if f.seq == action.get("seq")), 0)
+        text = f"{who} folded and loses {lost} {'life' if lost == 1 else 'lives'}"
+    elif kind == "laundry":
+        text = f"{who} exchanged their hand (laundry)"
+        if full and action.get("cards"):
+            text += f" for {_cards(action['cards'])}"
+    elif kind == "challenge":
+        text = _describe_challenge(action, after)
+    elif kind == "reveal":
+        text = f"{who} revealed {_cards(action.get('cards', []))}"
+    elif kind == "adjust":
+        seat = names.index(who)
+        amount = int(action["amount"])
+        text = (
+            f"Ruling: {who} {'+' if amount >= 0 else ''}{amount} {'life' if abs(amount) == 1 else 'lives'} lost "
+            f"({action.get('reason', '')}); {who} has now lost {after.lives_lost[seat]}"
+        )
+    else:
+        text = f"{who} {kind}".strip()
+    return text + _consequences(before, action, after) + "."
+
+
+def _describe_play(before: State, action: Action, after: State) -> str:
+    names = before.names
+    who, card, seq = str(action["player"]), str(action["card"]), action.get("seq")
+    hand = _hand(after, hand_number(after))
+    trick = next((t for t in hand.tricks for p in t.plays if p.seq == seq), None) if hand else None
+    if trick is None:
+        return f"{who} played {pretty(card)}"
+    lead = trick.lead_suit or suit_of(card)
+    if trick.plays[0].seq == seq:
+        text = f"{who} led {pretty(card)} to trick {trick.number}"
+    elif suit_of(card) != lead:
+        text = f"{who} played {pretty(card)}, not following {SUIT_NAMES[lead]}"
+    else:
+        text = f"{who} played {pretty(card)}"
+    if trick.complete and trick.plays[-1].seq == seq and trick.winner is not None:
+        top = trick.best()
+        high = f"the highest {SUIT_SINGULAR[lead]}"
+        if trick.winner == names.index(who):
+            text += f" and won trick {trick.number}: {high}"
+        else:
+            text += f": {names[trick.winner]} wins trick {trick.number} with {pretty(top.card) if top else '?'}, {high}"
+    return text
+
+
+def _describe_challenge(action: Action, after: State) -> str:
+    who, target = str(action["player"]), str(action["target"])
+    hand = _hand(after, hand_number(after))
+    entry = next((e for e in hand.laundries if e.challenge_seq == action.get("seq")), None) if hand else None
+    if entry is None:
+        return f"{who} challenged {target}'s laundry"
+    if entry.genuine:
+        return f"{who} challenged {target}'s laundry: {_cards(entry.shown)} was genuine, so {who} loses a life"
+    return f"{who} challenged {target}'s laundry: {_cards(entry.shown)} was a bluff, so {target} loses a life"
+
+
+def _consequences(before: State, action: Action, after: State) -> str:
+    """What else ``action`` set off: proven revokes, the end of the hand, eliminations, the end of the game."""
+    names = before.names
+    parts: list[str] = []
+    seq = action.get("seq")
+    hand = _hand(after, hand_number(after)) if action["type"] != "game_created" else None
+    if hand is not None:
+        for revoke in hand.revokes:
+            if revoke.proof_seq == seq:
+                parts.append(
+                    f"this proves a revoke: {names[revoke.seat]} did not follow {SUIT_NAMES[revoke.suit]} "
+                    f"in trick {revoke.trick} (event {revoke.seq})"
+                )
+    ended = after.history[-1] if len(after.history) > len(before.history) else None
+    if ended is not None and ended.result is not None and not ended.result.abandoned:
+        losses = ", ".join(f"{names[s]} {ended.losses[s]}" for s in ended.players if ended.losses[s])
+        parts.append(f"hand {ended.number} is over: {ended.result.reason}" + (f" (lives lost: {losses})" if losses else ""))
+    out = [names[s] for s in range(len(names)) if after.eliminated[s] and not before.eliminated[s]]
+    if out:
+        parts.append(f"{name_list(out)} {'is' if len(out) == 1 else 'are'} out of the game")
+    if after.finished and not before.finished:
+        winners, losers = winners_losers(after)
+        parts.append(f"the game is over: {name_list(losers)} lost, {name_list(winners)} {'wins' if len(winners) == 1 else 'win'}")
+    return "; " + "; ".join(parts) if parts else ""

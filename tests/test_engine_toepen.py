@@ -1439,3 +1439,29 @@ def test_knock_limits_cover_every_pair_of_lives_and_stake() -> None:
             game.knock("Bob")
         else:
             assert game.code("knock", player="Bob") == "knock_not_allowed"
+
+
+def test_a_trick_lists_only_the_folds_made_while_it_was_played() -> None:
+    game = Game(P4, "open").deal().play("Bob:7H", "Cas:8H").knock("Dee").fold("Bob")
+    game.play("Dee:AH", "Ann:TH")
+    game.knock("Cas").fold("Dee")  # before trick 2's lead: belongs to trick 2
+    assert [f["player"] for f in game.trick(1)["folded"]] == ["Bob"]
+    game.play("Ann:9C")
+    assert [f["player"] for f in game.trick(2)["folded"]] == ["Dee"]
+
+
+def test_a_hand_ended_by_elimination_says_so() -> None:
+    game = Game(P3, "open", game_end="elimination").adjust("Cas", 9)
+    game.deal(fill_hands(P3)).knock("Ann").fold("Cas")
+    game.knock("Bob").fold("Ann")
+    reason = game.hand()["result"]["reason"]
+    assert reason == "Ann and Cas folded: Bob is the last player in"  # seat order
+    game = Game(P4, "open", game_end="elimination").deal().adjust("Cas", 10).knock("Bob").fold("Ann", "Dee")
+    assert game.hand()["result"]["reason"] == "Ann and Dee folded and Cas was eliminated: Bob is the last player in"
+
+
+def test_an_open_deal_naming_a_stranger_is_refused_with_a_rules_code() -> None:
+    game = Game(P3, "open")
+    hands = fill_hands(P3)
+    hands["Zed"] = hands.pop("Cas")
+    assert game.code("deal", hands=hands) == "wrong_card_count"

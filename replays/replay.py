@@ -104,6 +104,20 @@ def state_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) -
     raise LookupError(f"no event {seq}")
 
 
+def reopened_hands(rules: ModuleType, past: Any, current: Any) -> list[int]:
+    """The hands that are over in the ``past`` state but not in the ``current`` one.
+
+    A past state read after an undo can show a hand as over (its hidden cards public)
+    while the undo has put that hand back in play: in an ``open`` game its cards are then
+    still secret for a reader without the token (api.md, "Views and secrets").
+    """
+    return [
+        number
+        for number in range(1, rules.hand_number(past) + 1)
+        if rules.hand_over(past, number) and not rules.hand_over(current, number)
+    ]
+
+
 def undone(folded: Folded) -> set[int]:
     """The seqs of the actions cancelled now: every game action not effective in the stream
     (the same set as ``engine.stream.cancelled`` over a replay)."""

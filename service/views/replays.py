@@ -22,6 +22,13 @@ def state_at(game_id: str, seq: int) -> Response:
                        version=row["version"])
     rules = games.rules_of(row)
     state = replay.state_at(rules, store.events(get_db(), game_id, upto=seq), seq)
+    if not full and row["visibility"] == "open":
+        reopened = replay.reopened_hands(rules, state, games.current(row).stream.state)
+        if reopened:
+            raise ApiError(401, "token_required",
+                           f"The state after event {seq} shows the cards of hand {reopened[0]}, which an undo has "
+                           "put back in play: only the scorekeeper (this game's token) may read it.",
+                           version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
     return http.json_response({"seq": seq, "version": row["version"], "state": rules.view(state, full)},
                               version=row["version"])
 

@@ -38,6 +38,20 @@ class CardField(fields.Field):
             raise ValidationError(str(err)) from err
 
 
+class StrictBoolean(fields.Boolean):
+    """A JSON ``true`` or ``false`` and nothing else.
+
+    marshmallow's ``Boolean(truthy={True}, falsy={False})`` still lets ``1``, ``0`` and
+    ``1.0`` through (they are equal to ``True``/``False`` in Python); a number is a wrong
+    type here, a 422 like a string or a null.
+    """
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 def cards(parse: Callable[[Any], Any], count: int | None = None, **kwargs: Any) -> fields.List:
     """A list of card codes; ``count`` fixes its length when given."""
     length = validate.Length(equal=count) if count is not None else validate.Length(min=1, max=100)

@@ -18,6 +18,7 @@ from schemas.common import (
     NoteSchema,
     PlayerActionSchema,
     PlayerName,
+    StrictBoolean,
     cards,
 )
 
@@ -31,8 +32,8 @@ class OptionsSchema(Schema):
         unknown = RAISE
 
     chips = fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_CHIPS))
-    allow_return = fields.Boolean(truthy={True}, falsy={False})
-    swap_all = fields.Boolean(truthy={True}, falsy={False})
+    allow_return = StrictBoolean()
+    swap_all = StrictBoolean()
     stop_without_swap = fields.String(validate=validate.OneOf(CHOICES["stop_without_swap"]))
     all_out = fields.String(validate=validate.OneOf(CHOICES["all_out"]))
     prial_order = fields.String(validate=validate.OneOf(CHOICES["prial_order"]))
@@ -91,7 +92,7 @@ class SwapSchema(ActionSchema):
 
     player = PlayerName(required=True)
     take = CardField(parse_card)
-    take_all = fields.Boolean(truthy={True}, falsy={False})
+    take_all = StrictBoolean()
     give = GiveField(required=True)
 
     @validates_schema

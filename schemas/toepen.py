@@ -17,6 +17,7 @@ from schemas.common import (
     NoteSchema,
     PlayerActionSchema,
     PlayerName,
+    StrictBoolean,
     cards,
 )
 
@@ -34,7 +35,7 @@ class OptionsSchema(Schema):
     next_dealer = fields.String(validate=validate.OneOf(CHOICES["next_dealer"]))
     knock_responses = fields.String(validate=validate.OneOf(CHOICES["knock_responses"]))
     folded_last_trick = fields.String(validate=validate.OneOf(CHOICES["folded_last_trick"]))
-    laundry_mandatory = fields.Boolean(truthy={True}, falsy={False})
+    laundry_mandatory = StrictBoolean()
     max_stake = fields.Integer(strict=True, allow_none=True, validate=validate.Range(min=2, max=99))
 
 

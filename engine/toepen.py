@@ -390,14 +390,26 @@ def _where(state: State, hand: Hand, card: str) -> str:
     for trick in hand.tricks:
         for play in trick.plays:
             if play.card == card:
-                return f"{state.names[play.seat]} played it in trick {trick.number}"
+                return f"{state.names[play.seat]} played it in trick {trick.number} (event {play.seq})"
     for seat in hand.players:
         if card in hand.holdings[seat].known:
-            return f"it is known to be in {state.names[seat]}'s hand"
+            return f"it is known to be in {state.names[seat]}'s hand ({_known_since(hand, seat, card)})"
     for entry in hand.laundries:
         if card in entry.known or card in entry.shown:
-            return f"it went face down in {state.names[entry.seat]}'s laundry"
+            seq = entry.challenge_seq if card in entry.shown and entry.challenge_seq else entry.seq
+            return f"it went face down in {state.names[entry.seat]}'s laundry (event {seq})"
     return "it has been seen elsewhere"
+
+
+def _known_since(hand: Hand, seat: int, card: str) -> str:
+    """The event that made ``card`` known in ``seat``'s hand: a reveal, a laundry, or the deal."""
+    for reveal in reversed(hand.reveals):
+        if reveal.seat == seat and card in reveal.cards:
+            return f"revealed at event {reveal.seq}"
+    for entry in hand.laundries:
+        if entry.seat == seat and card not in entry.known:
+            return f"taken in the laundry of event {entry.seq}"
+    return f"dealt at event {hand.deal_seq}"
 
 
 def _not_available(state: State, hand: Hand, seat: int, card: str) -> RulesError:
@@ -1055,6 +1067,70 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# --------------------------------------------------------------------------- versions, results, score sheet
+
+#: Rules versions whose logs this module rebuilds; older ones are read through :func:`upcast`.
+SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
+
+
+def upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
+    """``action`` recorded under rules ``version`` in this version's shape and meaning.
+
+    Version 1 is the only one so far, so nothing changes; ``engine.stream`` calls this for
+    every event of a game recorded under an older version in :data:`SUPPORTED_VERSIONS`.
+    """
+    return dict(action)
+
+
+def _all_hands(state: State) -> tuple[Hand, ...]:
+    return state.history + ((state.hand,) if state.hand is not None else ())
+
+
+def results(state: State) -> dict[str, dict[str, Any]]:
+    """Each player's result and stats for match histories (same keys in every game).
+
+    ``result`` is ``won``/``lost`` once the game is over (else ``in_progress``); ``score``
+    is in ``unit`` (lives lost); ``hands`` dealt in, ``tricks_won``, ``knocks``; the
+    counters another game has (``fools``, ``stops``) are None.
+    """
+    winners, _losers = winners_losers(state)
+    hands = _all_hands(state)
+    out: dict[str, dict[str, Any]] = {}
+    for seat, name in enumerate(state.names):
+        out[name] = {
+            "seat": seat + 1,
+            "result": ("won" if name in winners else "lost") if state.finished else "in_progress",
+            "score": state.lives_lost[seat],
+            "unit": "lives_lost",
+            "hands": sum(1 for h in hands if seat in h.players),
+            "tricks_won": sum(1 for h in hands for t in h.tricks if t.complete and t.winner == seat),
+            "fools": None,
+            "knocks": sum(1 for h in hands for k in h.knocks if k.seat == seat),
+            "stops": None,
+        }
+    return out
+
+
+def score_sheet(state: State) -> list[dict[str, Any]]:
+    """One row per hand dealt: ``hand``, ``dealer``, then each player's lives lost in the
+    hand (``"<name> lives lost"``, rulings included) and running total (``"<name> total"``)."""
+    names = state.names
+    totals = [0] * len(names)
+    rows: list[dict[str, Any]] = []
+    hands = _all_hands(state)
+    for hand in hands:
+        row: dict[str, Any] = {"hand": hand.number, "dealer": names[hand.dealer]}
+        for seat, name in enumerate(names):
+            lost = hand.losses[seat] if hand.losses else 0
+            lost += sum(a.applied for a in state.adjustments
+                        if a.seat == seat and (a.hand == hand.number or (a.hand == 0 and hand.number == 1)))
+            totals[seat] += lost
+            row[f"{name} lives lost"] = lost
+            row[f"{name} total"] = totals[seat]
+        rows.append(row)
+    return rows
+
+
 def _hand(state: State, number: int) -> Hand | None:
     if 1 <= number <= len(state.history):
         return state.history[number - 1]
@@ -1135,8 +1211,13 @@ def _hand_json(state: State, hand: Hand, full: bool) -> dict[str, Any]:
         "result": None,
     }
     if show:
+        # A folder's unplayed cards are dead and never revealed ("Answering a knock"): only
+        # the scorekeeper sees them.
+        folded = {f.seat for f in hand.folds}
         out["hands"] = {
-            names[s]: {"known": sorted(hand.holdings[s].known), "unknown": hand.holdings[s].unknown} for s in hand.players
+            names[s]: {"known": sorted(hand.holdings[s].known), "unknown": hand.holdings[s].unknown}
+            for s in hand.players
+            if full or s not in folded
         }
     if hand.result is not None:
         winner = hand.result.winner
@@ -1248,6 +1329,7 @@ def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict
     out = _trick_json(state, hand, trick)
     out["hand_number"] = hand.number
     out["winner_reason"] = winner_reason(state, hand, trick)
+    out["leader_reason"] = leader_reason(state, hand, trick)
     out["folded"] = [{"player": state.names[f.seat], "seq": f.seq} for f in folds_during(hand, trick)]
     out["irregularities"] = [_revoke_json(state, r) for r in hand.revokes if r.trick == trick.number]
     out["source"] = SPEC
@@ -1368,3 +1450,33 @@ def _consequences(before: State, action: Action, after: State) -> str:
         winners, losers = winners_losers(after)
         parts.append(f"the game is over: {name_list(losers)} lost, {name_list(winners)} {'wins' if len(winners) == 1 else 'win'}")
     return "; " + "; ".join(parts) if parts else ""
+
+
+def position(state: State) -> int:
+    """The trick in progress in the current hand: the number of the trick the next card
+    played joins (1 before the first card), 0 between hands. The audit places corrections
+    and notes in tricks by it."""
+    hand = state.hand
+    if hand is None:
+        return 0
+    current = hand.current_trick
+    return current.number if current is not None else len(hand.tricks) + 1
+
+
+def leader_reason(state: State, hand: Hand, trick: Trick) -> str:
+    """Why ``trick``'s leader led it, in words, with the rule's source ("A hand" 3)."""
+    names = state.names
+    who = names[trick.leader]
+    if trick.number == 1:
+        text = f"{who} led trick 1: the player left of the dealer ({names[hand.dealer]}) leads the first trick"
+        first = seat_after(hand.dealer, len(names), lambda s: s in hand.players)
+        if first is not None and first != trick.leader:
+            text += f", and {names[first]} was no longer in the hand, so the next player on the left still in"
+    else:
+        previous = hand.tricks[trick.number - 2]
+        won = names[previous.winner] if previous.winner is not None else "nobody"
+        if previous.winner == trick.leader:
+            text = f"{who} won trick {previous.number} and so led trick {trick.number}"
+        else:
+            text = f"{won} won trick {previous.number} but had left the hand, so the next player on the left still in ({who}) led"
+    return text + f" ({SPEC}, 'A hand' 3)."

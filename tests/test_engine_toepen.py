@@ -1465,3 +1465,10 @@ def test_an_open_deal_naming_a_stranger_is_refused_with_a_rules_code() -> None:
     hands = fill_hands(P3)
     hands["Zed"] = hands.pop("Cas")
     assert game.code("deal", hands=hands) == "wrong_card_count"
+
+
+def test_a_folders_dead_cards_stay_hidden_from_the_public_after_the_hand() -> None:
+    game = Game(P4, "open").deal().play("Bob:7H").knock("Cas").fold("Ann", "Bob", "Dee")
+    assert game.hand()["result"]["winner"] == "Cas"
+    assert set(game.hand(full=False)["hands"]) == {"Cas"}
+    assert set(game.hand(full=True)["hands"]) == set(P4)

@@ -1251,9 +1251,9 @@ def test_public_view_of_open_game_hides_hands_until_the_hand_is_over() -> None:
     assert shown["Ann"] == {"known": [], "unknown": 0}  # all played: hands visible, now empty
 
 
-def test_public_view_of_open_game_shows_folded_hand_after_the_hand() -> None:
+def test_public_view_of_open_game_shows_the_winners_hand_after_the_hand() -> None:
     game = dealt().knock("Bob").fold("Cas", "Dee", "Ann")
-    assert game.hand(full=False)["hands"]["Cas"]["known"] == sorted(HANDS["Cas"])
+    assert game.hand(full=False)["hands"] == {"Bob": {"known": sorted(HANDS["Bob"]), "unknown": 0}}
 
 
 def test_table_game_public_view_shows_known_cards() -> None:

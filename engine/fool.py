@@ -382,10 +382,12 @@ def _where(state: State, rnd: Round, seat: int, card: str, claimed: int = 0) -> 
     for trick in rnd.tricks:
         for play in trick.plays:
             if play.card == card:
-                return f"{state.names[play.seat]} played it in trick {trick.number}"
+                return f"{state.names[play.seat]} played it in trick {trick.number} (event {play.seq})"
     for other, held in enumerate(rnd.holdings):
         if card in held.known:
-            return f"it is known to be in {state.names[other]}'s hand"
+            shown = next((r.seq for r in reversed(rnd.reveals) if r.seat == other and card in r.cards), None)
+            since = f"revealed at event {shown}" if shown is not None else f"dealt at event {rnd.deal_seq}"
+            return f"it is known to be in {state.names[other]}'s hand ({since})"
     return "it has been seen elsewhere"
 
 
@@ -901,6 +903,70 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# --------------------------------------------------------------------------- versions, results, score sheet
+
+#: Rules versions whose logs this module rebuilds; older ones are read through :func:`upcast`.
+SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
+
+
+def upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
+    """``action`` recorded under rules ``version`` in this version's shape and meaning.
+
+    Version 1 is the only one so far, so nothing changes; ``engine.stream`` calls this for
+    every event of a game recorded under an older version in :data:`SUPPORTED_VERSIONS`.
+    """
+    return dict(action)
+
+
+def _all_rounds(state: State) -> tuple[Round, ...]:
+    return state.history + ((state.round,) if state.round is not None else ())
+
+
+def results(state: State) -> dict[str, dict[str, Any]]:
+    """Each player's result and stats for match histories (same keys in every game).
+
+    ``result`` is ``won``/``lost`` once the game is over (else ``in_progress``); ``score``
+    is in ``unit`` (points); ``hands`` (rounds) dealt, ``tricks_won``, ``fools`` (times the
+    Fool); ``knocks`` and ``stops`` are None.
+    """
+    won = winners(state)
+    rounds = _all_rounds(state)
+    out: dict[str, dict[str, Any]] = {}
+    for seat, name in enumerate(state.names):
+        out[name] = {
+            "seat": seat + 1,
+            "result": ("won" if name in won else "lost") if state.finished else "in_progress",
+            "score": state.scores[seat],
+            "unit": "points",
+            "hands": len(rounds),
+            "tricks_won": sum(1 for r in rounds for t in r.tricks if t.complete and t.winner == seat),
+            "fools": sum(1 for r in rounds for t in r.tricks if t.complete and seat in t.fools),
+            "knocks": None,
+            "stops": None,
+        }
+    return out
+
+
+def score_sheet(state: State) -> list[dict[str, Any]]:
+    """One row per round dealt: ``round``, ``dealer``, then each player's points in the round
+    (``"<name> points"``, rulings included; 0 for a round not scored) and running total
+    (``"<name> total"``)."""
+    names = state.names
+    totals = [0] * len(names)
+    rows: list[dict[str, Any]] = []
+    for rnd in _all_rounds(state):
+        row: dict[str, Any] = {"round": rnd.number, "dealer": names[rnd.dealer]}
+        for seat, name in enumerate(names):
+            points = rnd.result[seat] if rnd.result is not None else 0
+            points += sum(a.amount for a in state.adjustments
+                          if a.seat == seat and (a.round == rnd.number or (a.round == 0 and rnd.number == 1)))
+            totals[seat] += points
+            row[f"{name} points"] = points
+            row[f"{name} total"] = totals[seat]
+        rows.append(row)
+    return rows
+
+
 def _round(state: State, number: int) -> Round | None:
     if 1 <= number <= len(state.history):
         return state.history[number - 1]
@@ -1053,6 +1119,7 @@ def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict
     out["hand_number"] = rnd.number
     out["winner_reason"] = winner_reason(state, trick)
     out["fools_reason"] = fools_reason(state, trick)
+    out["leader_reason"], out["sitting_out_reason"] = leader_reason(state, rnd, trick)
     out["irregularities"] = [_revoke_json(state, r) for r in rnd.revokes if r.trick == trick.number]
     out["source"] = SPEC
     return out
@@ -1119,3 +1186,130 @@ def view(state: State, full: bool) -> dict[str, Any]:
         out["winners"] = winners(state)
         out["end_reason"] = state.end_reason
     return out
+
+
+# --------------------------------------------------------------------------- timeline
+
+
+def describe(before: State, action: Action, after: State, full: bool) -> str:
+    """One recorded action in plain words, with what the rules derived from it.
+
+    ``before`` and ``after`` are the states around ``action`` (both the initial state for
+    ``game_created``); ``full`` is False for a reader who may not see hidden cards (an open
+    deal's hands are never named here anyway). For example ``"Ilja played R7: Anja wins
+    trick 1 with G20, the highest green; Ilja is the Fool with R7 and sits out trick 2"``.
+    """
+    kind = action["type"]
+    names = before.names
+    who = str(action.get("player", ""))
+    if kind == "game_created":
+        opts = before.options
+        return (
+            f"Fool! for {name_list(list(names))} ({before.visibility} visibility, {opts.hand_size} cards each, "
+            f"{opts.fools_per_trick} Fool{'s' if opts.fools_per_trick > 1 else ''} per trick): {names[before.dealer]} deals first."
+        )
+    if kind == "deal":
+        rnd = after.round
+        assert rnd is not None
+        text = f"{names[rnd.dealer]} dealt round {rnd.number}: {after.options.hand_size} cards each, {names[rnd.lead]} leads"
+    elif kind == "play":
+        text = _describe_play(before, action, after)
+    elif kind == "reveal":
+        text = f"{who} revealed {_cards(action.get('cards', []))}"
+    elif kind == "adjust":
+        amount = int(action["amount"])
+        text = (
+            f"Ruling: {who} {'+' if amount >= 0 else ''}{amount} point{'' if abs(amount) == 1 else 's'} "
+            f"({action.get('reason', '')}); {who}'s total is now {after.scores[names.index(who)]}"
+        )
+    else:
+        text = f"{who} {kind}".strip()
+    return text + _consequences(before, action, after, full or before.visibility == "table") + "."
+
+
+def _describe_play(before: State, action: Action, after: State) -> str:
+    names = before.names
+    who, card, seq = str(action["player"]), str(action["card"]), action.get("seq")
+    rnd = _round(after, hand_number(after))
+    trick = next((t for t in rnd.tricks for p in t.plays if p.seq == seq), None) if rnd else None
+    if trick is None:
+        return f"{who} played {card}"
+    if trick.plays[0].seq == seq:
+        text = f"{who} led {card} to trick {trick.number}"
+    elif not following(trick, card):
+        text = f"{who} played {card}, not following {COLOUR_NAMES[trick.lead_colour or 'G']}"
+    else:
+        text = f"{who} played {card}"
+    if trick.complete and trick.plays[-1].seq == seq and trick.winner is not None:
+        top = trick_winner(trick)
+        if trick.lead_colour is None:
+            why = "every card is a 1, so the first 1 wins"
+        else:
+            why = f"the highest {COLOUR_NAMES[trick.lead_colour]}"
+        if trick.winner == names.index(who):
+            text += f" and won trick {trick.number}: {why}"
+        else:
+            text += f": {names[trick.winner]} wins trick {trick.number} with {top.card}, {why}"
+        worst = {p.seat: p.card for p in trick.plays}
+        fools = [f"{names[s]} ({worst[s]})" for s in trick.fools]
+        sits = "" if rnd is not None and rnd.over else f" and sit{'s' if len(fools) == 1 else ''} out trick {trick.number + 1}"
+        text += f"; {name_list(fools)} {'is the Fool' if len(fools) == 1 else 'are the Fools'}{sits}"
+        if rnd is not None and rnd.over:
+            gone = [names[s] for s, held in enumerate(rnd.holdings) if held.size == 0]
+            text += f"; {name_list(gone)} {'has' if len(gone) == 1 else 'have'} no cards left: the round's tricks are over"
+    return text
+
+
+def _consequences(before: State, action: Action, after: State, scores: bool) -> str:
+    """What else ``action`` set off: proven revokes, the round's score (only the fact that it
+    was scored unless ``scores``: points left in hidden hands), the end of the game."""
+    names = before.names
+    parts: list[str] = []
+    seq = action.get("seq")
+    rnd = _round(after, hand_number(after)) if action["type"] != "game_created" else None
+    if rnd is not None:
+        for revoke in rnd.revokes:
+            if revoke.proof_seq == seq:
+                parts.append(
+                    f"this proves a revoke: {names[revoke.seat]} did not follow {COLOUR_NAMES[revoke.colour]} "
+                    f"in trick {revoke.trick} (event {revoke.seq})"
+                )
+        if rnd.over and rnd.result is None and awaiting_reveal(rnd) and before.round is not None and not before.round.over:
+            parts.append(f"reveal the cards {name_list([names[s] for s in awaiting_reveal(rnd)])} still hold to score it")
+    ended = after.history[-1] if len(after.history) > len(before.history) else None
+    if ended is not None and ended.result is not None and not ended.abandoned:
+        points = ", ".join(f"{names[s]} {'+' if p > 0 else ''}{p}" for s, p in enumerate(ended.result))
+        parts.append(f"round {ended.number} scored: {points}" if scores else f"round {ended.number} scored")
+    if after.finished and not before.finished:
+        won = winners(after)
+        parts.append(f"the game is over ({after.end_reason}): {name_list(won)} {'wins' if len(won) == 1 else 'win'}")
+    return "; " + "; ".join(parts) if parts else ""
+
+
+def position(state: State) -> int:
+    """The trick in progress in the current round: the number of the trick the next card
+    played joins (1 before the first card), 0 between rounds. The audit places corrections
+    and notes in tricks by it."""
+    rnd = state.round
+    if rnd is None:
+        return 0
+    current = rnd.current_trick
+    return current.number if current is not None else len(rnd.tricks) + 1
+
+
+def leader_reason(state: State, rnd: Round, trick: Trick) -> tuple[str, str]:
+    """Why ``trick``'s leader led it and why its players sat out, in words ("Setup", "A trick")."""
+    names = state.names
+    who = names[trick.leader]
+    if trick.number == 1:
+        lead = f"{who} led trick 1: the player left of the dealer ({names[rnd.dealer]}) leads a round's first trick"
+        sits = f"Nobody sits out the first trick of a round ({SPEC}, 'A trick')."
+        return lead + f" ({SPEC}, 'Setup').", sits
+    previous = rnd.tricks[trick.number - 2]
+    lead = f"{who} won trick {previous.number} and so led trick {trick.number} ({SPEC}, 'A trick')."
+    out = [names[s] for s in trick.sitting_out]
+    if not out:
+        return lead, f"Nobody sat out trick {trick.number} ({SPEC}, 'A trick')."
+    verb = "was the Fool" if len(out) == 1 else "were the Fools"
+    sits = f"{name_list(out)} {verb} of trick {previous.number} and sat out trick {trick.number} ({SPEC}, 'A trick')."
+    return lead, sits

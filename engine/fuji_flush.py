@@ -771,6 +771,71 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# --------------------------------------------------------------------------- versions, results, score sheet
+
+#: Rules versions whose logs this module rebuilds; older ones are read through :func:`upcast`.
+SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
+
+
+def upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
+    """``action`` recorded under rules ``version`` in this version's shape and meaning.
+
+    Version 1 is the only one so far, so nothing changes; ``engine.stream`` calls this for
+    every event of a game recorded under an older version in :data:`SUPPORTED_VERSIONS`.
+    """
+    return dict(action)
+
+
+def results(state: State) -> dict[str, dict[str, Any]]:
+    """Each player's result and stats for match histories (same keys in every game).
+
+    ``result`` is ``won``/``lost`` once the game is over (else ``in_progress``); Fuji Flush
+    has no score (``score`` and ``unit`` are None), one hand (``hands`` 1 once dealt) and
+    no tricks, Fools, knocks or stops (None).
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for seat, name in enumerate(state.names):
+        out[name] = {
+            "seat": seat + 1,
+            "result": ("won" if seat in state.winners else "lost") if state.finished else "in_progress",
+            "score": None,
+            "unit": None,
+            "hands": 1 if state.dealt else 0,
+            "tricks_won": None,
+            "fools": None,
+            "knocks": None,
+            "stops": None,
+        }
+    return out
+
+
+def score_sheet(state: State) -> list[dict[str, Any]]:
+    """One row per turn: ``turn``, ``player``, ``card``, then each player's change in cards
+    held (hand and table) during the turn (``"<name> cards"``) and cards held after it
+    (``"<name> total"``); a player with no card left after a turn has won."""
+    names = state.names
+    held = [state.options.hand_size] * len(names)
+    rows: list[dict[str, Any]] = []
+    for turn in _items(state.turns):
+        change = [0] * len(names)
+        for group in turn.flushed:
+            for seat in group.seats:
+                change[seat] -= 1
+        for seat in turn.drawers:
+            if seat not in turn.missed:
+                change[seat] += 1
+        if turn.pushed is not None:
+            for seat in turn.pushed.seats:
+                change[seat] -= 1
+        row: dict[str, Any] = {"turn": turn.number, "player": names[turn.seat], "card": turn.card}
+        for seat, name in enumerate(names):
+            held[seat] += change[seat]
+            row[f"{name} cards"] = change[seat]
+            row[f"{name} total"] = held[seat]
+        rows.append(row)
+    return rows
+
+
 def _names(state: State, seats: tuple[int, ...] | list[int]) -> list[str]:
     return [state.names[s] for s in seats]
 
@@ -942,3 +1007,43 @@ def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict
     """Fuji Flush has no tricks: always None (404)."""
     return None
 
+
+
+# --------------------------------------------------------------------------- timeline
+
+
+def describe(before: State, action: Action, after: State, full: bool) -> str:
+    """One recorded action in plain words, with what the rules derived from it.
+
+    ``before`` and ``after`` are the states around ``action`` (both the initial state for
+    ``game_created``); ``full`` is False for a reader who may not see hidden cards (the card
+    a ``draw`` names is then left out). A play is :func:`explain`\\ ed, e.g. "Jisu played
+    20: Nami, Gahee and Yeonsu are flushed and draw."
+    """
+    kind = action["type"]
+    names = before.names
+    who = str(action.get("player", ""))
+    if kind == "game_created":
+        return (
+            f"Fuji Flush for {name_list(list(names))} ({before.visibility} visibility, {before.options.hand_size} cards "
+            f"each, {before.options.deck_size}-card deck): {names[before.first]} plays first."
+        )
+    if kind == "deal":
+        return (
+            f"The cards were dealt: {after.options.hand_size} each, {after.draw_pile} left in the draw pile; "
+            f"{names[after.first]} plays first."
+        )
+    if kind == "play" and after.turns is not None and after.turns.head.seq == action.get("seq"):
+        text: str = explain(after, after.turns.head)
+        return text
+    if kind == "draw":
+        return f"{who} drew {action['card']}." if full and "card" in action else f"{who}'s drawn card was named."
+    return f"{who} {kind}.".strip()
+
+
+def position(state: State) -> int:
+    """The turn in progress: the number the next play gets (1 after the deal), 0 before the
+    deal. The audit places corrections and notes in turns by it."""
+    if not state.dealt:
+        return 0
+    return (state.turns.size if state.turns is not None else 0) + 1

@@ -293,11 +293,24 @@ def _available(rnd: Round, seat: int, card: str) -> bool:
 def _where(state: State, rnd: Round, card: str) -> str:
     """Say where a card that cannot be in a hand is known to be."""
     if card in rnd.centre:
-        return "it is face up in the middle"
+        given = next((t.seq for t in reversed(rnd.turns) if card in t.give), None)
+        since = f"given at event {given}" if given is not None else f"dealt at event {rnd.deal_seq}"
+        return f"it is face up in the middle ({since})"
     for seat in rnd.players:
         if card in rnd.holdings[seat].known:
-            return f"it is known to be in {state.names[seat]}'s hand"
+            return f"it is known to be in {state.names[seat]}'s hand ({_known_since(rnd, seat, card)})"
     return "it has been seen elsewhere"
+
+
+def _known_since(rnd: Round, seat: int, card: str) -> str:
+    """The event that made ``card`` known in ``seat``'s hand: a show, a swap, or the deal."""
+    for show in rnd.shows:
+        if show.seat == seat and card in show.cards:
+            return f"shown at event {show.seq}"
+    for turn in reversed(rnd.turns):
+        if turn.seat == seat and card in turn.take:
+            return f"taken from the middle at event {turn.seq}"
+    return f"dealt at event {rnd.deal_seq}"
 
 
 def _not_available(state: State, rnd: Round, seat: int, card: str) -> RulesError:
@@ -879,6 +892,70 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# --------------------------------------------------------------------------- versions, results, score sheet
+
+#: Rules versions whose logs this module rebuilds; older ones are read through :func:`upcast`.
+SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
+
+
+def upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
+    """``action`` recorded under rules ``version`` in this version's shape and meaning.
+
+    Version 1 is the only one so far, so nothing changes; ``engine.stream`` calls this for
+    every event of a game recorded under an older version in :data:`SUPPORTED_VERSIONS`.
+    """
+    return dict(action)
+
+
+def _all_rounds(state: State) -> tuple[Round, ...]:
+    return state.history + ((state.round,) if state.round is not None else ())
+
+
+def results(state: State) -> dict[str, dict[str, Any]]:
+    """Each player's result and stats for match histories (same keys in every game).
+
+    ``result`` is ``won``/``lost`` once the game is over (else ``in_progress``); ``score``
+    is in ``unit`` (chips left); ``hands`` (rounds) dealt in, ``stops`` (buses stopped);
+    ``tricks_won``, ``fools`` and ``knocks`` are None.
+    """
+    rounds = _all_rounds(state)
+    out: dict[str, dict[str, Any]] = {}
+    for seat, name in enumerate(state.names):
+        out[name] = {
+            "seat": seat + 1,
+            "result": ("won" if seat in state.winners else "lost") if state.finished else "in_progress",
+            "score": state.chips[seat],
+            "unit": "chips",
+            "hands": sum(1 for r in rounds if seat in r.players),
+            "tricks_won": None,
+            "fools": None,
+            "knocks": None,
+            "stops": sum(1 for r in rounds if r.stopped_by == seat),
+        }
+    return out
+
+
+def score_sheet(state: State) -> list[dict[str, Any]]:
+    """One row per round dealt: ``round``, ``dealer``, then each player's change in chips in
+    the round (``"<name> chips"``: -1 for a lost showdown, rulings included) and chips left
+    (``"<name> total"``)."""
+    names = state.names
+    totals = [state.options.chips] * len(names)
+    rows: list[dict[str, Any]] = []
+    for rnd in _all_rounds(state):
+        row: dict[str, Any] = {"round": rnd.number, "dealer": names[rnd.dealer]}
+        lost = rnd.result.losers if rnd.result is not None and not rnd.result.replayed else ()
+        for seat, name in enumerate(names):
+            change = -1 if seat in lost else 0
+            change += sum(a.applied for a in state.adjustments
+                          if a.seat == seat and (a.round == rnd.number or (a.round == 0 and rnd.number == 1)))
+            totals[seat] += change
+            row[f"{name} chips"] = change
+            row[f"{name} total"] = totals[seat]
+        rows.append(row)
+    return rows
+
+
 def _round(state: State, number: int) -> Round | None:
     if 1 <= number <= len(state.history):
         return state.history[number - 1]
@@ -934,7 +1011,7 @@ def _round_json(state: State, rnd: Round, full: bool) -> dict[str, Any]:
         "players": [names[s] for s in rnd.players],
         "centre_dealt": list(rnd.dealt_centre),
         "centre": list(rnd.centre),
-        "turns": [_turn_json(state, t) for t in rnd.turns],
+        "turns": [{**_turn_json(state, t), "explanation": _describe_turn(state, rnd, t) + "."} for t in rnd.turns],
         "stopped_by": names[rnd.stopped_by] if rnd.stopped_by is not None else None,
         "stop_seq": rnd.stop_seq,
         "final_turns_left": len(rnd.final_due) if rnd.stopped_by is not None else None,
@@ -945,6 +1022,7 @@ def _round_json(state: State, rnd: Round, full: bool) -> dict[str, Any]:
                 "seq": s.seq,
                 "cards": list(s.cards),
                 "rank": _rank_json(ranks[s.seat]) if s.seat in ranks else None,
+                "explanation": f"{names[s.seat]} showed {_cards(s.cards)}: {hand_rank(state, s.cards).words} ({SPEC}, 'Hand ranks').",
             }
             for s in rnd.shows
         ],
@@ -1036,3 +1114,91 @@ def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict
     """Stop the Bus has no tricks: always None (404)."""
     return None
 
+
+
+# --------------------------------------------------------------------------- timeline
+
+
+def describe(before: State, action: Action, after: State, full: bool) -> str:
+    """One recorded action in plain words, with what the rules derived from it.
+
+    ``before`` and ``after`` are the states around ``action`` (both the initial state for
+    ``game_created``); ``full`` is False for a reader who may not see hidden cards (an open
+    deal's hands are never named here; swapped and shown cards are face up). For example
+    ``"Bob stopped the bus: Cas, Dee and Ann take one more turn each"``.
+    """
+    kind = action["type"]
+    names = before.names
+    who = str(action.get("player", ""))
+    if kind == "game_created":
+        return (
+            f"Stop the Bus for {name_list(list(names))} ({before.visibility} visibility, {before.options.chips} chips "
+            f"each): {names[before.dealer]} deals first."
+        )
+    rnd = _round(after, hand_number(after))
+    if kind == "deal":
+        assert rnd is not None
+        starts = rnd.next_seat
+        text = f"{names[rnd.dealer]} dealt round {rnd.number}; the middle is {_cards(rnd.dealt_centre)}"
+        text += f"; {names[starts]} starts" if starts is not None else ""
+    elif kind in ("swap", "stop"):
+        turn = next((t for t in rnd.turns if t.seq == action.get("seq")), None) if rnd else None
+        text = _describe_turn(after, rnd, turn) if rnd is not None and turn is not None else f"{who} {kind}"
+    elif kind == "show":
+        cards = list(action.get("cards", []))
+        text = f"{who} showed {_cards(cards)}: {hand_rank(after, cards).words}"
+    elif kind == "adjust":
+        amount = int(action["amount"])
+        text = (
+            f"Ruling: {who} {'+' if amount >= 0 else ''}{amount} chip{'' if abs(amount) == 1 else 's'} "
+            f"({action.get('reason', '')}); {who} now has {after.chips[names.index(who)]}"
+        )
+    else:
+        text = f"{who} {kind}".strip()
+    return text + _consequences(before, after, full or before.visibility == "table") + "."
+
+
+def _describe_turn(state: State, rnd: Round, turn: Turn) -> str:
+    """One turn of ``rnd`` in words ("Turns"): the cards swapped, or the stop and who is owed
+    one more turn."""
+    names = state.names
+    who = names[turn.seat]
+    if turn.kind == "stop":
+        count = len(rnd.in_round)
+        due = [names[s] for s in ((turn.seat + i) % count for i in range(1, count)) if rnd.in_round[s]]
+        return f"{who} stopped the bus: {name_list(due)} {'takes' if len(due) == 1 else 'take'} one more turn"
+    if turn.kind == "swap_all":
+        text = f"{who} exchanged the whole hand: took {_cards(turn.take)} and left {_cards(turn.give)} in the middle"
+    elif turn.take == turn.give:
+        text = f"{who} took {pretty(turn.take[0])} and put it back"
+    else:
+        text = f"{who} took {pretty(turn.take[0])} from the middle and gave {pretty(turn.give[0])}"
+    return text + (" (one more turn after the stop)" if turn.final else "")
+
+
+def _consequences(before: State, after: State, ranks: bool) -> str:
+    """What else an action set off: the showdown's losers (why, only with ``ranks``: an open
+    game's hands are hidden from the public while the round is in play), players out, the
+    end of the game."""
+    parts: list[str] = []
+    rnd = after.round
+    if rnd is not None and rnd.showdown and not (before.round is not None and before.round.showdown):
+        parts.append("every turn is taken: showdown")
+    ended = after.history[-1] if len(after.history) > len(before.history) else None
+    if ended is not None and ended.result is not None and not (after.finished and ended.result.abandoned):
+        if ranks:
+            parts.append(f"round {ended.number}: {ended.result.reason}")
+        else:
+            losers = name_list([after.names[s] for s in ended.result.losers])
+            parts.append(f"round {ended.number} is over: {losers} {'loses' if len(ended.result.losers) <= 1 else 'lose'} a chip")
+    if after.finished and not before.finished:
+        parts.append(f"the game is over: {after.end_reason}")
+    return "; " + "; ".join(parts) if parts else ""
+
+
+def position(state: State) -> int:
+    """The turn in progress in the current round: the number the next swap or stop gets
+    (1 after the deal; after the last turn, the showdown's shows share the next number), 0
+    between rounds. The audit places corrections and notes in turns by it."""
+    rnd = state.round
+    return 0 if rnd is None else len(rnd.turns) + 1

@@ -1,8 +1,13 @@
-"""Hands and tricks for the audit: the engine's views plus times and corrections.
+"""Hands, tricks and irregularities for the audit: the engine's views plus times,
+corrections and notes.
 
 A *correction* is an ``undo`` or ``redo`` event whose target action was recorded during
-the hand in question. That is best effort for tricks: the engine does not say which trick
-an undone action belonged to, so a trick lists every correction of its hand.
+the hand in question. Each correction (and each note) is placed in the hand by its
+*position*: the trick (trick games) or turn (the others) in progress when its target was
+recorded, that is the trick the next card played then belonged to (``{"trick": t}``,
+``{"turn": t}``; empty for the deal). A trick's audit lists the corrections and notes of
+its position, and every turn of a hand view gets its own. Positions come from the folded
+game's facts (the engine's ``position`` before each event): no read refolds the game.
 """
 
 from __future__ import annotations
@@ -10,23 +15,34 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine import stream as streams
 from replays.replay import Folded, shown_data
 
 
 def hand(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, full: bool) -> dict[str, Any] | None:
-    """``GET hands/<n>``: the engine's ``hand_view`` plus ``corrections``; None if no hand n.
+    """``GET hands/<n>``: the engine's ``hand_view`` plus ``corrections`` and ``notes`` (and,
+    for games with turns, each turn's own corrections); None if no hand n.
 
     ``events`` is the stored log up to ``folded.version``.
     """
     view = folded.stream.rules.hand_view(folded.stream.state, n, full)
     if view is None:
         return None
-    return {**view, "corrections": corrections(folded, events, n, full)}
+    unit = "trick" if isinstance(view.get("tricks"), list) else "turn"
+    fixes = corrections(folded, events, n, full, unit)
+    out = {**view, "corrections": fixes, "notes": notes(folded, events, n, unit)}
+    if isinstance(view.get("turns"), list):
+        out["turns"] = [
+            {**turn, "corrections": [c for c in fixes if c.get("turn") == number]}
+            for number, turn in enumerate(view["turns"], start=1)
+        ]
+    return out
 
 
 def trick(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, t: int, full: bool) -> dict[str, Any] | None:
-    """``GET hands/<n>/tricks/<t>``: ``trick_view`` with each play's ``recorded_at`` and
-    the hand's ``corrections``; None if there is no such trick."""
+    """``GET hands/<n>/tricks/<t>``: ``trick_view`` with each play's ``recorded_at``, the
+    ``corrections`` that touched trick ``t`` and the ``notes`` recorded during it; None if
+    there is no such trick."""
     view = folded.stream.rules.trick_view(folded.stream.state, n, t, full)
     if view is None:
         return None
@@ -35,21 +51,25 @@ def trick(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, t: int, f
         {**play, "recorded_at": recorded.get(play.get("seq"))} if isinstance(play, Mapping) else play
         for play in view.get("plays", [])
     ]
-    return {**view, "plays": plays, "corrections": corrections(folded, events, n, full)}
+    fixes = [c for c in corrections(folded, events, n, full) if c.get("trick") == t]
+    remarks = [note for note in notes(folded, events, n) if note.get("trick") == t]
+    return {**view, "plays": plays, "corrections": fixes, "notes": remarks}
 
 
-def corrections(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, full: bool) -> list[dict[str, Any]]:
+def corrections(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, full: bool,
+                unit: str = "trick") -> list[dict[str, Any]]:
     """The undo/redo events whose target was recorded during hand ``n``, oldest first.
 
-    Each is ``{seq, type, reason, recorded_at, at, target: {seq, type, data}}``; the
-    target's data is shown as the event log would show it to this reader.
+    Each is ``{seq, type, reason, recorded_at, at, target: {seq, type, data}}`` plus its
+    position (key ``unit``: ``trick`` or ``turn``, see the module docstring); the target's data is shown
+    as the event log would show it to this reader.
     """
     facts = folded.facts
     by_seq = {event["seq"]: event for event in events}
+    found = [fact for fact in facts if fact.target is not None and facts[fact.target - 1].hand == n]
     out: list[dict[str, Any]] = []
-    for fact in facts:
-        if fact.target is None or facts[fact.target - 1].hand != n:
-            continue
+    for fact in found:
+        assert fact.target is not None
         event, target = by_seq[fact.seq], by_seq[fact.target]
         out.append(
             {
@@ -59,6 +79,43 @@ def corrections(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, ful
                 "recorded_at": event["recorded_at"],
                 "at": event["at"],
                 "target": {"seq": target["seq"], "type": target["type"], "data": shown_data(folded, target, n, full)},
+                **_place(facts, unit, fact.target),
             }
         )
+    return out
+
+
+def notes(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, unit: str = "trick") -> list[dict[str, Any]]:
+    """The ``note`` events recorded during hand ``n``: ``{seq, text, player, recorded_at, at}``
+    plus their position (key ``unit``: ``trick`` or ``turn``)."""
+    found = [event for event in events if event["type"] == streams.NOTE and folded.facts[event["seq"] - 1].hand == n]
+    return [
+        {
+            "seq": event["seq"],
+            "text": event["data"].get("text"),
+            "player": event["data"].get("player"),
+            "recorded_at": event["recorded_at"],
+            "at": event["at"],
+            **_place(folded.facts, unit, event["seq"]),
+        }
+        for event in found
+    ]
+
+
+def _place(facts: Sequence[Any], unit: str, seq: int) -> dict[str, int]:
+    """Where event ``seq`` was recorded in its hand: ``{unit: t}``, or ``{}`` before the
+    hand's first trick or turn (the deal)."""
+    where = int(facts[seq - 1].position)
+    return {unit: where} if where else {}
+
+
+def irregularities(folded: Folded, full: bool) -> list[dict[str, Any]]:
+    """``GET irregularities``: every hand's ``irregularities`` (revokes proven later), each
+    with its ``hand``, oldest hand first."""
+    rules, state = folded.stream.rules, folded.stream.state
+    out: list[dict[str, Any]] = []
+    for n in range(1, rules.hand_number(state) + 1):
+        view = rules.hand_view(state, n, full)
+        for item in (view or {}).get("irregularities", []):
+            out.append({"hand": n, **item})
     return out

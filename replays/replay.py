@@ -29,13 +29,15 @@ class Fact(NamedTuple):
     """What the log and the audit need to know of one event.
 
     ``hand`` is the hand/round number right after it (0 before the first deal); ``target``
-    the seq of the action an undo cancelled or a redo restored, else None.
+    the seq of the action an undo cancelled or a redo restored, else None; ``position`` the
+    trick or turn in progress just before it (the engine's ``position``).
     """
 
     seq: int
     type: str
     hand: int
     target: int | None
+    position: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +67,9 @@ def fold(rules: ModuleType, events: Iterable[Mapping[str, Any]]) -> Folded:
     last: streams.Stream | None = None
     facts: list[Fact] = []
     for step in streams.replay(rules, _pairs(events)):
+        where = rules.position(last.state) if last is not None else 0
         last = step.stream
-        facts.append(Fact(step.seq, step.action["type"], rules.hand_number(last.state), step.target))
+        facts.append(Fact(step.seq, step.action["type"], rules.hand_number(last.state), step.target, where))
     if last is None:
         raise ValueError("an empty log has no state")
     return Folded(last, tuple(facts))
@@ -86,7 +89,7 @@ def extend(folded: Folded, seq: int, event_action: Mapping[str, Any]) -> Folded:
     elif kind == streams.REDO and stream.undone is not None:
         target = stream.undone.head.seq
     after = streams.advance(stream, seq, event_action)
-    fact = Fact(seq, kind, stream.rules.hand_number(after.state), target)
+    fact = Fact(seq, kind, stream.rules.hand_number(after.state), target, stream.rules.position(stream.state))
     return Folded(after, (*folded.facts, fact))
 
 

@@ -91,7 +91,8 @@ def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
 
 
 class ListQuerySchema(Schema):
-    """``GET /games`` query: ``game``, ``player``, ``status``, ``limit`` (1–500), ``cursor``.
+    """``GET /games`` query: ``game``, ``player``, ``status``, ``fork`` (list what-if forks
+    too), ``forked_from`` (only the forks of one game), ``limit`` (1–500), ``cursor``.
 
     Unknown parameters are ignored (cache busters and the like).
     """
@@ -102,6 +103,9 @@ class ListQuerySchema(Schema):
     game = fields.String(validate=validate.Length(max=100))
     player = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
     status = fields.String(validate=validate.OneOf(("in_progress", "finished")))
+    fork = fields.Boolean(load_default=False, metadata={"description": "true: list what-if forks too"})
+    forked_from = fields.String(validate=validate.Length(min=1, max=100),
+                                metadata={"description": "only the forks of this game"})
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
     cursor = fields.String(validate=validate.Length(max=200))
 

@@ -34,6 +34,8 @@ class GameSummarySchema(Schema):
     version = fields.Integer(required=True)
     created_at = fields.String(required=True)
     status = fields.String(required=True, metadata={"enum": ["in_progress", "finished"]})
+    forked_from = fields.Nested(lambda: ForkedFromSchema(), allow_none=True,
+                                metadata={"description": "a what-if fork: the game and seq it branched off"})
 
 
 class GameSchema(GameSummarySchema):
@@ -158,3 +160,61 @@ class HealthSchema(Schema):
     """``GET /health``."""
 
     status = fields.String(required=True)
+
+
+class ForkedFromSchema(Schema):
+    """Where a what-if fork branched off: the original game and the event after which."""
+
+    game = fields.String(required=True)
+    seq = fields.Integer(required=True)
+
+
+class ForkSchema(Schema):
+    """``POST /games/<id>/fork`` body."""
+
+    seq = fields.Integer(required=True, metadata={"description": "fork from the state right after this event"})
+
+
+class TimelineStepSchema(Schema):
+    """One step of ``GET /games/<id>/timeline``."""
+
+    seq = fields.Integer(required=True)
+    recorded_at = fields.String(required=True)
+    at = fields.String(allow_none=True, required=True)
+    type = fields.String(required=True)
+    player = fields.String(allow_none=True, required=True)
+    hand = fields.Integer(required=True, metadata={"description": "hand/round number (undo/redo: their target's)"})
+    summary = fields.String(required=True, metadata={"description": "one line in plain words, with consequences"})
+    undone = fields.Boolean(required=True)
+    undone_by = fields.Integer(allow_none=True, required=True, metadata={"description": "the undo that cancelled it"})
+    target = fields.Integer(allow_none=True, required=True, metadata={"description": "undo/redo: the action's seq"})
+    data = fields.Dict(required=True, metadata={"description": "the event's data as this reader may see it"})
+
+
+class TimelineSchema(Schema):
+    """``GET /games/<id>/timeline``."""
+
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    hand = fields.Integer(allow_none=True, required=True)
+    steps = fields.List(fields.Nested(TimelineStepSchema), required=True)
+
+
+class IrregularitySchema(Schema):
+    """A revoke proven by later knowledge."""
+
+    hand = fields.Integer(required=True)
+    kind = fields.String(required=True)
+    player = fields.String(required=True)
+    trick = fields.Integer(required=True)
+    seq = fields.Integer(required=True, metadata={"description": "the play that did not follow"})
+    proof_seq = fields.Integer(required=True, metadata={"description": "the event that proves it"})
+    card = fields.Raw(required=True)
+    detail = fields.String(required=True)
+
+
+class IrregularitiesSchema(Schema):
+    """``GET /games/<id>/irregularities``."""
+
+    version = fields.Integer(required=True)
+    irregularities = fields.List(fields.Nested(IrregularitySchema), required=True)

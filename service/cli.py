@@ -1,4 +1,4 @@
-"""The ``kibitz`` command: ``kibitz serve`` (waitress) and ``kibitz init-db``."""
+"""The ``kibitz`` command: ``kibitz serve`` (waitress), ``kibitz init-db`` and ``kibitz replay``."""
 
 from __future__ import annotations
 
@@ -45,6 +45,38 @@ def init_db(database: str) -> None:
     finally:
         db.close()
     click.echo(f"Initialised {database}")
+
+
+@main.command()
+@click.argument("game_id")
+@click.option("--hand", type=click.IntRange(0), default=None, help="Only this hand or round.")
+@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
+              type=click.Path(dir_okay=False, exists=True), help="SQLite database file.")
+@click.option("--public", is_flag=True, help="Only what a reader without the game's token may see.")
+def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
+    """Print a game's timeline, one step per line, for an 80-column terminal."""
+    import engine
+    from replays import timeline
+    from service import store
+
+    db = store.connect(database)
+    try:
+        row = store.get_game(db, game_id)
+        if row is None or row["game"] not in engine.GAMES:
+            raise click.ClickException(f"There is no game {game_id!r} in {database}.")
+        events = store.events(db, game_id)
+    finally:
+        db.close()
+    steps = timeline.timeline(engine.GAMES[row["game"]], events, full=not public)
+    if hand is not None:
+        steps = timeline.for_hand(steps, hand)
+        if not steps:
+            raise click.ClickException(f"Game {game_id} has no hand {hand}.")
+    title = " · ".join(str(part) for part in (
+        row["title"] or row["game"], ", ".join(row["players"]), row["visibility"], row["status"],
+        f"version {row['version']}") if part)
+    for line in timeline.render(title, steps):
+        click.echo(line)
 
 
 if __name__ == "__main__":

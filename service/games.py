@@ -61,7 +61,15 @@ def summary(row: dict[str, Any]) -> dict[str, Any]:
         "version": row["version"],
         "created_at": row["created_at"],
         "status": row["status"],
+        "forked_from": forked_from(row),
     }
+
+
+def forked_from(row: dict[str, Any]) -> dict[str, Any] | None:
+    """``{"game", "seq"}`` for a what-if fork (the game and event it branched off), else None."""
+    if not row.get("forked_from_game"):
+        return None
+    return {"game": row["forked_from_game"], "seq": row["forked_from_seq"]}
 
 
 def body(row: dict[str, Any], stream: streams.Stream, full: bool) -> dict[str, Any]:

@@ -62,9 +62,10 @@ def build() -> dict[str, Any]:
     """Return the OpenAPI 3 document as a dict."""
     spec = APISpec(title=TITLE, version=VERSION, openapi_version="3.0.3", plugins=[MarshmallowPlugin()],
                    info={"description": "Record physical card games as events; replay and audit them."})
-    for name in ("Problem", "GameSummary", "Game", "CreatedGame", "GameList", "StoredEvent", "LoggedEvent",
+    for name in ("Problem", "ForkedFrom", "GameSummary", "Game", "CreatedGame", "GameList", "StoredEvent", "LoggedEvent",
                  "EventLog", "Recorded", "LegalAction", "Actions", "StateAt", "Target", "Correction", "Hand",
-                 "Play", "Trick", "Health"):
+                 "Play", "Trick", "Health", "Fork", "TimelineStep", "Timeline", "Irregularity",
+                 "Irregularities"):
         spec.components.schema(name, schema=getattr(responses, f"{name}Schema"))
     spec.components.schema("CreateGame", schema=CreateGameSchema)
     spec.components.schema("Reason", schema=ReasonSchema)
@@ -113,6 +114,24 @@ def build() -> dict[str, Any]:
     spec.path(path="/games/{game_id}/hands/{n}/tricks/{t}", operations={
         "get": {"summary": "Trick t of hand n", "parameters": [GAME_ID, _number("n"), _number("t"), TOKEN_READ],
                 "responses": {**_ok("Trick"), **_problems(READ_ERRORS)}},
+    })
+    spec.path(path="/games/{game_id}/timeline", operations={
+        "get": {"summary": "Every step with a one-line summary (undone actions marked)",
+                "parameters": [GAME_ID, TOKEN_READ, {"in": "query", "name": "hand", "required": False,
+                                                     "schema": {"type": "integer", "minimum": 0},
+                                                     "description": "only this hand/round"}],
+                "responses": {**_ok("Timeline"), **_problems(READ_ERRORS)}},
+    })
+    spec.path(path="/games/{game_id}/irregularities", operations={
+        "get": {"summary": "Revokes proven by later knowledge, whole game", "parameters": [GAME_ID, TOKEN_READ],
+                "responses": {**_ok("Irregularities"), **_problems(READ_ERRORS)}},
+    })
+    spec.path(path="/games/{game_id}/fork", operations={
+        "post": {"summary": "A what-if fork: a new game from the actions effective at seq",
+                 "parameters": [GAME_ID, TOKEN_WRITE],
+                 "requestBody": {"required": True, "content": {JSON: {"schema": "Fork"}}},
+                 "responses": {**_ok("CreatedGame", 201, "Created"), **_problems((400, 401, 403, 404, 409, 413, 415,
+                                                                                   422))}},
     })
     spec.path(path="/health", operations={"get": {"summary": "Liveness", "responses": _ok("Health")}})
     spec.path(path="/openapi.json", operations={

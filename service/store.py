@@ -154,6 +154,7 @@ def insert_game(db: Database, game_id: str, created: Mapping[str, Any], token_ha
             "created_at": created_at,
             "version": 1,
             "status": status,
+            **_fork_columns(created),
         }
     )
 
@@ -184,14 +185,21 @@ def set_version(db: Database, game_id: str, version: int, status: str) -> None:
 
 
 def list_games(db: Database, *, game: str | None = None, player: str | None = None, status: str | None = None,
-               limit: int = 50, cursor: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+               limit: int = 50, cursor: str | None = None, fork: bool = False,
+               forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """Return up to ``limit`` games, newest first, and the cursor of the next page (or None).
 
-    ``player`` matches a seat name case-insensitively. ``cursor`` is a value returned by an
-    earlier call; raises ``ValueError`` if it is not one.
+    ``player`` matches a seat name case-insensitively. Forks are left out unless ``fork``
+    (then every game is listed) or ``forked_from`` (only the forks of that game). ``cursor``
+    is a value returned by an earlier call; raises ``ValueError`` if it is not one.
     """
     where: list[str] = ["1 = 1"]
     params: list[Any] = []
+    if forked_from is not None:
+        where.append("forked_from_game = ?")
+        params.append(forked_from)
+    elif not fork:
+        where.append("forked_from_game IS NULL")
     if game is not None:
         where.append("game = ?")
         params.append(game)
@@ -299,3 +307,23 @@ def remember(db: Database, game_id: str, key: str, request_hash: str, status: in
             "created_at": created_at,
         }
     )
+
+# --- forks ---------------------------------------------------------------------------
+
+
+@MIGRATIONS(name="0003_forked_from")
+def _forked_from(db: Database) -> None:
+    """The fork relation: a what-if game names the game and seq it branched off from, so
+    lists and match histories can leave forks out."""
+    games = db.table("games")
+    games.add_column("forked_from_game", str)
+    games.add_column("forked_from_seq", int)
+    games.create_index(["forked_from_game"])
+
+
+def _fork_columns(created: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``games`` columns of the fork relation, from ``game_created``'s ``forked_from``."""
+    fork = created.get("forked_from")
+    if not isinstance(fork, Mapping):
+        return {}
+    return {"forked_from_game": fork.get("game"), "forked_from_seq": fork.get("seq")}

@@ -441,6 +441,7 @@ def test_swap_all_exchanges_hand_and_middle() -> None:
     assert view(stream)["centre"] == ["2C", "3C", "4C"]
     assert player(stream, "Ann")["hand_known"] == ["4H", "9D", "QS"]
     turn = stb.hand_view(stream.state, 1, True)["turns"][0]
+    assert turn.pop("explanation").startswith("Ann exchanged the whole hand: took Q♠ 4♥ 9♦")
     assert turn == {"player": "Ann", "seq": 3, "type": "swap_all", "final": False, "take_all": True,
                     "take": ["QS", "4H", "9D"], "give": ["2C", "3C", "4C"]}
 

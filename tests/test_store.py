@@ -65,7 +65,8 @@ def test_immediate_rolls_back_on_error(db):
 
 def test_migrations_are_recorded_and_idempotent(db):
     store.migrate(db)
-    assert [m.name for m in store.MIGRATIONS.applied(db)] == ["0001_initial"]
+    names = [m.name for m in store.MIGRATIONS.applied(db)]
+    assert names[0] == "0001_initial" and "0003_forked_from" in names
     assert store.MIGRATIONS.pending(db) == []
     assert {"games", "events", "idempotency"} <= set(db.table_names())
 
@@ -111,3 +112,15 @@ def test_two_processes_appending_never_share_a_seq(db, db_path):
     assert [proc.returncode for proc in procs] == [0, 0], outs
     seqs = [e["seq"] for e in store.events(db, "g1")]
     assert seqs == list(range(1, 82))
+
+
+def test_forks_are_listed_only_when_asked_for(db):
+    _game(db)
+    created = {"game": "toepen", "players": ["Ann", "Bob", "Cas"], "visibility": "table", "options": {},
+               "forked_from": {"game": "g1", "seq": 1}}
+    store.insert_game(db, "f1", created, "h", "2025-01-02T00:00:00Z", "in_progress")
+    assert [g["id"] for g in store.list_games(db)[0]] == ["g1"]
+    assert {g["id"] for g in store.list_games(db, fork=True)[0]} == {"g1", "f1"}
+    assert [g["id"] for g in store.list_games(db, forked_from="g1")[0]] == ["f1"]
+    row = store.get_game(db, "f1")
+    assert (row["forked_from_game"], row["forked_from_seq"]) == ("g1", 1)

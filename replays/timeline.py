@@ -1,0 +1,120 @@
+"""The timeline: every stored event in order with a one-line summary in plain words.
+
+``GET /games/<id>/timeline`` and ``kibitz replay`` (api.md, "Replay and audit"). Each step
+carries its ``seq``, times, type, player, hand number, the data as this reader may see it,
+and a summary that includes what the rules derived (the trick's winner, the Fool, who was
+flushed, the showdown's loser …), written by the game's ``describe``. An action that is
+cancelled now is ``undone`` with ``undone_by`` (the undo that cancelled it); undo and redo
+steps name their ``target``; notes and rulings appear where they were recorded.
+
+Game actions are described as they were when recorded: the state before and after each
+comes from one replay of the whole log, so an action undone later still reads as it
+happened. A reader without the token gets every step's summary and data redacted the same
+way as the event log (``replays.replay.shown_data``) while its hand is not over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+from engine import stream as streams
+from replays.replay import PUBLIC, action
+
+
+def timeline(rules: ModuleType, events: Sequence[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
+    """Every event of a stored log (oldest first, from ``game_created``) as a timeline step.
+
+    ``full`` is True for the scorekeeper. Raises :class:`engine.core.RulesError` if the
+    stored log no longer folds (the rules changed under it).
+    """
+    replayed = list(streams.replay(rules, ((event["seq"], action(event)) for event in events)))
+    if not replayed:
+        return []
+    final = replayed[-1].stream.state
+    undone_by: dict[int, int] = {}
+    for step in replayed:
+        if step.target is None:
+            continue
+        if step.action["type"] == streams.UNDO:
+            undone_by[step.target] = step.seq
+        else:
+            undone_by.pop(step.target, None)
+    hands: dict[int, int] = {}
+    summaries: dict[int, str] = {}
+    out: list[dict[str, Any]] = []
+    previous: Any = None
+    for event, step in zip(events, replayed, strict=True):
+        seq, kind, after = step.seq, step.action["type"], step.stream.state
+        before = after if previous is None else previous
+        previous = after
+        hand = rules.hand_number(after)
+        if step.target is not None:
+            hand = hands.get(step.target, hand)
+        hands[seq] = hand
+        visible = full or kind in PUBLIC or not hand or rules.hand_over(final, hand)
+        data = dict(event["data"]) if visible else {k: v for k, v in rules.redact(step.action).items() if k != "type"}
+        if kind in (streams.UNDO, streams.REDO):
+            summary = _correction(kind, event["data"].get("reason"), step.target, summaries)
+        elif kind == streams.NOTE:
+            by = event["data"].get("player")
+            summary = f"Note{' by ' + by if by else ''}: {event['data'].get('text', '')}"
+        else:
+            summary = rules.describe(before, {**step.action, "seq": seq}, after, visible)
+        summaries[seq] = summary
+        out.append(
+            {
+                "seq": seq,
+                "recorded_at": event["recorded_at"],
+                "at": event["at"],
+                "type": kind,
+                "player": data.get("player", data.get("dealer")),
+                "hand": hand,
+                "summary": summary,
+                "undone": seq in undone_by,
+                "undone_by": undone_by.get(seq),
+                "target": step.target,
+                "data": data,
+            }
+        )
+    return out
+
+
+def _correction(kind: str, reason: Any, target: int | None, summaries: Mapping[int, str]) -> str:
+    verb = "Undo" if kind == streams.UNDO else "Redo"
+    what = "cancelled" if kind == streams.UNDO else "restored"
+    text = f"{verb}{f' ({reason})' if reason else ''}: {what} event {target}"
+    if target is not None and target in summaries:
+        text += f" ({summaries[target].rstrip('.')})"
+    return text + "."
+
+
+def for_hand(steps: Sequence[Mapping[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The steps of hand/round ``n`` (undo and redo go with the hand of their target)."""
+    return [dict(step) for step in steps if step["hand"] == n]
+
+
+def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80) -> list[str]:
+    """The timeline as terminal lines no wider than ``width``: a ``title`` line, a heading
+    before each hand, then one step per line (its seq, then the summary, wrapped under
+    itself when it is long); an undone step says which undo cancelled it."""
+    import textwrap
+
+    lines = [textwrap.shorten(title, width, placeholder="…")]
+    hand: int | None = None
+    indent = " " * 6
+    for step in steps:
+        if step["hand"] != hand and step["type"] not in (streams.UNDO, streams.REDO, streams.NOTE):
+            hand = step["hand"]
+            if hand:
+                lines.append(f"── hand {hand} " + "─" * max(0, width - 11 - len(str(hand))))
+        text = str(step["summary"])
+        if step["undone"]:
+            text = f"[undone by {step['undone_by']}] {text}"
+        lines.extend(
+            textwrap.wrap(text, width, initial_indent=f"{step['seq']:>4}  ", subsequent_indent=indent,
+                          break_on_hyphens=False)
+            or [f"{step['seq']:>4}"]
+        )
+    return lines

@@ -1,0 +1,134 @@
+"""Reviewing a game: ``timeline``, ``irregularities`` and what-if ``fork`` (issue 6).
+
+Reads follow ``api.md`` "Views and secrets" (the public view without the token); a fork is
+a write on the original game (its token required) that creates a new game.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Blueprint, Response, request, url_for
+from marshmallow import Schema, ValidationError, fields, validate
+
+from engine import stream as streams
+from engine.core import OptionError, RulesError
+from replays import audit, replay, timeline
+from schemas.common import utc_text
+from schemas.games import flatten
+from service import games, http, store
+from service.db import get_db
+from service.problems import ApiError
+from service.views.games import invalid
+
+bp = Blueprint("review", __name__)
+
+
+class TimelineQuerySchema(Schema):
+    """``GET timeline`` query: optional ``hand`` (a hand/round number, 0 for before the first deal)."""
+
+    class Meta:
+        unknown = "exclude"
+
+    hand = fields.Integer(validate=validate.Range(min=0, max=2**62), load_default=None, allow_none=True)
+
+
+class ForkSchema(Schema):
+    """``POST fork`` body: ``{"seq": n}``, the event after which the new game branches off."""
+
+    class Meta:
+        unknown = "raise"
+
+    seq = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**62))
+
+
+@bp.get("/games/<game_id>/timeline")
+def show_timeline(game_id: str) -> Response:
+    """Every event with a summary: ``{"game", "version", "hand", "steps": [...]}``; ``?hand=n``
+    keeps hand n's steps (404 for a hand that was never dealt)."""
+    row = games.load(game_id)
+    full = http.reader_is_full(row)
+    try:
+        query = TimelineQuerySchema().load(request.args.to_dict())
+    except ValidationError as err:
+        raise invalid(flatten(err.messages), "The query parameters are not valid.") from err
+    rules = games.rules_of(row)
+    version = row["version"]
+    steps = timeline.timeline(rules, store.events(get_db(), game_id, upto=version), full)
+    hand = query["hand"]
+    if hand is not None:
+        if hand > rules.hand_number(games.current(row).stream.state) and not any(s["hand"] == hand for s in steps):
+            raise ApiError(404, "not_found", f"This game has no hand {hand}.", version=version)
+        steps = timeline.for_hand(steps, hand)
+    return http.json_response({"game": game_id, "version": version, "hand": hand, "steps": steps}, version=version)
+
+
+@bp.get("/games/<game_id>/irregularities")
+def irregularities(game_id: str) -> Response:
+    """Revokes proven by later knowledge, for the whole game: ``{"version", "irregularities"}``."""
+    row = games.load(game_id)
+    full = http.reader_is_full(row)
+    found = audit.irregularities(games.current(row), full)
+    return http.json_response({"version": row["version"], "irregularities": found}, version=row["version"])
+
+
+@bp.post("/games/<game_id>/fork")
+def fork(game_id: str) -> Response:
+    """A new game from the actions effective right after event ``seq`` (api.md "Replay and
+    audit"; recording.md: the state at ``seq``), re-validated through the rules.
+
+    201 with the new game, its own token and ``forked_from``; 422 for a ``seq`` outside the
+    log; 409 with the rules code if an action no longer passes the rules.
+    """
+    body = http.require_object(http.read_json())
+    row = games.load(game_id)
+    http.require_token(row)
+    try:
+        seq = ForkSchema().load(body)["seq"]
+    except ValidationError as err:
+        raise invalid(flatten(err.messages)) from err
+    version = row["version"]
+    if seq > version:
+        raise ApiError(422, "validation_failed", f"This game's events are 1 to {version}.",
+                       errors={"seq": [f"Give an event of this game, 1 to {version}."]}, version=version)
+    rules = games.rules_of(row)
+    events = store.events(get_db(), game_id, upto=seq)
+    at_seq = replay.fold(rules, events).stream
+    by_seq = {event["seq"]: event for event in events}
+    created = {**events[0]["data"], "forked_from": {"game": game_id, "seq": seq}}
+    try:
+        folded = replay.fold(rules, [{"seq": 1, "type": streams.CREATED, "data": created}])
+        copies = []
+        for number, original in enumerate(streams.effective_seqs(at_seq)[1:], start=2):
+            event = by_seq[original]
+            try:
+                folded = replay.extend(folded, number, replay.action(event))
+            except RulesError as err:
+                raise ApiError(409, err.code, f"Event {original} ({event['type']}) no longer passes the rules: "
+                               f"{err.message}", version=version) from err
+            copies.append((number, event))
+    except OptionError as err:
+        raise ApiError(409, "wrong_phase", f"The game's set-up no longer passes the rules: {err.message}",
+                       version=version) from err
+    new_id, (token, token_hash) = _new_id(), http.new_token()
+    now = utc_text(datetime.now(UTC))
+    db = get_db()
+    with store.immediate(db):
+        store.insert_game(db, new_id, created, token_hash, now, rules.status(folded.stream.state))
+        store.append(db, new_id, 1, streams.CREATED, created, now)
+        for number, event in copies:
+            store.append(db, new_id, number, event["type"], event["data"], now, event["at"] or event["recorded_at"])
+        store.set_version(db, new_id, folded.version, rules.status(folded.stream.state))
+    games.cache().put(new_id, folded)
+    new_row = store.get_game(db, new_id)
+    assert new_row is not None
+    out: dict[str, Any] = {**games.body(new_row, folded.stream, full=True), "token": token}
+    return http.json_response(out, 201, version=folded.version,
+                              headers={"Location": url_for("games.show", game_id=new_id)})
+
+
+def _new_id() -> str:
+    import secrets
+
+    return secrets.token_urlsafe(12)

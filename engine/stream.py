@@ -12,6 +12,13 @@ A :class:`Stream` is immutable (named tuples, cheap to build). Its effective act
 of :class:`Step` (each holding the state right after that action), so recording, undoing
 and redoing are O(1) whatever the length of the game: undo pops a step, redo pushes the
 very step it popped (its state is still right, because nothing but notes came between).
+
+Rules versions: ``game_created`` names the ``rules_version`` the game was recorded under.
+A version in the engine module's ``SUPPORTED_VERSIONS`` that is older than its
+``RULES_VERSION`` is read through the module's ``upcast(version, action)``: every event of
+that game (``game_created`` included) is turned into the current version's shape and meaning
+before the reducer sees it. Any other version is refused with
+:class:`UnknownRulesVersion`, never folded with a meaning it did not have.
 """
 
 from __future__ import annotations
@@ -20,11 +27,20 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from engine.core import Action, RulesError
+from engine.core import Action, OptionError, RulesError
 
 #: Event types handled here rather than by a game's reducer.
 UNDO, REDO, NOTE, CREATED = "undo", "redo", "note", "game_created"
 BOOKKEEPING = frozenset({UNDO, REDO, NOTE})
+
+
+class UnknownRulesVersion(OptionError):
+    """A ``game_created`` whose ``rules_version`` this engine module cannot rebuild."""
+
+    def __init__(self, game: str, version: object, supported: Iterable[int]) -> None:
+        known = ", ".join(str(v) for v in sorted(supported))
+        super().__init__("rules_version", f"{game} rules version {version!r} is unknown here (supported: {known}).")
+        self.version = version
 
 
 class Step(NamedTuple):
@@ -47,13 +63,16 @@ class Stream(NamedTuple):
 
     ``rules`` is the game's engine module, ``version`` the seq of the last event folded,
     ``done`` the effective actions (top = latest; the bottom step is ``game_created``),
-    ``undone`` the actions that ``redo`` can restore (top = next to restore).
+    ``undone`` the actions that ``redo`` can restore (top = next to restore),
+    ``rules_version`` the version the game was recorded under (its actions are upcast
+    from it when it is older than the module's ``RULES_VERSION``).
     """
 
     rules: ModuleType
     version: int
     done: Link
     undone: Link | None
+    rules_version: int = 0
 
     @property
     def state(self) -> Any:
@@ -66,11 +85,28 @@ def start(rules: ModuleType, created: Mapping[str, Any]) -> Stream:
 
     ``created`` holds ``players``, ``options`` (resolved), ``visibility``, ``dealer`` or
     ``first_player`` and ``rules_version``. Raises :class:`engine.core.OptionError` when the
-    rules refuse the set-up.
+    rules refuse the set-up, :class:`UnknownRulesVersion` (an ``OptionError``) when the
+    module cannot rebuild that rules version.
     """
-    state = rules.initial_state(created)
+    version = rules_version_of(rules, created)
     action = {"type": CREATED, **created}
-    return Stream(rules, 1, Link(Step(1, action, state), None), None)
+    if version != rules.RULES_VERSION:
+        action = {**rules.upcast(version, action), "rules_version": rules.RULES_VERSION}
+    state = rules.initial_state({k: v for k, v in action.items() if k != "type"})
+    return Stream(rules, 1, Link(Step(1, action, state), None), None, version)
+
+
+def rules_version_of(rules: ModuleType, created: Mapping[str, Any]) -> int:
+    """The ``rules_version`` of a ``game_created`` (the module's current one when absent).
+
+    Raises :class:`UnknownRulesVersion` unless it is one of the module's
+    ``SUPPORTED_VERSIONS``.
+    """
+    version = created.get("rules_version", rules.RULES_VERSION)
+    supported = getattr(rules, "SUPPORTED_VERSIONS", frozenset({rules.RULES_VERSION}))
+    if isinstance(version, bool) or not isinstance(version, int) or version not in supported:
+        raise UnknownRulesVersion(rules.GAME, version, supported)
+    return version
 
 
 def advance(stream: Stream, seq: int, action: Action) -> Stream:
@@ -84,18 +120,20 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
     if kind == UNDO:
         if stream.done.rest is None:
             raise RulesError("nothing_to_undo", "There is nothing to undo: no move has been recorded yet.")
-        return Stream(stream.rules, seq, stream.done.rest, Link(stream.done.head, stream.undone))
+        return stream._replace(version=seq, done=stream.done.rest, undone=Link(stream.done.head, stream.undone))
     if kind == REDO:
         if stream.undone is None:
             raise RulesError("nothing_to_redo", "There is nothing to redo: no undone move can be restored.")
-        return Stream(stream.rules, seq, Link(stream.undone.head, stream.done), stream.undone.rest)
+        return stream._replace(version=seq, done=Link(stream.undone.head, stream.done), undone=stream.undone.rest)
     if kind == NOTE:
-        return Stream(stream.rules, seq, stream.done, stream.undone)
+        return stream._replace(version=seq)
     if kind == CREATED:
         raise RulesError("wrong_phase", "The game has already been created.")
+    if stream.rules_version and stream.rules_version != stream.rules.RULES_VERSION:
+        action = stream.rules.upcast(stream.rules_version, action)
     action = {**action, "seq": seq}
     state = stream.rules.apply(stream.state, action)
-    return Stream(stream.rules, seq, Link(Step(seq, action, state), stream.done), None)
+    return stream._replace(version=seq, done=Link(Step(seq, action, state), stream.done), undone=None)
 
 
 class Replayed(NamedTuple):

@@ -10,7 +10,7 @@ from flask import Flask
 
 from service import db, problems
 from service.cache import FoldCache
-from service.views import games, meta, recording, replays, review
+from service.views import games, history, meta, recording, replays, review, transfer
 from service.writer import GroupCommitter
 
 MIB = 1024 * 1024
@@ -38,6 +38,6 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"])
     db.init_app(app)
     problems.register(app)
-    for blueprint in (games.bp, recording.bp, replays.bp, review.bp, meta.bp):
+    for blueprint in (games.bp, recording.bp, replays.bp, review.bp, transfer.bp, history.bp, meta.bp):
         app.register_blueprint(blueprint)
     return app

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from service.cli_transfer import export_games, import_games
+
 DEFAULT_DB = "./kibitz.db"
 
 
@@ -77,6 +79,10 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
         f"version {row['version']}") if part)
     for line in timeline.render(title, steps):
         click.echo(line)
+
+
+main.add_command(export_games)
+main.add_command(import_games)
 
 
 if __name__ == "__main__":

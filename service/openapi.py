@@ -137,5 +137,49 @@ def build() -> dict[str, Any]:
     spec.path(path="/openapi.json", operations={
         "get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3 document"}}},
     })
+    _transfer_and_history(spec)
     document: dict[str, Any] = spec.to_dict()
     return document
+
+
+def _transfer_and_history(spec: APISpec) -> None:
+    """Export, import (docs/export.schema.json) and match histories."""
+    export_doc = {"type": "object", "description": "A json export (docs/export.schema.json)",
+                  "required": ["kibitz_export", "game", "events"]}
+    spec.path(path="/games/{game_id}/export", operations={
+        "get": {"summary": "The game as json (what import takes), jsonl, csv or text; public view without the token",
+                "parameters": [GAME_ID, TOKEN_READ, {"in": "query", "name": "format", "required": False,
+                                                     "schema": {"type": "string", "default": "json",
+                                                                "enum": ["json", "jsonl", "csv", "text"]}}],
+                "responses": {"200": {"description": "The export", "content": {
+                    JSON: {"schema": export_doc}, "application/x-ndjson": {"schema": {"type": "string"}},
+                    "text/csv": {"schema": {"type": "string"}}, "text/plain": {"schema": {"type": "string"}}}},
+                    **_problems(READ_ERRORS)}},
+    })
+    spec.path(path="/games/import", operations={
+        "post": {"summary": "Create a game from a json export, re-validating every event (422 import_invalid "
+                            "names the first refused seq and its rule_code)",
+                 "requestBody": {"required": True, "content": {JSON: {"schema": export_doc}}},
+                 "responses": {**_ok("CreatedGame", 201, "Imported"), **_problems((400, 413, 415, 422))}},
+    })
+    name = {"in": "path", "name": "name", "required": True, "schema": {"type": "string"},
+            "description": "matched trimmed and case-insensitively"}
+    paging = [{"in": "query", "name": "limit", "required": False, "schema": {"type": "integer", "minimum": 1,
+                                                                             "maximum": 1000, "default": 100}},
+              {"in": "query", "name": "offset", "required": False, "schema": {"type": "integer", "minimum": 0}}]
+    obj = {"type": "object"}
+    spec.path(path="/players", operations={
+        "get": {"summary": "Every player seen, with games played and won per game type (forks never count)",
+                "responses": _ok(obj)},  # type: ignore[arg-type]
+    })
+    spec.path(path="/players/{name}", operations={
+        "get": {"summary": "A player's games and stats per game type", "parameters": [name, *paging],
+                "responses": {**_ok(obj), **_problems((404, 422))}},  # type: ignore[arg-type]
+    })
+    spec.path(path="/players/{name}/games", operations={
+        "get": {"summary": "A player's games as json or csv", "parameters": [name, {
+            "in": "query", "name": "format", "required": False, "schema": {"type": "string", "enum": ["json", "csv"]}}],
+            "responses": {"200": {"description": "OK", "content": {JSON: {"schema": obj},
+                                                                   "text/csv": {"schema": {"type": "string"}}}},
+                          **_problems((404, 422))}},
+    })

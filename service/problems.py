@@ -32,11 +32,13 @@ class ApiError(Exception):
 
     ``status`` is the HTTP status, ``code`` the stable snake_case code, ``detail`` a plain
     sentence; ``errors`` (field -> messages) for payload errors, ``version`` for errors
-    about a game, ``headers`` for extra response headers.
+    about a game, ``headers`` for extra response headers, ``extra`` for more body fields
+    (``import_invalid`` names the failing ``seq`` and its ``rule_code``).
     """
 
     def __init__(self, status: int, code: str, detail: str, *, errors: dict[str, list[str]] | None = None,
-                 version: int | None = None, headers: dict[str, str] | None = None) -> None:
+                 version: int | None = None, headers: dict[str, str] | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
@@ -44,10 +46,12 @@ class ApiError(Exception):
         self.errors = errors
         self.version = version
         self.headers = headers or {}
+        self.extra = extra or {}
 
 
 def problem(status: int, code: str, detail: str, *, errors: dict[str, list[str]] | None = None,
-            version: int | None = None, headers: dict[str, str] | None = None) -> Response:
+            version: int | None = None, headers: dict[str, str] | None = None,
+            extra: dict[str, Any] | None = None) -> Response:
     """Build the ``application/problem+json`` response for one error.
 
     ``title`` is the status's standard phrase; ``type`` is ``urn:kibitz:problem:<code>``.
@@ -63,6 +67,8 @@ def problem(status: int, code: str, detail: str, *, errors: dict[str, list[str]]
         body["errors"] = errors
     if version is not None:
         body["version"] = version
+    for name, value in (extra or {}).items():
+        body.setdefault(name, value)
     response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -82,7 +88,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError) -> Response:
-        return problem(err.status, err.code, err.detail, errors=err.errors, version=err.version, headers=err.headers)
+        return problem(err.status, err.code, err.detail, errors=err.errors, version=err.version, headers=err.headers,
+                       extra=err.extra)
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> Response:

@@ -84,6 +84,38 @@ def _initial(db: Database) -> None:
     )
 
 
+@MIGRATIONS(name="0002_player_results")
+def _player_results(db: Database) -> None:
+    """Match histories (issue 7): one row per player per game, kept by ``service.history``;
+    ``games.imported_at`` for games created by ``POST /games/import``. Games stored before
+    this migration are folded once to fill the table."""
+    db.table("games").add_column("imported_at", str)
+    db.table("player_results").create(
+        {
+            "game_id": str,
+            "player_key": str,
+            "name": str,
+            "seat": int,
+            "game": str,
+            "created_at": str,
+            "status": str,
+            "result": str,
+            "score": int,
+            "unit": str,
+            "hands": int,
+            "tricks_won": int,
+            "fools": int,
+            "knocks": int,
+            "stops": int,
+        },
+        pk=("game_id", "player_key"),
+        not_null={"game_id", "player_key", "name", "seat", "game", "created_at", "status", "result"},
+    )
+    db.table("player_results").create_index(["player_key", "created_at"])
+    from service import history  # the projection folds games: imported here, where it is needed
+
+    history.backfill(db)
+
 def connect(path: str | Path, synchronous: str = "FULL") -> Database:
     """Open ``path`` (created if missing) in WAL mode and return a ``Database``.
 
@@ -307,6 +339,7 @@ def remember(db: Database, game_id: str, key: str, request_hash: str, status: in
             "created_at": created_at,
         }
     )
+
 
 # --- forks ---------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from engine.core import OptionError
 from replays import replay
 from schemas.common import utc_text
 from schemas.games import CreateGameSchema, ListQuerySchema, flatten, seat
-from service import games, http, store
+from service import games, history, http, store
 from service.db import get_db
 from service.problems import ApiError
 
@@ -52,6 +52,8 @@ def create() -> Response:
     with store.immediate(db):
         store.insert_game(db, game_id, created, token_hash, created_at, rules.status(folded.stream.state))
         store.append(db, game_id, 1, streams.CREATED, created, created_at)
+        history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, rules,
+                        folded.stream.state)
     games.cache().put(game_id, folded)
     row = store.get_game(db, game_id)
     assert row is not None

@@ -24,7 +24,7 @@ from engine.core import RulesError
 from replays import replay
 from schemas.common import ReasonSchema, utc_text
 from schemas.games import EventsQuerySchema, flatten
-from service import games, http, store
+from service import games, history, http, store
 from service.db import get_db
 from service.problems import ApiError
 from service.views.games import invalid
@@ -152,6 +152,8 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
         event = store.append(db, game_id, seq, parsed.action["type"], data, recorded_at, parsed.at, key)
         state = after.stream.state
         store.set_version(db, game_id, seq, rules.status(state))
+        if rules.status(state) != rules.status(before.stream.state):  # finished, or reopened by an undo
+            history.refresh(db, row, rules, state)
         out = {"seq": seq, "version": seq, "event": event, "state": rules.view(state, True)}
         if key is not None:
             store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)

@@ -1,0 +1,264 @@
+"""Exports of one folded game: the ``json`` document (what import takes), ``jsonl``, ``csv``
+and the ``text`` record (docs/export.md).
+
+Built on the engine alone, never branching on the game: the document is the stored log
+(each event as the event log shows it to this reader), the CSV is the engine's
+``score_sheet``, and the text is laid out from the engine's ``hand_view`` and
+``trick_view`` by their field names. A reader without the token (``full`` False) gets
+what the public view shows: deal hands and other hidden cards stay out while their hand is
+in play.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from engine.cards import pretty as pretty_french
+from replays.replay import Folded, event_log
+
+#: ``kibitz_export`` of the documents written here (docs/export.schema.json).
+FORMAT_VERSION = 1
+FORMATS = ("json", "jsonl", "csv", "text")
+MEDIA_TYPES = {
+    "json": "application/json",
+    "jsonl": "application/x-ndjson",
+    "csv": "text/csv; charset=utf-8",
+    "text": "text/plain; charset=utf-8",
+}
+EXTENSIONS = {"json": "json", "jsonl": "jsonl", "csv": "csv", "text": "txt"}
+
+#: The game fields of a document (``game``), in order.
+GAME_FIELDS = ("id", "game", "title", "players", "visibility", "options", "rules_version", "created_at",
+               "imported_at", "status", "version")
+
+_FRENCH = re.compile(r"^[2-9TJQKA][CDHS]$")
+
+
+def document(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, Any]],
+             full: bool) -> dict[str, Any]:
+    """The ``json`` export: ``{"kibitz_export", "view", "game", "events", "results"}``.
+
+    ``game`` is the stored game row (``id``, ``title``, ``created_at``, ``imported_at`` …);
+    ``events`` the whole stored log. The events are shown as ``GET events`` shows them to
+    this reader; ``results`` is the engine's ``results`` (derived, ignored by import).
+    """
+    rules, state = folded.stream.rules, folded.stream.state
+    created = events[0]["data"] if events else {}
+    header = {
+        "id": game["id"],
+        "game": rules.GAME,
+        "title": game.get("title"),
+        "players": list(game["players"]),
+        "visibility": game["visibility"],
+        "options": game["options"],
+        "rules_version": created.get("rules_version", rules.RULES_VERSION),
+        "created_at": game["created_at"],
+        "imported_at": game.get("imported_at"),
+        "status": rules.status(state),
+        "version": folded.version,
+    }
+    return {
+        "kibitz_export": FORMAT_VERSION,
+        "view": "full" if full else "public",
+        "game": header,
+        "events": event_log(folded, events, full),
+        "results": rules.results(state),
+    }
+
+
+def jsonl(folded: Folded, events: Sequence[Mapping[str, Any]], full: bool) -> str:
+    """The ``jsonl`` export: one stored event per line, as the event log shows it."""
+    return "".join(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n"
+                   for event in event_log(folded, events, full))
+
+
+def csv_text(folded: Folded) -> str:
+    """The ``csv`` export: the engine's ``score_sheet``, a header line and one row per hand
+    or round (per turn in Fuji Flush). Hidden cards never appear in it."""
+    rows = folded.stream.rules.score_sheet(folded.stream.state)
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    else:
+        out.write("number,dealer\n")
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- text
+
+
+def pretty(card: Any) -> str:
+    """A card for people: ``TH`` → ``10♥``; other decks' codes (``G12``, ``1``, ``14``) as they are."""
+    text = str(card)
+    return pretty_french(text) if _FRENCH.match(text) else text
+
+
+def _cards(cards: Iterable[Any]) -> str:
+    return " ".join(pretty(card) for card in cards)
+
+
+def _tag(name: str, value: Any) -> str:
+    return f'[{name} "{str(value).replace(chr(34), chr(39))}"]'
+
+
+def _option(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, Any]], full: bool) -> str:
+    """The ``text`` export: a header of tags, then each hand (round) with its deal, every
+    numbered trick or turn and the other actions in recorded order, and its result.
+
+    The notation is documented in docs/export.md. Cards in hands are shown only where the
+    engine's ``hand_view`` shows them to this reader.
+    """
+    rules, state = folded.stream.rules, folded.stream.state
+    created = events[0]["data"] if events else {}
+    view = rules.view(state, full)
+    lines = [
+        _tag("Game", rules.GAME),
+        _tag("Title", game.get("title") or ""),
+        _tag("Date", game["created_at"]),
+        _tag("Players", ", ".join(game["players"])),
+        _tag("Visibility", game["visibility"]),
+    ]
+    for starter in ("dealer", "first_player"):
+        if created.get(starter):
+            lines.append(_tag("FirstPlayer" if starter == "first_player" else "Dealer", created[starter]))
+    options = " ".join(f"{key}={_option(value)}" for key, value in sorted(game["options"].items()))
+    lines += [
+        _tag("Options", options),
+        _tag("RulesVersion", created.get("rules_version", rules.RULES_VERSION)),
+        _tag("Status", rules.status(state)),
+    ]
+    if view.get("winners") is not None and rules.status(state) == "finished":
+        lines.append(_tag("Winners", ", ".join(view["winners"])))
+    if view.get("losers"):
+        lines.append(_tag("Losers", ", ".join(view["losers"])))
+    lines += [_tag("Events", folded.version), _tag("View", "full" if full else "public"), ""]
+    sheet = rules.score_sheet(state)
+    shown = {event["seq"]: event for event in event_log(folded, events, full)}
+    for number in range(1, rules.hand_number(state) + 1):
+        hand = rules.hand_view(state, number, full)
+        if hand is None:
+            continue
+        lines += _hand_lines(rules, state, hand, number, full, shown, game["visibility"])
+        row = sheet[number - 1] if len(sheet) >= number and "turn" not in sheet[0] else None
+        if row is not None:
+            lines.append("  Result: " + _result(row, game["players"]))
+        result = hand.get("result")
+        if isinstance(result, Mapping) and result.get("reason"):
+            lines.append(f"  Reason: {result['reason']}")
+        lines.append("")
+    notes = [event for event in events if event["type"] in ("note", "undo", "redo")]
+    if notes:
+        lines.append("Notes and corrections")
+        for event in notes:
+            data = event["data"]
+            said = data.get("text") or data.get("reason") or ""
+            who = f" {data['player']}:" if data.get("player") else ""
+            lines.append(f"  #{event['seq']} {event['type']}{who} {said}".rstrip())
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _result(row: Mapping[str, Any], players: Sequence[str]) -> str:
+    """``(lives lost) Ann +0 = 0, Bob +2 = 2`` from a score sheet row (``"<name> <unit>"`` and
+    ``"<name> total"`` columns after the two first ones)."""
+    unit = list(row)[2][len(players[0]) + 1 :]
+    return f"({unit}) " + ", ".join(f"{n} {row[f'{n} {unit}']:+d} = {row[f'{n} total']}" for n in players)
+
+
+#: Lists of a ``hand_view`` whose items are actions placed in recorded order, with the
+#: word the text uses for each.
+ACTIONS = {"knocks": "knock", "folds": "fold", "laundries": "laundry", "reveals": "reveal", "shows": "show",
+           "draws": "draw", "adjustments": "adjust"}
+
+
+def _hand_lines(rules: Any, state: Any, hand: Mapping[str, Any], number: int, full: bool,
+                shown: Mapping[int, Mapping[str, Any]], visibility: str) -> list[str]:
+    title = f"Hand {number}"
+    if hand.get("dealer"):
+        title += f" · dealer {hand['dealer']}"
+    elif hand.get("first_player"):
+        title += f" · first player {hand['first_player']}"
+    lines = [title]
+    deal = shown.get(hand.get("deal_seq") or 0)
+    if deal is not None:
+        dealt = deal["data"].get("hands")
+        if isinstance(dealt, Mapping) and dealt:
+            cards = "; ".join(f"{name} {_cards(held)}" for name, held in dealt.items())
+        else:
+            cards = "cards hidden until the hand is over" if visibility == "open" else "cards not recorded"
+        lines.append(f"  #{deal['seq']} deal: {cards}")
+    if hand.get("centre_dealt"):
+        lines.append("  Centre: " + _cards(hand["centre_dealt"]))
+    items: list[tuple[int, str]] = []
+    for key, word in ACTIONS.items():
+        for item in hand.get(key) or []:
+            if isinstance(item, Mapping) and item.get("seq") is not None:
+                items.append((item["seq"], f"  #{item['seq']} {word} {_item(item)}".rstrip()))
+    for trick in hand.get("tricks") or []:
+        view = rules.trick_view(state, number, trick["number"], full) or trick
+        plays = view.get("plays") or []
+        seq = plays[0]["seq"] if plays else 0
+        line = f"  {trick['number']}. " + ", ".join(f"{p['player']} {pretty(p['card'])}" for p in plays)
+        if view.get("winner"):
+            line += f" → {view['winner']}"
+        if view.get("fools"):
+            line += f"; Fool {', '.join(view['fools'])}"
+        if view.get("sitting_out"):
+            line += f" (sitting out: {', '.join(view['sitting_out'])})"
+        items.append((seq, line))
+    for index, turn in enumerate(hand.get("turns") or [], start=1):
+        items.append((turn["seq"], f"  {turn.get('number', index)}. {_turn(turn)}"))
+    items.sort(key=lambda item: item[0])
+    lines += [line for _seq, line in items]
+    return lines
+
+
+def _item(item: Mapping[str, Any]) -> str:
+    parts = [str(item.get("player", ""))]
+    if item.get("cards"):
+        parts.append(_cards(item["cards"]))
+    if item.get("card") is not None:
+        parts.append(pretty(item["card"]))
+    if item.get("shown"):
+        parts.append("showed " + _cards(item["shown"]))
+    if item.get("challenger"):
+        parts.append(f"challenged by {item['challenger']}")
+    if item.get("stake") is not None:
+        parts.append(f"(stake {item['stake']})")
+    if item.get("lost"):
+        parts.append(f"(loses {item['lost']})")
+    if item.get("amount") is not None:
+        parts.append(f"{item['amount']:+d}: {item.get('reason', '')}")
+    rank = item.get("rank")
+    if isinstance(rank, Mapping) and rank.get("words"):
+        parts.append(f"({rank['words']})")
+    return " ".join(part for part in parts if part)
+
+
+def _turn(turn: Mapping[str, Any]) -> str:
+    if turn.get("explanation"):
+        return str(turn["explanation"])
+    player = turn.get("player", "")
+    if turn.get("card") is not None:
+        return f"{player} {pretty(turn['card'])}"
+    kind = turn.get("type", "turn")
+    take, give = turn.get("take"), turn.get("give")
+    if isinstance(take, list):
+        take, give = _cards(take), _cards(give or [])
+    elif take is not None:
+        take, give = pretty(take), pretty(give)
+    final = " (final turn)" if turn.get("final") else ""
+    if take is not None:
+        return f"{player} takes {take}, gives {give}{final}"
+    return f"{player} {'stops the bus' if kind == 'stop' else kind}{final}"

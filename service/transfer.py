@@ -1,0 +1,237 @@
+"""Export and import of whole games (the ``json`` export of ``replays.export``).
+
+Import re-validates the document event by event, exactly as recording would: every event
+goes through its game's payload schema and then the rules (``engine.stream``), starting
+from the ``game_created`` of the rules version it names. The first event refused stops the
+import with a 422 ``import_invalid`` naming its ``seq``, its ``rule_code`` and the rules'
+sentence; a document that is not an export at all is a 422 ``validation_failed``. Nothing
+is stored unless the whole log folds.
+
+An imported game gets a new id and token; its events keep their original ``recorded_at``
+and ``at`` (the history of the night they were played), its ``created_at`` is the time
+of its ``game_created``, and ``imported_at`` says when it was imported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from marshmallow import ValidationError
+from sqlite_utils import Database
+
+import engine
+import schemas
+from engine import stream as streams
+from engine.core import OptionError, RulesError
+from replays import export, replay
+from schemas.common import utc_text
+from schemas.games import CreateGameSchema, flatten, seat
+from service import history, http, store
+from service.problems import ApiError
+from service.views.recording import parse_action, parse_reason
+
+UTC_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+STARTERS = ("dealer", "first_player")
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A stored import: the new game's id, its token (shown once), row and folded game."""
+
+    id: str
+    token: str
+    row: dict[str, Any]
+    folded: replay.Folded
+
+
+def load_game(db: Database, game_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], replay.Folded] | None:
+    """The stored row, log and fold of ``game_id`` (None if there is no such game)."""
+    row = store.get_game(db, game_id)
+    if row is None or row["game"] not in engine.GAMES:
+        return None
+    events = store.events(db, game_id, upto=row["version"])
+    return row, events, replay.fold(engine.GAMES[row["game"]], events)
+
+
+def render(fmt: str, row: Mapping[str, Any], events: list[dict[str, Any]], folded: replay.Folded,
+           full: bool) -> str:
+    """The export of a game in ``fmt`` (one of ``replays.export.FORMATS``) as text."""
+    if fmt == "json":
+        return json.dumps(export.document(row, folded, events, full), ensure_ascii=False, indent=1) + "\n"
+    if fmt == "jsonl":
+        return export.jsonl(folded, events, full)
+    if fmt == "csv":
+        return export.csv_text(folded)
+    return export.text(row, folded, events, full)
+
+
+# --------------------------------------------------------------------------- import
+
+
+def _invalid(errors: dict[str, list[str]]) -> ApiError:
+    return ApiError(422, "validation_failed", "The body is not a Kibitz game export.", errors=errors)
+
+
+def refused(seq: int, rule_code: str, message: str, errors: dict[str, list[str]] | None = None) -> ApiError:
+    """The 422 ``import_invalid`` for event ``seq`` refused with ``rule_code``."""
+    return ApiError(422, "import_invalid", f"Event {seq} is refused: {message}", errors=errors,
+                    extra={"seq": seq, "rule_code": rule_code, "rule_message": message})
+
+
+def check_shape(doc: Any) -> list[dict[str, Any]]:
+    """The events of an export document, after checking its shape (422 ``validation_failed``
+    listing every problem found)."""
+    if not isinstance(doc, dict):
+        raise _invalid({"_schema": ["The body must be a JSON object (a json export)."]})
+    errors: dict[str, list[str]] = {}
+    if doc.get("kibitz_export") != export.FORMAT_VERSION:
+        errors["kibitz_export"] = [f"Give {export.FORMAT_VERSION}: this service reads version {export.FORMAT_VERSION} exports."]
+    events = doc.get("events")
+    if not isinstance(events, list) or not events:
+        errors["events"] = ["Give the game's events: a non-empty list starting with game_created."]
+        raise _invalid(errors)
+    for index, event in enumerate(events):
+        where = f"events.{index}"
+        if not isinstance(event, dict):
+            errors[where] = ["Each event is an object."]
+            continue
+        seq = event.get("seq")
+        if isinstance(seq, bool) or seq != index + 1:
+            errors[f"{where}.seq"] = [f"Events are numbered 1, 2, 3 … without gaps: this one should be {index + 1}."]
+        if not isinstance(event.get("type"), str) or not event["type"]:
+            errors[f"{where}.type"] = ["Give the event's type."]
+        if not isinstance(event.get("data"), dict):
+            errors[f"{where}.data"] = ["Give the event's data as an object."]
+        if not isinstance(event.get("recorded_at"), str) or not UTC_TIME.match(event["recorded_at"]):
+            errors[f"{where}.recorded_at"] = ["Give the time it was recorded, UTC ISO 8601 with a Z."]
+        if event.get("at") is not None and not isinstance(event["at"], str):
+            errors[f"{where}.at"] = ["Give the client's time as a string, or null."]
+        if len(errors) >= 20:
+            break
+    if not errors and events[0]["type"] != streams.CREATED:
+        errors["events.0.type"] = ["The first event is game_created."]
+    if errors:
+        raise _invalid(errors)
+    return events
+
+
+def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.Folded]:
+    """The engine module, the ``game_created`` data to store and its fold (event 1).
+
+    A game of an older supported rules version is checked through the module's ``upcast``
+    and stored exactly as recorded (its own shape), so that it rebuilds as it always did.
+    """
+    raw = recorded
+    name = raw.get("game")
+    rules = engine.GAMES.get(name) if isinstance(name, str) else None
+    if rules is None:
+        raise refused(1, "validation_failed", f"{str(raw.get('game'))[:40]!r} is not a game this service knows.")
+    try:
+        version = streams.rules_version_of(rules, raw)
+    except streams.UnknownRulesVersion as err:
+        raise refused(1, "unknown_rules_version", err.message) from err
+    current = version == rules.RULES_VERSION
+    if not current:  # checked in the current shape; stored as recorded, and upcast again on every rebuild
+        raw = {k: v for k, v in rules.upcast(version, {"type": streams.CREATED, **raw}).items() if k != "type"}
+    body = {k: raw[k] for k in ("game", "players", "visibility", *STARTERS, "title") if raw.get(k) is not None}
+    try:
+        loaded = CreateGameSchema().load({**body, "options": {}})
+    except ValidationError as err:
+        errors = flatten(err.messages)
+        raise refused(1, "validation_failed", "The game_created event does not fit its schema.", errors) from err
+    players = loaded["players"]
+    starter = getattr(rules, "STARTER", "dealer")
+    options = raw.get("options")
+    if not isinstance(options, dict):
+        raise refused(1, "validation_failed", "The game_created event has no options object.")
+    try:
+        options = rules.resolve_options(schemas.GAMES[rules.GAME].OPTIONS().load(options), players)
+        created: dict[str, Any] = {
+            "game": rules.GAME,
+            "players": players,
+            "visibility": loaded["visibility"],
+            starter: seat(players, loaded[starter]) if loaded.get(starter) else players[0],
+            "options": options,
+            "rules_version": version,
+        }
+        if loaded.get("title") is not None:
+            created["title"] = loaded["title"]
+        fork = raw.get("forked_from")  # a what-if fork stays one (and out of match histories)
+        if isinstance(fork, dict) and isinstance(fork.get("game"), str) and isinstance(fork.get("seq"), int):
+            created["forked_from"] = {"game": fork["game"], "seq": fork["seq"]}
+        if not current:
+            created = dict(recorded)
+        folded = replay.fold(rules, [{"seq": 1, "type": streams.CREATED, "data": created}])
+    except ValidationError as err:
+        raise refused(1, "validation_failed", "The game's options are not valid.", flatten(err.messages, "options")) from err
+    except OptionError as err:
+        raise refused(1, "validation_failed", f"{err.field}: {err.message}") from err
+    return rules, created, folded
+
+
+def rebuild(doc: Any) -> tuple[list[dict[str, Any]], replay.Folded]:
+    """Check an export document and fold it through the rules.
+
+    Returns the events to store (canonical data, original times) and the folded game.
+    Raises ``ApiError`` 422: ``validation_failed`` for a document that is not an export,
+    ``import_invalid`` (``seq``, ``rule_code``) for the first event the rules refuse.
+    """
+    events = check_shape(doc)
+    rules, created, folded = _created(events[0]["data"])
+    version = folded.stream.rules_version
+    current = version == rules.RULES_VERSION
+    table = {"game": rules.GAME, "players": created["players"], "visibility": created["visibility"]}
+    stored = [{"seq": 1, "type": streams.CREATED, "data": created, "recorded_at": events[0]["recorded_at"],
+               "at": events[0].get("at")}]
+    for event in events[1:]:
+        seq, kind = event["seq"], event["type"]
+        body = {**event["data"], "type": kind}
+        if event.get("at") is not None:
+            body["at"] = event["at"]
+        if kind in (streams.UNDO, streams.REDO):
+            body.pop("type")
+            parsed = parse_reason(kind, body)
+        else:
+            parsed = parse_action(table, body if current else rules.upcast(version, body))
+        if parsed.errors is not None or parsed.action is None:
+            raise refused(seq, "validation_failed", f"The {kind[:40]} event does not fit its schema.",
+                          parsed.errors or {})
+        action = parsed.action if current else {"type": kind, **event["data"]}
+        try:
+            folded = replay.extend(folded, seq, action)
+        except RulesError as err:
+            raise refused(seq, err.code, err.message) from err
+        data = {k: v for k, v in action.items() if k != "type"}
+        stored.append({"seq": seq, "type": kind, "data": data, "recorded_at": event["recorded_at"],
+                       "at": parsed.at if current else event.get("at")})
+    return stored, folded
+
+
+def import_document(db: Database, doc: Any) -> Imported:
+    """Re-validate ``doc`` (a json export) and store it as a new game, in one transaction.
+
+    Raises ``ApiError`` 422 (see :func:`rebuild`); nothing is stored then.
+    """
+    events, folded = rebuild(doc)
+    created = events[0]["data"]
+    rules = folded.stream.rules
+    status = rules.status(folded.stream.state)
+    game_id, (token, token_hash) = secrets.token_urlsafe(12), http.new_token()
+    imported_at = utc_text(datetime.now(UTC))
+    created_at = events[0]["recorded_at"]
+    with store.immediate(db):
+        store.insert_game(db, game_id, created, token_hash, created_at, status)
+        db.execute("UPDATE games SET version = ?, imported_at = ? WHERE id = ?", [folded.version, imported_at, game_id])
+        for event in events:
+            store.append(db, game_id, event["seq"], event["type"], event["data"], event["recorded_at"], event["at"])
+        history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, rules,
+                        folded.stream.state)
+    row = store.get_game(db, game_id)
+    assert row is not None
+    return Imported(game_id, token, row, folded)

@@ -1,0 +1,84 @@
+"""Match histories: ``GET /players``, ``GET /players/<name>``, ``GET /players/<name>/games``.
+
+Players are matched by name, trimmed and case-insensitively, across games; forks never
+count. Everything is read from the ``player_results`` projection (``service.history``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from flask import Blueprint, Response, current_app, request
+
+from service import history, http
+from service.db import get_db
+from service.problems import ApiError
+
+bp = Blueprint("history", __name__)
+
+DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
+CSV_FIELDS = ("date", "id", "game", "title", "seat", "status", "result", "score", "unit", *history.COUNTERS)
+
+
+def _limit() -> tuple[int, int]:
+    errors: dict[str, list[str]] = {}
+    values = {}
+    for name, default, top in (("limit", DEFAULT_LIMIT, MAX_LIMIT), ("offset", 0, 2**62)):
+        text = request.args.get(name)
+        if text is None:
+            values[name] = default
+        elif text.isdigit() and len(text) < 19 and (name == "offset" or 1 <= int(text) <= top):
+            values[name] = int(text)
+        else:
+            errors[name] = [f"Give a whole number{' from 1 to ' + str(top) if name == 'limit' else ''}."]
+    if errors:
+        raise ApiError(422, "validation_failed", "The query parameters are not valid.", errors=errors)
+    return values["limit"], values["offset"]
+
+
+def _player(name: str) -> dict[str, dict[str, object]]:
+    stats = history.stats(get_db(), name) if len(name) <= 100 else None
+    if stats is None:
+        raise ApiError(404, "not_found", f"Nobody called {name.strip()[:40]!r} has played a game here.")
+    return stats
+
+
+@bp.get("/players")
+def index() -> Response:
+    """Every player seen: ``{"players": [{"name", "games", "finished", "wins", "by_game"}]}``."""
+    return http.json_response({"players": history.players(get_db())})
+
+
+@bp.get("/players/<name>")
+def show(name: str) -> Response:
+    """One player's record: stats per game type and their games, newest first (``limit``,
+    ``offset``)."""
+    stats = _player(name)
+    limit, offset = _limit()
+    db = get_db()
+    played = history.games(db, name, limit, offset)
+    total = history.count(db, name)
+    shown = played[0]["name"] if played else history.games(db, name, 1)[0]["name"]
+    return http.json_response({"name": shown, "key": history.key(name), "by_game": stats, "total_games": total,
+                               "games": played, "next_offset": offset + limit if offset + limit < total else None})
+
+
+@bp.get("/players/<name>/games")
+def games(name: str) -> Response:
+    """``GET /players/<name>/games``: the games as ``format=json`` (default) or ``csv``."""
+    _player(name)
+    fmt = request.args.get("format", "json")
+    if fmt not in ("json", "csv"):
+        raise ApiError(422, "validation_failed", "The query parameters are not valid.",
+                       errors={"format": ["Give json or csv."]})
+    played = history.games(get_db(), name)
+    if fmt == "json":
+        return http.json_response({"games": played})
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(played)
+    response = current_app.response_class(out.getvalue(), mimetype="text/csv")
+    response.headers["Content-Type"] = "text/csv; charset=utf-8"
+    return response

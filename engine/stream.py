@@ -72,7 +72,7 @@ class Stream(NamedTuple):
     version: int
     done: Link
     undone: Link | None
-    rules_version: int = 0
+    rules_version: int | None = None
 
     @property
     def state(self) -> Any:
@@ -129,7 +129,7 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
         return stream._replace(version=seq)
     if kind == CREATED:
         raise RulesError("wrong_phase", "The game has already been created.")
-    if stream.rules_version and stream.rules_version != stream.rules.RULES_VERSION:
+    if stream.rules_version is not None and stream.rules_version != stream.rules.RULES_VERSION:
         action = stream.rules.upcast(stream.rules_version, action)
     action = {**action, "seq": seq}
     state = stream.rules.apply(stream.state, action)

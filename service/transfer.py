@@ -225,6 +225,9 @@ def import_document(db: Database, doc: Any) -> Imported:
     game_id, (token, token_hash) = secrets.token_urlsafe(12), http.new_token()
     imported_at = utc_text(datetime.now(UTC))
     created_at = events[0]["recorded_at"]
+    version = folded.stream.rules_version
+    if version is not None and version != rules.RULES_VERSION:  # the games row holds the current shape
+        created = {k: v for k, v in rules.upcast(version, {"type": streams.CREATED, **created}).items() if k != "type"}
     with store.immediate(db):
         store.insert_game(db, game_id, created, token_hash, created_at, status)
         db.execute("UPDATE games SET version = ?, imported_at = ? WHERE id = ?", [folded.version, imported_at, game_id])

@@ -15,6 +15,7 @@ from service import store
 from service.cache import FoldCache
 from service.db import get_db
 from service.problems import ApiError
+from service.writer import GroupCommitter
 
 #: Largest number accepted in a path (a seq, hand or trick number); beyond it is 404.
 MAX_PATH_NUMBER = 2**62
@@ -42,6 +43,12 @@ def cache() -> FoldCache:
     """The app's cache of folded games."""
     cached: FoldCache = current_app.extensions["kibitz_cache"]
     return cached
+
+
+def writer() -> GroupCommitter:
+    """The app's group committer: every write of this process goes through its one thread."""
+    committer: GroupCommitter = current_app.extensions["kibitz_writer"]
+    return committer
 
 
 def current(row: dict[str, Any]) -> Folded:

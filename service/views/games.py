@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request, url_for
 from marshmallow import ValidationError
+from sqlite_utils import Database
 
 import engine
 import schemas
@@ -48,15 +49,17 @@ def create() -> Response:
         raise invalid({_option_field(err.field): [err.message]}) from err
     game_id, (token, token_hash) = secrets.token_urlsafe(12), http.new_token()
     created_at = utc_text(datetime.now(UTC))
-    db = get_db()
-    with store.immediate(db):
+    def write(db: Database) -> dict[str, Any]:
         store.insert_game(db, game_id, created, token_hash, created_at, rules.status(folded.stream.state))
         store.append(db, game_id, 1, streams.CREATED, created, created_at)
         history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, rules,
                         folded.stream.state)
+        row = store.get_game(db, game_id)
+        assert row is not None
+        return row
+
+    row = games.writer().run(write)  # with the moves being recorded: one writer per process
     games.cache().put(game_id, folded)
-    row = store.get_game(db, game_id)
-    assert row is not None
     out = {**games.body(row, folded.stream, full=True), "token": token}
     return http.json_response(out, 201, version=1, headers={"Location": url_for("games.show", game_id=game_id)})
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, request
 from marshmallow import Schema, ValidationError
 from sqlite_utils import Database
 
@@ -28,7 +28,6 @@ from service import games, history, http, store
 from service.db import get_db
 from service.problems import ApiError
 from service.views.games import invalid
-from service.writer import GroupCommitter
 
 bp = Blueprint("recording", __name__)
 
@@ -159,16 +158,10 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
             store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
         return 201, out, after
 
-    status, out, after = writer().run(write)
+    status, out, after = games.writer().run(write)
     if after is not None:
         cache.put(game_id, after)
     return http.json_response(out, status, version=out.get("version"))
-
-
-def writer() -> GroupCommitter:
-    """The app's group committer (one writer thread per process)."""
-    committer: GroupCommitter = current_app.extensions["kibitz_writer"]
-    return committer
 
 
 @bp.get("/games/<game_id>/events")

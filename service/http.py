@@ -11,6 +11,7 @@ import hmac
 import json
 import math
 import secrets
+import string
 from collections.abc import Mapping
 from typing import Any
 
@@ -87,6 +88,17 @@ def require_object(body: Any) -> dict[str, Any]:
 
 
 # --- tokens --------------------------------------------------------------------------
+
+
+#: Game ids use letters and digits only, so an id never starts with "-" (which a command
+#: line would read as an option) and never needs quoting in a URL or a file name.
+ID_ALPHABET = string.ascii_letters + string.digits
+ID_LENGTH = 16
+
+
+def new_game_id() -> str:
+    """A new random game id: 16 letters and digits (about 95 bits)."""
+    return "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
 
 
 def new_token() -> tuple[str, str]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -222,7 +221,7 @@ def import_document(db: Database, doc: Any) -> Imported:
     created = events[0]["data"]
     rules = folded.stream.rules
     status = rules.status(folded.stream.state)
-    game_id, (token, token_hash) = secrets.token_urlsafe(12), http.new_token()
+    game_id, (token, token_hash) = http.new_game_id(), http.new_token()
     imported_at = utc_text(datetime.now(UTC))
     created_at = events[0]["recorded_at"]
     version = folded.stream.rules_version

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from datetime import UTC, datetime
 from typing import Any
 
@@ -47,7 +46,7 @@ def create() -> Response:
         folded = replay.fold(rules, [{"seq": 1, "type": streams.CREATED, "data": created}])
     except OptionError as err:
         raise invalid({_option_field(err.field): [err.message]}) from err
-    game_id, (token, token_hash) = secrets.token_urlsafe(12), http.new_token()
+    game_id, (token, token_hash) = http.new_game_id(), http.new_token()
     created_at = utc_text(datetime.now(UTC))
     def write(db: Database) -> dict[str, Any]:
         store.insert_game(db, game_id, created, token_hash, created_at, rules.status(folded.stream.state))

@@ -111,7 +111,7 @@ def fork(game_id: str) -> Response:
     except OptionError as err:
         raise ApiError(409, "wrong_phase", f"The game's set-up no longer passes the rules: {err.message}",
                        version=version) from err
-    new_id, (token, token_hash) = _new_id(), http.new_token()
+    new_id, (token, token_hash) = http.new_game_id(), http.new_token()
     now = utc_text(datetime.now(UTC))
     db = get_db()
     with store.immediate(db):
@@ -127,8 +127,3 @@ def fork(game_id: str) -> Response:
     return http.json_response(out, 201, version=folded.version,
                               headers={"Location": url_for("games.show", game_id=new_id)})
 
-
-def _new_id() -> str:
-    import secrets
-
-    return secrets.token_urlsafe(12)

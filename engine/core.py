@@ -95,3 +95,13 @@ def _compile_copier(cls: type) -> Any:
     scope: dict[str, Any] = {"_cls": cls, "_names": frozenset(names), "_new": object.__new__, "_set": object.__setattr__}
     exec("\n".join(lines), scope)
     return scope["copier"]
+
+
+def no_upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``upcast`` of a game whose only rules version is its current one: a plain copy.
+
+    ``engine.stream`` calls a module's ``upcast(version, action)`` for every event of a game
+    recorded under an older supported version; a game that changes the meaning of an event
+    replaces this with its own translation.
+    """
+    return dict(action)

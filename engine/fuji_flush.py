@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Action, OptionError, RulesError, name_list
+from engine.core import Action, OptionError, RulesError, name_list, no_upcast
 from engine.core import evolve as replace
 
 GAME = "fuji_flush"
@@ -771,19 +771,20 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
+    """The copy of a stored action of hand ``number`` that a reader without the token may
+    see now: all of it once that hand is over, else :func:`redact`'s copy."""
+    return dict(action) if hand_over(state, number) else redact(action)
+
+
 # --------------------------------------------------------------------------- versions, results, score sheet
 
 #: Rules versions whose logs this module rebuilds; older ones are read through :func:`upcast`.
 SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
 
 
-def upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
-    """``action`` recorded under rules ``version`` in this version's shape and meaning.
-
-    Version 1 is the only one so far, so nothing changes; ``engine.stream`` calls this for
-    every event of a game recorded under an older version in :data:`SUPPORTED_VERSIONS`.
-    """
-    return dict(action)
+#: Version 1 is the only one so far: events are read as recorded (see engine.core.no_upcast).
+upcast = no_upcast
 
 
 def results(state: State) -> dict[str, dict[str, Any]]:

@@ -34,7 +34,7 @@ from typing import Any
 
 from engine.brag import HandRank, rank
 from engine.cards import parse_french, pretty
-from engine.core import Action, OptionError, RulesError, name_list, seat_after
+from engine.core import Action, OptionError, RulesError, name_list, no_upcast, seat_after
 from engine.core import evolve as replace
 
 GAME = "stop_the_bus"
@@ -892,19 +892,20 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
+    """The copy of a stored action of hand ``number`` that a reader without the token may
+    see now: all of it once that hand is over, else :func:`redact`'s copy."""
+    return dict(action) if hand_over(state, number) else redact(action)
+
+
 # --------------------------------------------------------------------------- versions, results, score sheet
 
 #: Rules versions whose logs this module rebuilds; older ones are read through :func:`upcast`.
 SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
 
 
-def upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
-    """``action`` recorded under rules ``version`` in this version's shape and meaning.
-
-    Version 1 is the only one so far, so nothing changes; ``engine.stream`` calls this for
-    every event of a game recorded under an older version in :data:`SUPPORTED_VERSIONS`.
-    """
-    return dict(action)
+#: Version 1 is the only one so far: events are read as recorded (see engine.core.no_upcast).
+upcast = no_upcast
 
 
 def _all_rounds(state: State) -> tuple[Round, ...]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import SUIT_NAMES, SUIT_SINGULAR, parse_french, pretty, suit_of
-from engine.core import Action, OptionError, RulesError, name_list, seat_after
+from engine.core import Action, OptionError, RulesError, name_list, no_upcast, seat_after
 from engine.core import evolve as replace
 
 GAME = "toepen"
@@ -1067,19 +1067,33 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
+    """The copy of a stored action of hand ``number`` that a reader without the token may
+    see now: :func:`redact`'s copy while that hand is in play; once it is over, everything
+    but the folders' cards. A folder's unplayed cards are dead and never revealed
+    ("Answering a knock"), so their dealt hand and their laundry's new cards stay out."""
+    if not hand_over(state, number):
+        return redact(action)
+    out = dict(action)
+    hand = _hand(state, number)
+    if hand is None or not hand.folds:
+        return out
+    dead = {state.names[fold.seat].casefold() for fold in hand.folds}
+    if out.get("type") == "deal" and isinstance(out.get("hands"), Mapping):
+        out["hands"] = {name: cards for name, cards in out["hands"].items() if str(name).casefold() not in dead}
+    elif out.get("type") == "laundry" and str(out.get("player", "")).casefold() in dead:
+        out.pop("cards", None)
+    return out
+
+
 # --------------------------------------------------------------------------- versions, results, score sheet
 
 #: Rules versions whose logs this module rebuilds; older ones are read through :func:`upcast`.
 SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
 
 
-def upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
-    """``action`` recorded under rules ``version`` in this version's shape and meaning.
-
-    Version 1 is the only one so far, so nothing changes; ``engine.stream`` calls this for
-    every event of a game recorded under an older version in :data:`SUPPORTED_VERSIONS`.
-    """
-    return dict(action)
+#: Version 1 is the only one so far: events are read as recorded (see engine.core.no_upcast).
+upcast = no_upcast
 
 
 def _all_hands(state: State) -> tuple[Hand, ...]:

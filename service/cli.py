@@ -30,8 +30,14 @@ def serve(host: str, port: int, database: str, threads: int, synchronous: str) -
     from service.app import create_app
 
     app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper()})
+    try:
+        server = waitress.create_server(app, host=host, port=port, threads=threads, ident="kibitz")
+    except OSError as err:  # the port is taken, or the host is not an address of this machine
+        raise click.ClickException(
+            f"Cannot listen on {host}:{port}: {err.strerror or err}. Choose another with --port (or --host)."
+        ) from err
     click.echo(f"Kibitz on http://{host}:{port} (database {database})")
-    waitress.serve(app, host=host, port=port, threads=threads, ident="kibitz")
+    server.run()
 
 
 @main.command("init-db")

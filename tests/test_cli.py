@@ -22,3 +22,16 @@ def test_serve_help_names_its_options():
     assert result.exit_code == 0
     for option in ("--host", "--port", "--db", "--threads"):
         assert option in result.output
+
+
+def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(main, ["serve", "--port", str(port), "--db", str(tmp_path / "k.db")])
+    assert result.exit_code == 1
+    assert f"Error: Cannot listen on 127.0.0.1:{port}" in result.output
+    assert "Traceback" not in result.output

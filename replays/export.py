@@ -166,7 +166,19 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
             who = f" {data['player']}:" if data.get("player") else ""
             lines.append(f"  #{event['seq']} {event['type']}{who} {said}".rstrip())
         lines.append("")
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return "\n".join(one_line(line) for line in lines).rstrip("\n") + "\n"
+
+
+#: Characters that would break a line of the text record or drive a terminal: C0/C1
+#: controls (newlines, tabs, escapes …) and Unicode line and paragraph separators.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` on one printable line: every control character (a newline in a name, a title
+    or a note …) is written as an escape (``\\n``, ``\\t``, ``\\x1b``), so that free text can
+    never start a line of its own or forge a tag, a hand or a result."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def _result(row: Mapping[str, Any], players: Sequence[str]) -> str:

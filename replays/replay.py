@@ -145,11 +145,18 @@ def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -
 def shown_data(folded: Folded, event: Mapping[str, Any], hand: int, full: bool) -> dict[str, Any]:
     """The ``data`` of ``event`` (recorded in hand ``hand``) as a reader may see it now.
 
-    With the token (``full``) everything; otherwise the game's ``redact`` copy while that
-    hand is not over in the current state (bookkeeping events are never redacted).
+    With the token (``full``) everything; otherwise the game's ``public_action`` copy for
+    that hand in the current state (its ``redact`` copy while the hand is in play; cards the
+    rules never reveal, such as a Toepen folder's dead cards, stay out after it too).
+    Bookkeeping events are never redacted.
     """
     data = dict(event["data"])
-    rules = folded.stream.rules
-    if full or event["type"] in PUBLIC or not hand or rules.hand_over(folded.stream.state, hand):
+    if full or event["type"] in PUBLIC or not hand:
         return data
-    return {k: v for k, v in rules.redact(action(event)).items() if k != "type"}
+    return public_data(folded.stream.rules, folded.stream.state, hand, action(event))
+
+
+def public_data(rules: ModuleType, state: Any, hand: int, event_action: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``data`` of a game action of hand ``hand`` that a reader without the token may see
+    in ``state`` (the current state): the engine's ``public_action`` without ``type``."""
+    return {k: v for k, v in rules.public_action(state, hand, event_action).items() if k != "type"}

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from engine import stream as streams
-from replays.replay import PUBLIC, action
+from replays.replay import PUBLIC, action, public_data
 
 
 def timeline(rules: ModuleType, events: Sequence[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
@@ -53,8 +53,11 @@ def timeline(rules: ModuleType, events: Sequence[Mapping[str, Any]], full: bool)
         if step.target is not None:
             hand = hands.get(step.target, hand)
         hands[seq] = hand
-        visible = full or kind in PUBLIC or not hand or rules.hand_over(final, hand)
-        data = dict(event["data"]) if visible else {k: v for k, v in rules.redact(step.action).items() if k != "type"}
+        data = dict(event["data"])
+        if not (full or kind in PUBLIC or not hand):
+            data = public_data(rules, final, hand, step.action)
+        # described in full only when nothing is hidden from this reader
+        visible = (full or kind in PUBLIC or not hand or rules.hand_over(final, hand)) and data == event["data"]
         if kind in (streams.UNDO, streams.REDO):
             summary = _correction(kind, event["data"].get("reason"), step.target, summaries)
         elif kind == streams.NOTE:
@@ -101,7 +104,9 @@ def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80) -> l
     itself when it is long); an undone step says which undo cancelled it."""
     import textwrap
 
-    lines = [textwrap.shorten(title, width, placeholder="…")]
+    from replays.export import one_line
+
+    lines = [textwrap.shorten(one_line(title), width, placeholder="…")]
     hand: int | None = None
     indent = " " * 6
     for step in steps:
@@ -109,7 +114,7 @@ def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80) -> l
             hand = step["hand"]
             if hand:
                 lines.append(f"── hand {hand} " + "─" * max(0, width - 11 - len(str(hand))))
-        text = str(step["summary"])
+        text = one_line(str(step["summary"]))
         if step["undone"]:
             text = f"[undone by {step['undone_by']}] {text}"
         lines.extend(

@@ -38,7 +38,7 @@ def refresh(db: Database, game: Mapping[str, Any], rules: ModuleType, state: Any
     """Replace the rows of ``game`` (a ``games`` row: ``id``, ``game``, ``created_at``,
     maybe ``forked_from_game``) with the engine's ``results`` of ``state``."""
     db.execute("DELETE FROM player_results WHERE game_id = ?", [game["id"]])
-    if game.get("forked_from_game"):
+    if game.get("forked_from_game") or is_fork(db, game["id"]):
         return
     status = rules.status(state)
     rows = []
@@ -51,6 +51,12 @@ def refresh(db: Database, game: Mapping[str, Any], rules: ModuleType, state: Any
         ])
     db.conn.executemany(
         f"INSERT INTO player_results ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})", rows)
+
+
+def is_fork(db: Database, game_id: str) -> bool:
+    """True when the stored game ``game_id`` is a what-if fork (recorded here or imported)."""
+    found = db.execute("SELECT forked_from_game FROM games WHERE id = ?", [game_id]).fetchone()
+    return bool(found and found[0])
 
 
 def backfill(db: Database) -> int:

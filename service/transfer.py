@@ -29,7 +29,7 @@ import schemas
 from engine import stream as streams
 from engine.core import OptionError, RulesError
 from replays import export, replay
-from schemas.common import utc_text
+from schemas.common import UtcDateTime, utc_text
 from schemas.games import CreateGameSchema, flatten, seat
 from service import history, http, store
 from service.problems import ApiError
@@ -89,7 +89,7 @@ def check_shape(doc: Any) -> list[dict[str, Any]]:
     if not isinstance(doc, dict):
         raise _invalid({"_schema": ["The body must be a JSON object (a json export)."]})
     errors: dict[str, list[str]] = {}
-    if doc.get("kibitz_export") != export.FORMAT_VERSION:
+    if not _integer(doc.get("kibitz_export")) or doc["kibitz_export"] != export.FORMAT_VERSION:
         errors["kibitz_export"] = [f"Give {export.FORMAT_VERSION}: this service reads version {export.FORMAT_VERSION} exports."]
     events = doc.get("events")
     if not isinstance(events, list) or not events:
@@ -101,13 +101,13 @@ def check_shape(doc: Any) -> list[dict[str, Any]]:
             errors[where] = ["Each event is an object."]
             continue
         seq = event.get("seq")
-        if isinstance(seq, bool) or seq != index + 1:
+        if not _integer(seq) or seq != index + 1:
             errors[f"{where}.seq"] = [f"Events are numbered 1, 2, 3 … without gaps: this one should be {index + 1}."]
         if not isinstance(event.get("type"), str) or not event["type"]:
             errors[f"{where}.type"] = ["Give the event's type."]
         if not isinstance(event.get("data"), dict):
             errors[f"{where}.data"] = ["Give the event's data as an object."]
-        if not isinstance(event.get("recorded_at"), str) or not UTC_TIME.match(event["recorded_at"]):
+        if not _utc_time(event.get("recorded_at")):
             errors[f"{where}.recorded_at"] = ["Give the time it was recorded, UTC ISO 8601 with a Z."]
         if event.get("at") is not None and not isinstance(event["at"], str):
             errors[f"{where}.at"] = ["Give the client's time as a string, or null."]
@@ -118,6 +118,34 @@ def check_shape(doc: Any) -> list[dict[str, Any]]:
     if errors:
         raise _invalid(errors)
     return events
+
+
+def _integer(value: Any) -> bool:
+    """True for a JSON integer (not a boolean, not a number with a fraction part such as 3.0)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _utc_time(value: Any) -> bool:
+    """True for a real UTC time written ISO 8601 with a ``Z`` (2026-13-45T99:99:99Z is not one)."""
+    if not isinstance(value, str) or not UTC_TIME.match(value):
+        return False
+    try:
+        datetime.fromisoformat(value[:-1])
+    except ValueError:
+        return False
+    return True
+
+
+def _client_time(value: Any) -> str | None:
+    """The ``at`` of ``game_created`` checked like any action's (``UtcDateTime``), or None."""
+    if value is None:
+        return None
+    try:
+        at: str = UtcDateTime().deserialize(value)
+    except ValidationError as err:
+        raise refused(1, "validation_failed", "The game_created event's time is not valid.",
+                      {"at": [str(m) for m in err.messages]} if isinstance(err.messages, list) else None) from err
+    return at
 
 
 def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.Folded]:
@@ -187,7 +215,7 @@ def rebuild(doc: Any) -> tuple[list[dict[str, Any]], replay.Folded]:
     current = version == rules.RULES_VERSION
     table = {"game": rules.GAME, "players": created["players"], "visibility": created["visibility"]}
     stored = [{"seq": 1, "type": streams.CREATED, "data": created, "recorded_at": events[0]["recorded_at"],
-               "at": events[0].get("at")}]
+               "at": _client_time(events[0].get("at"))}]
     for event in events[1:]:
         seq, kind = event["seq"], event["type"]
         body = {**event["data"], "type": kind}

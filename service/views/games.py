@@ -123,6 +123,6 @@ def index() -> Response:
 def show(game_id: str) -> Response:
     """One game with its state (full view with the token, public view without)."""
     row = games.load(game_id)
-    full = http.reader_is_full(row)
+    full = games.reader_is_full(row)
     stream = games.current(row).stream
     return http.json_response(games.body(row, stream, full), version=stream.version)

@@ -169,7 +169,7 @@ def log(game_id: str) -> Response:
     """The stored log: ``{"events": [{seq, type, data, recorded_at, at, undone}], "version",
     "next_after"}``; query ``after`` (a seq) and ``limit``."""
     row = games.load(game_id)
-    full = http.reader_is_full(row)
+    full = games.reader_is_full(row)
     try:
         query = EventsQuerySchema().load(request.args.to_dict())
     except ValidationError as err:
@@ -188,7 +188,7 @@ def log(game_id: str) -> Response:
 def actions(game_id: str) -> Response:
     """What can be recorded next: ``{"version", "actions": [{type, player, cards}]}``."""
     row = games.load(game_id)
-    full = http.reader_is_full(row)
+    full = games.reader_is_full(row)
     stream = games.current(row).stream
     legal = games.rules_of(row).legal_actions(stream.state, full)
     return http.json_response({"version": stream.version, "actions": legal}, version=stream.version)

@@ -16,7 +16,7 @@ bp = Blueprint("replays", __name__)
 def state_at(game_id: str, seq: int) -> Response:
     """The state right after event ``seq``: ``{"seq", "version", "state"}``; 404 past the log."""
     row = games.load(game_id)
-    full = http.reader_is_full(row)
+    full = games.reader_is_full(row)
     if not 1 <= games.path_number(seq) <= row["version"]:
         raise ApiError(404, "not_found", f"This game has no event {seq}: its events are 1 to {row['version']}.",
                        version=row["version"])
@@ -37,7 +37,7 @@ def state_at(game_id: str, seq: int) -> Response:
 def hand(game_id: str, n: int) -> Response:
     """Hand/round ``n`` (1-based) as the engine's ``hand_view`` plus ``corrections``."""
     row = games.load(game_id)
-    full = http.reader_is_full(row)
+    full = games.reader_is_full(row)
     games.path_number(n)
     view = audit.hand(games.current(row), store.events(get_db(), game_id, upto=row["version"]), n, full)
     if view is None:
@@ -50,7 +50,7 @@ def trick(game_id: str, n: int, t: int) -> Response:
     """Trick ``t`` of hand ``n``: ``trick_view`` plus each play's ``recorded_at`` and the
     hand's ``corrections``."""
     row = games.load(game_id)
-    full = http.reader_is_full(row)
+    full = games.reader_is_full(row)
     games.path_number(n)
     games.path_number(t)
     events = store.events(get_db(), game_id, upto=row["version"])

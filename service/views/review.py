@@ -48,7 +48,7 @@ def show_timeline(game_id: str) -> Response:
     """Every event with a summary: ``{"game", "version", "hand", "steps": [...]}``; ``?hand=n``
     keeps hand n's steps (404 for a hand that was never dealt)."""
     row = games.load(game_id)
-    full = http.reader_is_full(row)
+    full = games.reader_is_full(row)
     try:
         query = TimelineQuerySchema().load(request.args.to_dict())
     except ValidationError as err:
@@ -68,7 +68,7 @@ def show_timeline(game_id: str) -> Response:
 def irregularities(game_id: str) -> Response:
     """Revokes proven by later knowledge, for the whole game: ``{"version", "irregularities"}``."""
     row = games.load(game_id)
-    full = http.reader_is_full(row)
+    full = games.reader_is_full(row)
     found = audit.irregularities(games.current(row), full)
     return http.json_response({"version": row["version"], "irregularities": found}, version=row["version"])
 

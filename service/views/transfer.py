@@ -17,7 +17,7 @@ def export_game(game_id: str) -> Response:
     """The game in ``format`` ``json`` (default; what import takes), ``jsonl``, ``csv`` or
     ``text``; the public view without the token, everything with it."""
     row = games.load(game_id)
-    full = http.reader_is_full(row)
+    full = games.reader_is_full(row)
     fmt = request.args.get("format", "json")
     if fmt not in export.FORMATS:
         raise ApiError(422, "validation_failed", "The query parameters are not valid.",

@@ -1,0 +1,95 @@
+"""Adversarial exports and imports (issue 7): what an import stores, histories of imported
+forks, and a text record that free text cannot break."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from tests.conftest import OPEN_DEAL, Game, assert_problem, create
+
+
+def _export(game: Game, fmt: str = "json"):
+    response = game.get(f"/export?format={fmt}")
+    assert response.status_code == 200
+    return response.get_json() if fmt == "json" else response.get_data(as_text=True)
+
+
+def test_an_imported_fork_stays_out_of_match_histories(client):
+    game = create(client, players=["Ann", "Bob", "Cas", "Dee"], options={"limit": 1})
+    fork = Game(client, game.post({"seq": 1}, "fork").get_json())
+    assert fork.post({"type": "adjust", "player": "Ann", "amount": 1, "reason": "what if"}).status_code == 201
+    imported = client.post("/games/import", json=_export(fork))
+    assert imported.status_code == 201, imported.get_json()
+    assert imported.get_json()["forked_from"] == {"game": game.id, "seq": 1}
+    ann = client.get("/players/ann").get_json()
+    assert ann["total_games"] == 1 and [g["id"] for g in ann["games"]] == [game.id]
+    assert ann["by_game"]["toepen"]["finished"] == 0
+
+
+@pytest.fixture
+def document(client):
+    game = create(client, visibility="open")
+    assert game.post(OPEN_DEAL).status_code == 201
+    assert game.post({"type": "play", "player": "Bob", "card": "7H"}).status_code == 201
+    return _export(game)
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        (("events", 2, "seq"), 3.0),
+        (("events", 1, "seq"), True),
+        (("kibitz_export",), True),
+        (("kibitz_export",), 1.0),
+        (("events", 2, "recorded_at"), "2026-13-45T99:99:99Z"),
+        (("events", 0, "recorded_at"), "2026-02-30T10:00:00Z"),
+    ],
+)
+def test_import_refuses_values_of_the_wrong_type_or_impossible_times(client, document, where, value):
+    doc = copy.deepcopy(document)
+    target = doc
+    for step in where[:-1]:
+        target = target[step]
+    target[where[-1]] = value
+    before = len(client.get("/games").get_json()["games"])
+    assert_problem(client.post("/games/import", json=doc), 422, "validation_failed")
+    assert len(client.get("/games").get_json()["games"]) == before
+
+
+def test_import_checks_the_time_of_game_created_like_any_event(client, document):
+    doc = copy.deepcopy(document)
+    doc["events"][0]["at"] = "not a time"
+    body = assert_problem(client.post("/games/import", json=doc), 422, "import_invalid")
+    assert body["seq"] == 1 and body["rule_code"] == "validation_failed"
+    doc["events"][0]["at"] = "2026-11-29T21:15:00+01:00"
+    imported = client.post("/games/import", json=doc)
+    assert imported.status_code == 201
+    log = client.get(f"/games/{imported.get_json()['id']}/events").get_json()["events"]
+    assert log[0]["at"] == "2026-11-29T20:15:00.000Z"
+
+
+def test_text_export_keeps_free_text_on_its_own_line(client):
+    players = ["Ann", "Bob", "Cas", "Dee\n[Winners \"Zed\"]"]
+    game = create(client, players=players, title='Night\n[Status "finished"]\x1b[2J', options={"limit": 2})
+    assert game.post({"type": "deal"}).status_code == 201
+    assert game.post({"type": "note", "text": "fine\nHand 9 · dealer Zed\n  Result: fake"}).status_code == 201
+    assert game.post({"type": "adjust", "player": "Ann", "amount": 2, "reason": "left\r\nReason: x"}).status_code == 201
+    for token in (True, False):
+        text = game.get("/export?format=text", token=token).get_data(as_text=True)
+        lines = text.splitlines()
+        assert not any(line.startswith(("[Winners \"Zed", "[Status \"finished\"]\x1b", "Hand 9", "  Result: fake",
+                                        "Reason: x")) for line in lines), text
+        assert sum(line.startswith("[Status ") for line in lines) == 1
+        assert "\x1b" not in text and "\r" not in text
+        assert [line for line in lines if line.startswith("Hand ")] == ["Hand 1 · dealer Ann"]
+        assert '  #3 note fine\\nHand 9 · dealer Zed\\n  Result: fake' in lines
+
+
+def test_replay_lines_carry_no_terminal_control_characters():
+    from replays import timeline
+
+    steps = [{"seq": 3, "hand": 1, "type": "note", "summary": "Note: a\x1b[2Jb\nc", "undone": False, "undone_by": None}]
+    lines = timeline.render("Night\x1b]0;pwned\x07", steps)
+    assert all("\x1b" not in line and "\x07" not in line and "\n" not in line for line in lines)

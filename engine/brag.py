@@ -70,7 +70,10 @@ def rank(cards: Iterable[str], prial_order: str = "aces_high", ace_low_run: str 
     """Rank three cards (canonical codes such as ``"QS"``) under the two rank options.
 
     Returns the :class:`HandRank`. Raises ``ValueError`` unless given three different cards
-    or for an unknown option value ("Hand ranks, highest category first").
+    or for an unknown option value ("Hand ranks, highest category first"). Keys: a prial by
+    its rank (3-3-3 above A-A-A under ``threes_high``); a run or running flush by
+    :func:`sequence_top`; a flush or high card by its cards high, middle, low; a pair by the
+    pair, then the odd card. Suits never enter a key, so hands of identical ranks are equal.
     """
     hand = list(cards)
     if len(hand) != 3 or len(set(hand)) != 3:

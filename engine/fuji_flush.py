@@ -10,10 +10,15 @@ knowledge model and undo of ``../shared/spec/recording.md``:
   pushed through: discarded with every card of the same number (its group), nobody draws;
   2. every player with no card in hand and none on the table has won, and the game ends;
   3. otherwise play one card in front of you; 4. cards of the same printed number form a
-  group of strength number x cards, and the new card's group flushes every group strictly
-  weaker than it: those cards are discarded and each of their players draws one card
-  (in turn order from the active player's left; the discard is reshuffled into a new draw
-  pile when a draw finds the pile empty).
+  group of strength number x cards (a card whose number equals another group's total, e.g.
+  a 6 beside two 3s, stays a group of its own), and the new card's group flushes every
+  group strictly weaker than it: those cards are discarded and each of their players draws
+  one card (in turn order from the active player's left; the discard is reshuffled into a
+  new draw pile when a draw finds the pile empty, and with both piles empty nobody draws).
+  Equal strength does nothing; cards already on the table never flush a newly played card.
+- Steps 1 and 2 of the next player's turn are carried out as soon as the turn passes to
+  them, so several players can win at once, also during another player's turn; every member
+  of a pushed group counts one ``pushed_through``.
 - The scorekeeper records only ``deal`` and ``play`` (and, in ``open`` games, optional
   ``draw`` events naming a drawn card): pushes, flushes, draws and wins are derived.
 
@@ -84,6 +89,7 @@ class Options:
 
     @property
     def deck_size(self) -> int:
+        """The number of cards in the deck (90 for the published deck, "Cards")."""
         return sum(self.deck)
 
 
@@ -139,6 +145,7 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
 
 
 def _options(resolved: Mapping[str, Any]) -> Options:
+    """The :class:`Options` of a ``resolve_options`` result (deck keys "2".."20" to indexes)."""
     counts = [0] * (HIGH + 1)
     for key, copies in resolved["deck"].items():
         counts[int(key)] = int(copies)
@@ -176,6 +183,7 @@ class Group:
 
     @property
     def strength(self) -> int:
+        """Number x cards ("A turn", 4): the group's *total*."""
         return self.number * len(self.seats)
 
 
@@ -346,7 +354,11 @@ def _seat(state: State, name: str) -> int:
 
 
 def groups(table: tuple[int | None, ...] | list[int | None]) -> list[Group]:
-    """The groups on the table, by number ("A turn", 4: same printed number, not totals)."""
+    """The groups on the table, by number, lowest first ("A turn", 4).
+
+    Cards join by printed number only: a card whose number equals another group's total
+    (its strength, e.g. a 6 beside two 3s) forms a group of its own.
+    """
     seats: dict[int, list[int]] = {}
     for seat, card in enumerate(table):
         if card is not None:
@@ -423,7 +435,10 @@ def phase(state: State) -> str:
 
 
 def check_playing(state: State, what: str) -> None:
-    """The game is dealt and not over: else ``game_over`` or ``wrong_phase``."""
+    """The game is dealt and not over: else ``game_over`` or ``wrong_phase``.
+
+    ``what`` names the action for the message ("a card is played").
+    """
     if state.finished:
         raise RulesError("game_over", f"The game is over ({name_list([state.names[s] for s in state.winners])} won): nothing more can be recorded.")
     if not state.dealt:
@@ -431,14 +446,20 @@ def check_playing(state: State, what: str) -> None:
 
 
 def check_play(state: State, seat: int) -> None:
-    """Everything about a play that does not depend on the card: phase and turn ("A turn", 3)."""
+    """Everything about a play that does not depend on the card: phase and turn ("A turn", 3).
+
+    Raises ``game_over``, ``wrong_phase`` (before the deal) or ``not_your_turn``.
+    """
     check_playing(state, "a card is played")
     if seat != state.active:
         raise RulesError("not_your_turn", f"It is {state.names[state.active]}'s turn to play, not {state.names[seat]}'s.")
 
 
 def check_card(state: State, seat: int, card: int) -> None:
-    """Conservation for a card ``seat`` wants to play: any card in hand is legal ("A turn", 3)."""
+    """Conservation for a card ``seat`` wants to play: any card in hand is legal ("A turn", 3).
+
+    Raises ``card_not_available`` when ``seat`` cannot hold ``card`` (recording.md, "Knowledge").
+    """
     if not available(state, seat, card):
         raise _not_available(state, seat, card)
 
@@ -446,7 +467,8 @@ def check_card(state: State, seat: int, card: int) -> None:
 def check_draw(state: State, seat: int) -> None:
     """May a ``draw`` name a card for ``seat`` ("Actions": open visibility only)?
 
-    Only while the game runs and ``seat`` holds a drawn card that is still unknown.
+    Only while the game runs and ``seat`` holds a drawn card that is still unknown: else
+    ``game_over`` or ``wrong_phase``.
     """
     check_playing(state, "a drawn card is named")
     name = state.names[seat]
@@ -457,7 +479,10 @@ def check_draw(state: State, seat: int) -> None:
 
 
 def check_drawn_card(state: State, seat: int, card: int) -> None:
-    """Conservation for a card named by a ``draw``: some copy's place must still be unknown."""
+    """Conservation for a card named by a ``draw``: some copy's place must still be unknown.
+
+    Raises ``card_not_available`` when every copy of ``card`` in the deck is known elsewhere.
+    """
     if unplaced(state, card) <= 0:
         raise RulesError("card_not_available", f"{state.names[seat]} cannot have drawn a {card}: {_where(state, card)}.")
 
@@ -605,7 +630,11 @@ def flushes(table: tuple[int | None, ...] | list[int | None], card: int) -> tupl
 
 
 def draw_order(seats: int, active: int, drawers: set[int]) -> tuple[int, ...]:
-    """Flushed players in turn order starting left of the active player ("A turn")."""
+    """Flushed players in turn order starting left of the active player ("A turn", draws).
+
+    ``seats`` is the table size, ``active`` the seat that played, ``drawers`` the flushed
+    seats; the next seat clockwise is the one on the active player's left.
+    """
     return tuple(s for s in ((active + i) % seats for i in range(1, seats)) if s in drawers)
 
 
@@ -677,7 +706,12 @@ def _push_through(work: Work, seat: int) -> Group | None:
 
 
 def _winners(work: Work) -> tuple[int, ...]:
-    """Step 2: everyone with no card in hand and none on the table has won ("A turn", 2)."""
+    """Step 2: everyone with no card in hand and none on the table has won ("A turn", 2).
+
+    Every seat is checked, not just the active one: several players can win at once, also
+    during another player's turn (their card pushed through in the group of the player whose
+    turn begins).
+    """
     return tuple(s for s, holding in enumerate(work.holdings) if holding.size == 0 and work.table[s] is None)
 
 

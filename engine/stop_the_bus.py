@@ -197,6 +197,10 @@ class Round:
 
 @dataclass(frozen=True, slots=True)
 class Adjustment:
+    """A ruling (recording.md, "Bookkeeping actions"): ``amount`` chips asked for ``seat``,
+    ``applied`` the change made (chips never go below 0), ``round`` the round in play or the
+    last one dealt (0 before any deal)."""
+
     seat: int
     seq: int
     amount: int
@@ -526,6 +530,14 @@ def apply(state: State, action: Action) -> State:
 
 
 def _deal(state: State, action: Action, seq: int) -> State:
+    """Start a round ("Cards and setup"): 3 cards to each player still in the game, the
+    ``centre`` face up; the player left of the dealer starts ("Turns").
+
+    ``dealer`` (optional) must be the player whose deal it is. Raises ``game_over``,
+    ``wrong_phase`` (a round in play, or hands listed in a table game), ``wrong_dealer``,
+    ``wrong_card_count`` (not 3 different centre cards; an open deal's hands) or
+    ``card_not_available`` (an open deal with a card twice).
+    """
     if state.finished:
         raise RulesError("game_over", "The game is over: no more rounds are dealt.")
     if state.round is not None:
@@ -592,6 +604,13 @@ def _open_holdings(
 
 
 def _swap(state: State, action: Action, seq: int) -> State:
+    """A turn ("Turns"): ``take`` one middle card and ``give`` one from the hand in its
+    place, or with ``take_all`` (option ``swap_all``) the whole hand for the middle.
+
+    Before the stop the swapper may then stop until the next player acts; after it, the
+    swap is the player's one more turn. Raises what :func:`check_turn`,
+    :func:`check_swap` and :func:`check_swap_all` raise.
+    """
     seat = _seat(state, action["player"])
     rnd = check_turn(state, seat)
     holding = rnd.holdings[seat]
@@ -633,6 +652,9 @@ def _next_in_round(rnd: Round, seat: int) -> int | None:
 
 
 def _stop(state: State, action: Action, seq: int) -> State:
+    """Stop the bus ("Turns"): every other player still in the round, from the stopper's
+    left, is owed exactly one more turn; the stopper takes none. Raises what
+    :func:`check_stop` raises."""
     seat = _seat(state, action["player"])
     rnd = check_stop(state, seat)
     swapped = rnd.may_stop == seat
@@ -651,6 +673,9 @@ def _stop(state: State, action: Action, seq: int) -> State:
 
 
 def _show(state: State, action: Action, seq: int) -> State:
+    """A ``show`` at the showdown ("Showdown", table visibility): the player's 3 cards become
+    known; the round is scored once every player in it has shown. Raises what
+    :func:`check_show` and :func:`check_cards_shown` raise."""
     seat = _seat(state, action["player"])
     rnd = check_show(state, seat)
     cards = list(action["cards"])
@@ -713,7 +738,12 @@ def _settle(state: State) -> State:
 
 
 def _score(state: State) -> State:
-    """The weakest hand(s) lose one chip each; ``all_out`` when the last players all go out ("Showdown")."""
+    """The weakest hand(s) lose one chip each, all tied lowest included ("Showdown").
+
+    A player left with no chips is out. When no player would keep a chip, option ``all_out``
+    decides: ``shared_win`` (they lose it and share the win, see :func:`_check_end`) or
+    ``replay_round`` (nobody loses a chip and the same dealer deals again).
+    """
     rnd = state.round
     assert rnd is not None
     active = [s for s in rnd.players if rnd.in_round[s]]
@@ -970,6 +1000,7 @@ def _latest(state: State) -> Round | None:
 
 
 def _rank_json(rank_: HandRank) -> dict[str, Any]:
+    """``hand_rank`` in the API ("State the API must expose"): category name, comparable key, words."""
     return {"category": rank_.category, "key": list(rank_.key), "words": rank_.words}
 
 

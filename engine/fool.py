@@ -98,6 +98,7 @@ def sort_key(card: str) -> tuple[int, int]:
 
 
 def sorted_cards(cards: Iterable[str]) -> tuple[str, ...]:
+    """``cards`` in display order (:func:`sort_key`), as a tuple; a ``1`` may repeat."""
     return tuple(sorted(cards, key=sort_key))
 
 
@@ -271,6 +272,9 @@ class Round:
 
 @dataclass(frozen=True, slots=True)
 class Adjustment:
+    """An ``adjust`` ruling (recording.md, "Bookkeeping actions"): ``amount`` points (positive
+    is better) added to the total, recorded during round ``round`` (0 before the first deal)."""
+
     seat: int
     seq: int
     amount: int
@@ -424,13 +428,16 @@ def trick_winner(trick: Trick) -> Play:
 
 
 def trick_seats(state: State, trick: Trick) -> list[int]:
-    """The seats that play in ``trick``, in order from its leader (everyone but the Fools)."""
+    """The seats that play in ``trick``, in order from its leader: everyone but the Fools of
+    the trick before, who sit out ("A trick")."""
     count = len(state.names)
     return [s for s in ((trick.leader + i) % count for i in range(count)) if s not in trick.sitting_out]
 
 
 def next_to_play(state: State, rnd: Round) -> int | None:
-    """The seat that must play the next card, or None when the round's tricks are over."""
+    """The seat that must play the next card, or None when the round's tricks are over: the
+    leader (left of the dealer in trick 1, "Setup"; else the last winner), then clockwise,
+    skipping the Fools who sit out ("A trick")."""
     if rnd.over or rnd.result is not None:
         return None
     trick = rnd.current_trick
@@ -727,7 +734,8 @@ def _check_end(state: State) -> State:
 
 
 def winners(state: State) -> list[str]:
-    """The highest total(s) once the game is over; equal highest totals share the win."""
+    """The names with the highest total once the game is over, else ``[]``; equal highest
+    totals share the win ("End of the game")."""
     if not state.finished:
         return []
     best = max(state.scores)
@@ -776,7 +784,8 @@ def check_reveal(state: State, seat: int, cards: list[str]) -> tuple[Round, tupl
 
 
 def _reveal(state: State, action: Action, seq: int) -> State:
-    """The cards a player holds now: part of the hand mid-round, the whole hand after the last trick."""
+    """The cards a player holds now: part of the hand mid-round, the whole hand after the last
+    trick ("End of a round and scoring"); scores the round once every hand left is known."""
     seat = _seat(state, action["player"])
     cards: list[str] = list(action["cards"])
     rnd, merged, new = check_reveal(state, seat, cards)

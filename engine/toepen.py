@@ -4,15 +4,17 @@ Rules from ``../shared/spec/rules/toepen.md`` (section names below in quotes), w
 knowledge model and undo of ``../shared/spec/recording.md``:
 
 - 32 cards, 7 to A in four suits; within a suit **T 9 8 7 A K Q J**, high to low ("Cards").
-- Each hand: a ``deal`` of 4 cards each, optional ``laundry`` and ``challenge`` before the
-  first card, then four tricks. Follow suit if you can; the highest card of the led suit
+- Each hand: a ``deal`` of 4 cards each, optional ``laundry`` (stock ≥ 4, once per player)
+  and ``challenge`` (one per laundry) before the first card, then four tricks. Follow suit if you can; the highest card of the led suit
   wins the trick and leads the next ("A hand").
 - Any player still in the hand may ``knock`` (stake + 1), not twice in a row and never
   above their remaining lives; the others ``stay`` or ``fold``, a folder losing the stake
   as it was before that knock ("Knocking", "Answering a knock").
 - After the fourth trick its winner loses nothing and everyone else still in loses the
-  stake; the winner deals next ("End of the hand"). The game ends at ``limit`` lives lost
-  ("End of the game").
+  stake (``folded_last_trick`` when that winner folded); the winner deals next, or the
+  previous dealer when nobody won (``next_dealer``: ``left``) ("End of the hand"). The game
+  ends at ``limit`` lives lost, at once, or the player leaves it (``game_end``); no loss
+  takes a player past the limit ("End of the game").
 
 In ``table`` visibility a hand is *known cards + a count of unknown cards*: rules that need
 the hand (follow suit, mandatory laundry) are enforced when the cards are known, and a
@@ -54,7 +56,8 @@ def parse_card(value: object) -> str:
 
 
 def beats(card: str, other: str) -> bool:
-    """True when ``card`` ranks above ``other`` (same suit assumed): T 9 8 7 A K Q J."""
+    """True when ``card`` ranks above ``other`` (same suit assumed): T 9 8 7 A K Q J, high to
+    low (``rules/toepen.md``, "Cards"). Raises ``KeyError`` for a code that is not a card."""
     return STRENGTH[card[0]] > STRENGTH[other[0]]
 
 
@@ -158,6 +161,8 @@ class Trick:
 
 @dataclass(frozen=True, slots=True)
 class Knock:
+    """A knock ("Knocking"): who knocked, at which event, and the stake it raised to."""
+
     seat: int
     seq: int
     stake: int  # the stake after this knock
@@ -165,6 +170,9 @@ class Knock:
 
 @dataclass(frozen=True, slots=True)
 class Fold:
+    """A fold ("Answering a knock"): ``lost`` is what the folder actually lost, the stake
+    before the knock answered, capped at their lives left ("End of the game")."""
+
     seat: int
     seq: int
     lost: int
@@ -209,6 +217,8 @@ class Revoke:
 
 @dataclass(frozen=True, slots=True)
 class Reveal:
+    """A ``reveal`` ("Actions"): cards a player is seen to hold (a dispute; enables revoke checks)."""
+
     seat: int
     seq: int
     cards: tuple[str, ...]
@@ -267,6 +277,9 @@ class Hand:
 
 @dataclass(frozen=True, slots=True)
 class Adjustment:
+    """An ``adjust`` ruling (``recording.md``, "Bookkeeping actions"): ``amount`` as recorded,
+    ``applied`` the change to lives lost once kept within 0..limit, in hand ``hand``."""
+
     seat: int
     seq: int
     amount: int
@@ -324,11 +337,14 @@ def _seat(state: State, name: str) -> int:
 
 
 def lives_left(state: State, seat: int) -> int:
+    """``limit`` minus the lives ``seat`` has lost ("Knocking": a knock may not raise the stake above it)."""
     return state.options.limit - state.lives_lost[seat]
 
 
 def leader(hand: Hand) -> int | None:
-    """Who leads the next trick: ``lead_base``, or the next player on the left still in."""
+    """Who leads the next trick: ``lead_base`` (left of the dealer for trick 1, else the last
+    trick's winner), or the next player on their left still in the hand ("A hand" 3,
+    "Answering a knock"); None when nobody is in."""
     if hand.in_hand[hand.lead_base]:
         return hand.lead_base
     return seat_after(hand.lead_base, len(hand.in_hand), lambda s: hand.in_hand[s])
@@ -494,7 +510,9 @@ def _left_of(state: State, seat: int) -> int:
 
 
 def winners_losers(state: State) -> tuple[list[str], list[str]]:
-    """The game's winners and losers once it is over ("End of the game")."""
+    """The game's ``(winners, losers)`` names once it is over, else two empty lists ("End of
+    the game"): ``first_to_limit`` losers are those at the limit, everyone else wins;
+    ``elimination`` losers are the eliminated, the last player standing wins."""
     if not state.finished:
         return [], []
     if state.options.game_end == "first_to_limit":
@@ -621,7 +639,13 @@ def _active(state: State, hand: Hand, seat: int) -> None:
 
 
 def check_play(state: State, seat: int) -> Hand:
-    """Everything about a play that does not depend on the card: phase and turn."""
+    """Everything about a play that does not depend on the card: phase, turn, mandatory laundry.
+
+    Returns the hand in play. Raises ``game_over``, ``hand_over`` / ``wrong_phase`` (no hand
+    in play, or a knock still to be answered in ``explicit`` mode), ``not_your_turn``
+    (folded, eliminated, out of turn) or ``laundry_required`` (a known laundry hand while a
+    laundry is still possible: ``laundry_mandatory``, "Laundry"; turn order: "A hand" 3).
+    """
     hand = _current(state, "a card is played")
     if hand.answers_due:
         due = state.names[hand.answers_due[0]]
@@ -645,7 +669,9 @@ def check_play(state: State, seat: int) -> Hand:
 
 
 def check_card(state: State, hand: Hand, seat: int, card: str) -> None:
-    """Conservation and follow suit for a card ``seat`` wants to play ("A hand", 3)."""
+    """Conservation (``recording.md``, "Knowledge" 1) and follow suit ("A hand" 3) for a card
+    ``seat`` wants to play. Raises ``card_not_available`` when the card cannot be in the hand,
+    ``must_follow_suit`` when the player is known to hold the led suit and plays another."""
     if not _available(hand, seat, card):
         raise _not_available(state, hand, seat, card)
     trick = hand.current_trick
@@ -661,7 +687,13 @@ def check_card(state: State, hand: Hand, seat: int, card: str) -> None:
 
 
 def check_knock(state: State, seat: int) -> Hand:
-    """May ``seat`` knock now ("Knocking")?"""
+    """May ``seat`` knock now ("Knocking")? Returns the hand in play.
+
+    Raises ``game_over`` / ``hand_over`` / ``wrong_phase`` (no hand, or the last knock still
+    unanswered in ``explicit`` mode), ``not_your_turn`` (folded or eliminated) or
+    ``knock_not_allowed``: ``seat`` knocked last, the new stake would exceed their lives
+    left (limit − lives lost), or ``max_stake``.
+    """
     hand = _current(state, "a knock")
     if hand.answers_due:
         raise RulesError("wrong_phase", f"The last knock must be answered first: {state.names[hand.answers_due[0]]} must stay or fold.")
@@ -681,7 +713,14 @@ def check_knock(state: State, seat: int) -> Hand:
 
 
 def check_answer(state: State, seat: int, kind: str) -> Hand:
-    """May ``seat`` ``stay`` or ``fold`` now ("Answering a knock")?"""
+    """May ``seat`` ``stay`` or ``fold`` (``kind``) now ("Answering a knock")? Returns the hand.
+
+    ``implicit``: only folds, to the latest knock, until the next card or knock. ``explicit``:
+    the players still in answer in seat order from the knocker's left. Raises
+    ``wrong_phase`` (``stay`` in implicit mode, or no knock to stay on), ``cannot_fold`` (no
+    knock open, or the knocker's own knock), ``not_your_turn`` (folded, eliminated, not the
+    answerer due) and the phase codes of :func:`check_play`.
+    """
     hand = _current(state, f"a {kind}")
     name = state.names[seat]
     explicit = state.options.knock_responses == "explicit"
@@ -703,7 +742,12 @@ def check_answer(state: State, seat: int, kind: str) -> Hand:
 
 
 def check_laundry(state: State, seat: int) -> Hand:
-    """May ``seat`` exchange their hand now ("Laundry")?"""
+    """May ``seat`` exchange their hand now ("A hand" 2, "Laundry")? Returns the hand.
+
+    Raises ``laundry_not_allowed`` after the first card, for a second laundry by the same
+    player in the hand, or with fewer than 4 cards of stock (so never with 8 players);
+    ``not_your_turn`` for a folded or eliminated player; the phase codes of :func:`check_play`.
+    """
     hand = _current(state, "a laundry")
     _active(state, hand, seat)
     name = state.names[seat]
@@ -717,7 +761,12 @@ def check_laundry(state: State, seat: int) -> Hand:
 
 
 def check_challenge(state: State, seat: int, target: int) -> tuple[Hand, Laundry]:
-    """May ``seat`` challenge ``target``'s laundry now ("Laundry")?"""
+    """May ``seat`` challenge ``target``'s laundry now ("Laundry")? Returns the hand and the laundry.
+
+    Raises ``challenge_not_allowed`` for one's own laundry, after the first card, when
+    ``target`` has not laundered this hand or the laundry was already challenged (one
+    challenge per laundry); ``not_your_turn`` for a folded or eliminated challenger.
+    """
     hand = _current(state, "a challenge")
     _active(state, hand, seat)
     name, other = state.names[seat], state.names[target]
@@ -742,7 +791,12 @@ def apply(state: State, action: Action) -> State:
     ``action`` is ``{"type": ..., **fields}`` with canonical card codes and seat names;
     ``seq`` (the event number, used for audit) may be given. Types: ``deal``, ``laundry``,
     ``challenge``, ``knock``, ``stay``, ``fold``, ``play``, ``reveal``, ``adjust``
-    (``rules/toepen.md``, "Actions"; ``recording.md``, "Bookkeeping actions").
+    (``rules/toepen.md``, "Actions"; ``recording.md``, "Bookkeeping actions"). Codes: those
+    of "Refusal codes" (``not_your_turn``, ``must_follow_suit``, ``card_not_available``,
+    ``knock_not_allowed``, ``cannot_fold``, ``laundry_not_allowed``, ``laundry_required``,
+    ``challenge_not_allowed``, ``wrong_dealer``, ``wrong_phase``, ``hand_over``,
+    ``game_over``) and ``wrong_card_count`` (a deal, laundry, challenge or reveal naming the
+    wrong number of cards).
     """
     handler = HANDLERS.get(action["type"])
     if handler is None:
@@ -751,6 +805,9 @@ def apply(state: State, action: Action) -> State:
 
 
 def _deal(state: State, action: Action, seq: int) -> State:
+    """Start a hand ("A hand" 1): 4 cards to every player still in the game, 32 − 4n in the
+    stock, the player left of the dealer to lead; ``wrong_dealer`` for anyone but the
+    expected dealer ("End of the hand" says who that is)."""
     if state.finished:
         raise RulesError("game_over", "The game is over: no more hands are dealt.")
     if state.hand is not None:
@@ -804,6 +861,8 @@ def _deal(state: State, action: Action, seq: int) -> State:
 
 
 def _play(state: State, action: Action, seq: int) -> State:
+    """A card to the current trick ("A hand" 3); it closes the implicit fold window
+    ("Answering a knock") and may complete the trick or the hand."""
     seat = _seat(state, action["player"])
     card: str = action["card"]
     hand = check_play(state, seat)
@@ -850,6 +909,8 @@ def _proven(hand: Hand, seat: int, cards: Iterable[str], seq: int, how: str) -> 
 
 
 def _knock(state: State, action: Action, seq: int) -> State:
+    """Stake + 1 ("Knocking"); in ``explicit`` mode the players still in answer in seat order
+    from the knocker's left ("Answering a knock")."""
     seat = _seat(state, action["player"])
     hand = check_knock(state, seat)
     stake = hand.stake + 1
@@ -862,15 +923,20 @@ def _knock(state: State, action: Action, seq: int) -> State:
 
 
 def _stay(state: State, action: Action, seq: int) -> State:
+    """The answerer due stays in (``explicit`` mode only, "Answering a knock")."""
     seat = _seat(state, action["player"])
     hand = check_answer(state, seat, "stay")
     return replace(state, hand=replace(hand, answers_due=hand.answers_due[1:]))
 
 
 def _fold(state: State, action: Action, seq: int) -> State:
+    """The player leaves the hand and loses the stake before the knock answered ("Answering
+    a knock"); the last player in wins at once."""
     seat = _seat(state, action["player"])
     hand = check_answer(state, seat, "fold")
-    lost = hand.stake - 1  # the stake as it was before the knock being answered
+    # The stake as it was before the knock being answered ("Answering a knock"), capped at
+    # the lives the folder has left ("End of the game"): the fold records what was lost.
+    lost = min(hand.stake - 1, lives_left(state, seat))
     hand = replace(
         hand,
         in_hand=_set(hand.in_hand, seat, False),
@@ -884,6 +950,8 @@ def _fold(state: State, action: Action, seq: int) -> State:
 
 
 def _laundry(state: State, action: Action, seq: int) -> State:
+    """The hand goes face down and 4 cards come from the stock ("Laundry"); in ``open`` games
+    the new cards may be named and must not be seen elsewhere."""
     seat = _seat(state, action["player"])
     hand = check_laundry(state, seat)
     old = hand.holdings[seat]
@@ -911,6 +979,8 @@ def _laundry(state: State, action: Action, seq: int) -> State:
 
 
 def _challenge(state: State, action: Action, seq: int) -> State:
+    """The laid-down hand is turned up ("Laundry"): any T, 9, 8 or 7 and the target loses a
+    life, genuine laundry and the challenger does."""
     seat = _seat(state, action["player"])
     target = _seat(state, action["target"])
     hand, entry = check_challenge(state, seat, target)
@@ -941,6 +1011,8 @@ def _challenge(state: State, action: Action, seq: int) -> State:
 
 
 def _reveal(state: State, action: Action, seq: int) -> State:
+    """Cards a player is seen to hold now ("Actions"; ``recording.md``, "Knowledge"): they
+    become known, must be possible (conservation) and may prove an earlier revoke."""
     seat = _seat(state, action["player"])
     hand = _current(state, "a reveal")
     _active(state, hand, seat)
@@ -1186,6 +1258,7 @@ def winner_reason(state: State, hand: Hand, trick: Trick) -> str | None:
 
 
 def names_of(state: State, seats: Iterable[int]) -> str:
+    """The players at ``seats`` as an English list ("Ann, Bob and Cas")."""
     return name_list([state.names[s] for s in seats])
 
 

@@ -7,7 +7,9 @@ first, starting with ``game_created``. A stored log was accepted once, so the
 A :class:`Folded` game is the stream (``engine.stream``) plus one small :class:`Fact` per
 event (its hand number and, for undo/redo, its target), kept while folding. That is all the
 event log and the audit need besides the current state, so they never refold the game; and
-:func:`extend` adds one event in O(1) folds, which is what the service's cache keeps.
+:func:`extend` adds one event in O(1) folds and an O(1) append to a persistent vector
+(pyrsistent), which is what the service's cache keeps: a tuple copied per event made
+recording slower as a game grew.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, NamedTuple
+
+from pyrsistent import PVector, pvector
 
 from engine import stream as streams
 
@@ -45,7 +49,7 @@ class Folded:
     """A game folded up to ``stream.version``: the stream and one fact per event."""
 
     stream: streams.Stream
-    facts: tuple[Fact, ...]
+    facts: PVector[Fact]  # persistent: appending shares the rest, O(1) whatever the length
 
     @property
     def version(self) -> int:
@@ -72,7 +76,7 @@ def fold(rules: ModuleType, events: Iterable[Mapping[str, Any]]) -> Folded:
         facts.append(Fact(step.seq, step.action["type"], rules.hand_number(last.state), step.target, where))
     if last is None:
         raise ValueError("an empty log has no state")
-    return Folded(last, tuple(facts))
+    return Folded(last, pvector(facts))
 
 
 def extend(folded: Folded, seq: int, event_action: Mapping[str, Any]) -> Folded:
@@ -90,7 +94,7 @@ def extend(folded: Folded, seq: int, event_action: Mapping[str, Any]) -> Folded:
         target = stream.undone.head.seq
     after = streams.advance(stream, seq, event_action)
     fact = Fact(seq, kind, stream.rules.hand_number(after.state), target, stream.rules.position(stream.state))
-    return Folded(after, (*folded.facts, fact))
+    return Folded(after, folded.facts.append(fact))
 
 
 def state_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) -> Any:

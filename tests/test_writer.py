@@ -82,3 +82,32 @@ def test_the_result_comes_back_only_after_commit(committer):
 
     assert writer.run(write) == []
     assert stored(path) == [7]
+
+
+def test_the_log_is_checkpointed_off_the_write_path(committer, monkeypatch):
+    import sqlite3
+    import time
+
+    import service.writer
+
+    path, writer = committer
+    monkeypatch.setattr(service.writer, "CHECKPOINT_EVERY", 3)
+    for n in range(9):
+        writer.run(lambda db, n=n: db.execute("INSERT INTO t (n) VALUES (?)", [n]))
+
+    def in_database_file() -> int:  # immutable=1 reads the main file only, not the log
+        conn = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+        try:
+            return int(conn.execute("SELECT count(*) FROM t").fetchone()[0])
+        finally:
+            conn.close()
+
+    deadline = time.monotonic() + 10
+    while in_database_file() < 9 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert in_database_file() == 9
+    db = store.connect(path)
+    try:
+        assert db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000  # other connections keep SQLite's default
+    finally:
+        db.close()

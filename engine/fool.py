@@ -234,7 +234,7 @@ class Reveal:
     final: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
 class Round:
     """One round of Fool!, from its deal to its score (or its abandonment)."""
 
@@ -282,7 +282,7 @@ class Adjustment:
     round: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
 class State:
     """A whole game of Fool!. ``history`` holds finished rounds; ``round`` the one in play.
 

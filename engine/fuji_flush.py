@@ -266,7 +266,7 @@ def _items(chain: Chain | None) -> list[Any]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
 class State:
     """A whole game of Fuji Flush (one hand: from the deal to the winners).
 

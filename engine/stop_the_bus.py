@@ -167,7 +167,7 @@ class Result:
     abandoned: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
 class Round:
     """One round of Stop the Bus, from its deal to its result."""
 
@@ -209,7 +209,7 @@ class Adjustment:
     round: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
 class State:
     """A whole game of Stop the Bus. ``history`` holds finished rounds; ``round`` the one in play."""
 

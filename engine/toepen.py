@@ -233,7 +233,7 @@ class Result:
     abandoned: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
 class Hand:
     """One hand of Toepen, from its deal to its result."""
 
@@ -288,7 +288,7 @@ class Adjustment:
     hand: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
 class State:
     """A whole game of Toepen. ``history`` holds finished hands; ``hand`` the one in play."""
 

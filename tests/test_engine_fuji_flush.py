@@ -7,7 +7,6 @@ let a test fix every hand; table games check conservation without known hands.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -774,88 +773,3 @@ def test_engine_imports_no_web_or_storage() -> None:
     source = Path(ff.__file__).read_text()
     for name in ("flask", "sqlite", "marshmallow"):
         assert f"import {name}" not in source and f"from {name}" not in source
-
-
-# --------------------------------------------------------------------------- the example files, engine only
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples"
-EXAMPLE_FILES = sorted(EXAMPLES.glob("fuji-flush-*.json"))
-
-
-def dig(doc: Any, path: str) -> Any:
-    """Follow ``a.b[Name].c`` through dicts and name-keyed lists (examples/README.md)."""
-    current = doc
-    for part in path.split("."):
-        key, _, selector = part.partition("[")
-        if key:
-            current = current.get(key) if isinstance(current, dict) else None
-        if selector and isinstance(current, list):
-            wanted = selector.rstrip("]")
-            current = next((item for item in current if item.get("name") == wanted), None)
-        if current is None:
-            return None
-    return current
-
-
-def matches(actual: Any, expected: Any) -> bool:
-    if isinstance(expected, dict) and "$set" in expected:
-        return isinstance(actual, list) and sorted(map(json.dumps, actual)) == sorted(map(json.dumps, expected["$set"]))
-    if isinstance(expected, dict) and "$len" in expected:
-        return actual is not None and len(actual) == expected["$len"]
-    if isinstance(expected, dict) and "$absent" in expected:
-        return actual is None
-    return bool(actual == expected)
-
-
-def read(stream: Stream, path: str) -> Any:
-    if path.startswith("hand:"):
-        hand, rest = path[len("hand:"):].split(".", 1)
-        return dig(ff.hand_view(stream.state, int(hand), True), rest)
-    if path.startswith("trick:"):
-        return None
-    return dig({"state": ff.view(stream.state, True), "status": ff.status(stream.state)}, path)
-
-
-def run_example(scenario: dict[str, Any]) -> list[str]:
-    """Play ``scenario`` through the schema and the engine; return the failures found."""
-    create = scenario["create"]
-    players = create["players"]
-    visibility = create.get("visibility", "table")
-    options = ff.resolve_options(shapes.OPTIONS().load(create.get("options", {})), players)
-    stream = start(ff, {"players": players, "options": options, "visibility": visibility,
-                        "first_player": create.get("first_player"), "rules_version": ff.RULES_VERSION})
-    failures: list[str] = []
-    for number, step in enumerate(scenario["steps"], 1):
-        for verb in ("post", "undo", "redo"):
-            if verb not in step:
-                continue
-            got, code = 201, None
-            try:
-                if verb == "post":
-                    body = dict(step["post"])
-                    if body.get("type") not in shapes.ACTIONS:
-                        raise ValidationError({"type": ["unknown action"]})
-                    action = shapes.ACTIONS[body["type"]](players=players, visibility=visibility).load(body)
-                else:
-                    action = {"type": verb}
-                stream = advance(stream, stream.version + 1, action)
-            except ValidationError:
-                got = 422
-            except RulesError as err:
-                got, code = 409, err.code
-            if got != step.get("status", 201) or ("code" in step and step["code"] != code):
-                failures.append(f"step {number}: got {got} {code}, want {step.get('status', 201)} {step.get('code')}")
-        for path, expected in step.get("expect", {}).items():
-            actual = read(stream, path)
-            if not matches(actual, expected):
-                failures.append(f"step {number}: {path} is {actual!r}, want {expected!r}")
-    return failures
-
-
-def test_there_is_an_example() -> None:
-    assert EXAMPLE_FILES, f"no fuji-flush-*.json in {EXAMPLES}"
-
-
-@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=[p.stem for p in EXAMPLE_FILES])
-def test_example_engine_only(path: Path) -> None:
-    assert run_example(json.loads(path.read_text())) == []

@@ -7,10 +7,8 @@ or this refusal. Actions are written as short lines (``"swap Ann QS 2C"``) and p
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from itertools import combinations
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -752,77 +750,3 @@ def test_schema_canonical_cards_and_names() -> None:
 def test_options_schema_refuses(options: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         schemas.OPTIONS().load(options)
-
-
-# --------------------------------------------------------------------------- the example file
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples"
-EXAMPLE_FILES = sorted(EXAMPLES.glob("stop-the-bus-*.json"))
-
-
-def dig(doc: Any, path: str) -> Any:
-    """Follow ``a.b[Name].c`` through dicts and name-keyed lists (examples/README.md)."""
-    current = doc
-    for part in path.split("."):
-        key, _, selector = part.partition("[")
-        if key:
-            current = current.get(key) if isinstance(current, dict) else None
-        if selector and isinstance(current, list):
-            wanted = selector.rstrip("]")
-            current = next((item for item in current if item.get("name") == wanted), None)
-        if current is None:
-            return None
-    return current
-
-
-def matches(actual: Any, expected: Any) -> bool:
-    if isinstance(expected, dict) and "$set" in expected:
-        return isinstance(actual, list) and sorted(actual) == sorted(expected["$set"])
-    if isinstance(expected, dict) and "$len" in expected:
-        return actual is not None and len(actual) == expected["$len"]
-    if isinstance(expected, dict) and "$absent" in expected:
-        return actual is None
-    return bool(actual == expected)
-
-
-def read(stream: Stream, path: str) -> Any:
-    if path.startswith("hand:"):
-        hand, rest = path[len("hand:"):].split(".", 1)
-        return dig(stb.hand_view(stream.state, int(hand), True), rest)
-    return dig({"state": stb.view(stream.state, True), "status": stb.status(stream.state)}, path)
-
-
-@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=[p.stem for p in EXAMPLE_FILES])
-def test_example_file_through_the_engine(path: Path) -> None:
-    scenario = json.loads(path.read_text())
-    create = scenario["create"]
-    players, visibility = create["players"], create.get("visibility", "table")
-    options = stb.resolve_options(schemas.OPTIONS().load(create.get("options", {})), players)
-    stream = start(stb, {"players": players, "options": options, "visibility": visibility,
-                         "dealer": create.get("dealer"), "rules_version": stb.RULES_VERSION})
-    failures: list[str] = []
-    for number, step in enumerate(scenario["steps"], 1):
-        for verb in ("post", "undo", "redo"):
-            if verb not in step:
-                continue
-            if verb == "post":
-                body = dict(step["post"])
-                action = schemas.ACTIONS[body["type"]](players=players, visibility=visibility).load(body)
-            else:
-                action = {"type": verb}
-            status, code = 201, None
-            try:
-                stream = advance(stream, stream.version + 1, action)
-            except RulesError as error:
-                status, code = 409, error.code
-            if status != step.get("status", 201) or ("code" in step and code != step["code"]):
-                failures.append(f"step {number}: got {status} {code}, want {step.get('status', 201)} {step.get('code')}")
-        for key, expected in step.get("expect", {}).items():
-            actual = read(stream, key)
-            if not matches(actual, expected):
-                failures.append(f"step {number}: {key} is {actual!r}, want {expected!r}")
-    assert not failures, "\n".join(failures)
-
-
-def test_example_files_exist() -> None:
-    assert EXAMPLE_FILES

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from service.app import create_app
+
+#: ``../shared`` beside the repository: the spec and the recorded example games.
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+#: Tests that play the shared example games are skipped, saying why, when it is absent.
+needs_examples = pytest.mark.skipif(
+    not (SHARED / "examples").is_dir(), reason=f"{SHARED / 'examples'} is absent (../shared is not beside the repo)"
+)
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 OPEN_DEAL = {

@@ -10,7 +10,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from service.cli import main
+from tests.conftest import needs_examples
 from tests.test_transfer import EXAMPLES, comparable, play_scenario
+
+pytestmark = needs_examples
 
 
 def test_export_one_game_in_every_format(client, db_path):

@@ -12,8 +12,10 @@ import pytest
 
 import engine
 from service import history, store
-from tests.conftest import Game, assert_problem, create
+from tests.conftest import Game, assert_problem, create, needs_examples
 from tests.test_transfer import play_scenario
+
+pytestmark = needs_examples
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples"
 

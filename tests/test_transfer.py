@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.conftest import OPEN_DEAL, Game, assert_problem, create
+from tests.conftest import OPEN_DEAL, Game, assert_problem, create, needs_examples
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "shared" / "examples").glob("*.json"))
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "export.schema.json").read_text())
@@ -90,6 +90,7 @@ def test_jsonl_csv_and_text_parse_back(client, path):
     assert f'[Players "{", ".join(players)}"]' in text and "Hand 1" in text
 
 
+@needs_examples
 def test_csv_values_of_the_toepen_example(client):
     game = play_scenario(client, next(p for p in EXAMPLES if p.stem == "toepen-open-hand"))
     rows = list(csv.DictReader(io.StringIO(export(client, game.id, game.token, "csv").get_data(as_text=True))))

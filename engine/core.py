@@ -118,3 +118,41 @@ def no_upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
     replaces this with its own translation.
     """
     return dict(action)
+
+
+def redact_fields(action: Mapping[str, Any], hidden: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
+    """A copy of ``action`` without the fields ``hidden[action type]`` names.
+
+    Each game lists, per action type, the fields that carry cards the public may not see
+    (an open deal's ``hands``, a laundry's new ``cards`` …); its ``redact`` is this call.
+    """
+    out = dict(action)
+    for name in hidden.get(str(out.get("type")), ()):
+        out.pop(name, None)
+    return out
+
+
+#: The per-game counters of :func:`player_result`; a game without one reports None.
+COUNTERS = ("tricks_won", "fools", "knocks", "stops")
+
+
+def player_result(
+    seat: int, won: bool | None, score: int | None, unit: str | None, hands: int, **counters: int
+) -> dict[str, Any]:
+    """One player's entry in a game module's ``results``: the same keys in every game.
+
+    ``seat`` is 0-based (shown 1-based); ``won`` is None while the game runs
+    (``in_progress``); ``counters`` are any of :data:`COUNTERS`, the others are None.
+    Raises ``TypeError`` for a counter that is not one of them.
+    """
+    unknown = set(counters) - set(COUNTERS)
+    if unknown:
+        raise TypeError(f"unknown counters {sorted(unknown)}")
+    return {
+        "seat": seat + 1,
+        "result": "in_progress" if won is None else ("won" if won else "lost"),
+        "score": score,
+        "unit": unit,
+        "hands": hands,
+        **{name: counters.get(name) for name in COUNTERS},
+    }

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Action, OptionError, RulesError, name_list, no_upcast, seat_after
+from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, redact_fields, seat_after
 from engine.core import evolve as replace
 
 GAME = "fool"
@@ -904,12 +904,13 @@ def hand_over(state: State, number: int) -> bool:
     return state.finished or number <= len(state.history)
 
 
+#: Fields that carry cards hidden from the public: an open deal's hands.
+HIDDEN = {"deal": ("hands",)}
+
+
 def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     """The public copy of a stored action: the dealt hands of an open game are left out."""
-    out = dict(action)
-    if out.get("type") == "deal":
-        out.pop("hands", None)
-    return out
+    return redact_fields(action, HIDDEN)
 
 
 def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
@@ -943,17 +944,15 @@ def results(state: State) -> dict[str, dict[str, Any]]:
     rounds = _all_rounds(state)
     out: dict[str, dict[str, Any]] = {}
     for seat, name in enumerate(state.names):
-        out[name] = {
-            "seat": seat + 1,
-            "result": ("won" if name in won else "lost") if state.finished else "in_progress",
-            "score": state.scores[seat],
-            "unit": "points",
-            "hands": len(rounds),
-            "tricks_won": sum(1 for r in rounds for t in r.tricks if t.complete and t.winner == seat),
-            "fools": sum(1 for r in rounds for t in r.tricks if t.complete and seat in t.fools),
-            "knocks": None,
-            "stops": None,
-        }
+        out[name] = player_result(
+            seat,
+            name in won if state.finished else None,
+            state.scores[seat],
+            "points",
+            len(rounds),
+            tricks_won=sum(1 for r in rounds for t in r.tricks if t.complete and t.winner == seat),
+            fools=sum(1 for r in rounds for t in r.tricks if t.complete and seat in t.fools),
+        )
     return out
 
 

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Action, OptionError, RulesError, name_list, no_upcast
+from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, redact_fields
 from engine.core import evolve as replace
 
 GAME = "fuji_flush"
@@ -795,14 +795,13 @@ def hand_over(state: State, number: int) -> bool:
     return state.finished and number == 1
 
 
+#: Fields that carry cards hidden from the public: an open deal's hands, a named drawn card.
+HIDDEN = {"deal": ("hands",), "draw": ("card",)}
+
+
 def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     """The public copy of a stored action: dealt hands and the card a ``draw`` names are left out."""
-    out = dict(action)
-    if out.get("type") == "deal":
-        out.pop("hands", None)
-    elif out.get("type") == "draw":
-        out.pop("card", None)
-    return out
+    return redact_fields(action, HIDDEN)
 
 
 def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
@@ -830,17 +829,8 @@ def results(state: State) -> dict[str, dict[str, Any]]:
     """
     out: dict[str, dict[str, Any]] = {}
     for seat, name in enumerate(state.names):
-        out[name] = {
-            "seat": seat + 1,
-            "result": ("won" if seat in state.winners else "lost") if state.finished else "in_progress",
-            "score": None,
-            "unit": None,
-            "hands": 1 if state.dealt else 0,
-            "tricks_won": None,
-            "fools": None,
-            "knocks": None,
-            "stops": None,
-        }
+        out[name] = player_result(seat, seat in state.winners if state.finished else None, None, None,
+                                  1 if state.dealt else 0)
     return out
 
 

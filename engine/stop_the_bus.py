@@ -34,7 +34,7 @@ from typing import Any
 
 from engine.brag import HandRank, rank
 from engine.cards import parse_french, pretty
-from engine.core import Action, OptionError, RulesError, name_list, no_upcast, seat_after
+from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, redact_fields, seat_after
 from engine.core import evolve as replace
 
 GAME = "stop_the_bus"
@@ -914,12 +914,13 @@ def hand_over(state: State, number: int) -> bool:
     return state.finished or number <= len(state.history)
 
 
+#: Fields that carry cards hidden from the public: an open deal's hands.
+HIDDEN = {"deal": ("hands",)}
+
+
 def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     """The public copy of a stored action: an open deal's hands are left out."""
-    out = dict(action)
-    if out.get("type") == "deal":
-        out.pop("hands", None)
-    return out
+    return redact_fields(action, HIDDEN)
 
 
 def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
@@ -952,17 +953,14 @@ def results(state: State) -> dict[str, dict[str, Any]]:
     rounds = _all_rounds(state)
     out: dict[str, dict[str, Any]] = {}
     for seat, name in enumerate(state.names):
-        out[name] = {
-            "seat": seat + 1,
-            "result": ("won" if seat in state.winners else "lost") if state.finished else "in_progress",
-            "score": state.chips[seat],
-            "unit": "chips",
-            "hands": sum(1 for r in rounds if seat in r.players),
-            "tricks_won": None,
-            "fools": None,
-            "knocks": None,
-            "stops": sum(1 for r in rounds if r.stopped_by == seat),
-        }
+        out[name] = player_result(
+            seat,
+            seat in state.winners if state.finished else None,
+            state.chips[seat],
+            "chips",
+            sum(1 for r in rounds if seat in r.players),
+            stops=sum(1 for r in rounds if r.stopped_by == seat),
+        )
     return out
 
 

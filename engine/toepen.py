@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import SUIT_NAMES, SUIT_SINGULAR, parse_french, pretty, suit_of
-from engine.core import Action, OptionError, RulesError, name_list, no_upcast, seat_after
+from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, redact_fields, seat_after
 from engine.core import evolve as replace
 
 GAME = "toepen"
@@ -1131,12 +1131,13 @@ def hand_over(state: State, number: int) -> bool:
     return state.finished or number <= len(state.history)
 
 
+#: Fields that carry cards hidden from the public: an open deal's hands, a laundry's new cards.
+HIDDEN = {"deal": ("hands",), "laundry": ("cards",)}
+
+
 def redact(action: Mapping[str, Any]) -> dict[str, Any]:
     """The public copy of a stored action: dealt hands and laundry cards are left out."""
-    out = dict(action)
-    if out.get("type") in ("deal", "laundry"):
-        out.pop("hands" if out["type"] == "deal" else "cards", None)
-    return out
+    return redact_fields(action, HIDDEN)
 
 
 def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
@@ -1183,17 +1184,15 @@ def results(state: State) -> dict[str, dict[str, Any]]:
     hands = _all_hands(state)
     out: dict[str, dict[str, Any]] = {}
     for seat, name in enumerate(state.names):
-        out[name] = {
-            "seat": seat + 1,
-            "result": ("won" if name in winners else "lost") if state.finished else "in_progress",
-            "score": state.lives_lost[seat],
-            "unit": "lives_lost",
-            "hands": sum(1 for h in hands if seat in h.players),
-            "tricks_won": sum(1 for h in hands for t in h.tricks if t.complete and t.winner == seat),
-            "fools": None,
-            "knocks": sum(1 for h in hands for k in h.knocks if k.seat == seat),
-            "stops": None,
-        }
+        out[name] = player_result(
+            seat,
+            name in winners if state.finished else None,
+            state.lives_lost[seat],
+            "lives_lost",
+            sum(1 for h in hands if seat in h.players),
+            tricks_won=sum(1 for h in hands for t in h.tricks if t.complete and t.winner == seat),
+            knocks=sum(1 for h in hands for k in h.knocks if k.seat == seat),
+        )
     return out
 
 

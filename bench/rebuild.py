@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.timing import fold_rate  # noqa: E402
 from bench.toepen_games import created, random_game  # noqa: E402
-from engine import stream, toepen  # noqa: E402
+from engine import toepen  # noqa: E402
 
 
 def main() -> None:
@@ -32,14 +32,7 @@ def main() -> None:
         events = [(1, {"type": "game_created", **created(players, {"limit": 30})})]
         events += [(seq, action) for seq, action in enumerate(actions, start=2)]
         logs.append(events)
-    total = sum(len(log) for log in logs)
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for log in logs:
-            for _step in stream.replay(toepen, log):
-                pass
-        best = min(best, time.perf_counter() - start)
+    total, best = fold_rate(toepen, logs)
     print(f"toepen: {len(logs)} games, {total} events, {total / len(logs):.0f} events/game")
     print(f"rebuild: {total / best:,.0f} events/s on one core (best of 3: {best:.3f} s)")
 

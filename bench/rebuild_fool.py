@@ -13,13 +13,13 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.fool_games import play_game  # noqa: E402
-from engine import fool, stream  # noqa: E402
+from bench.timing import fold_rate  # noqa: E402
+from engine import fool  # noqa: E402
 
 
 def main() -> None:
@@ -32,20 +32,8 @@ def main() -> None:
     players = [f"P{i}" for i in range(args.players)]
     logs = [play_game(rng, players, {}, "table").events for _ in range(args.games)]
     longest = max((play_game(rng, players, {}, "table", rescue_below=0).events for _ in range(5)), key=len)
-    total = sum(len(log) for log in logs)
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for log in logs:
-            for _step in stream.replay(fool, log):
-                pass
-        best = min(best, time.perf_counter() - start)
-    long_best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for _step in stream.replay(fool, longest):
-            pass
-        long_best = min(long_best, time.perf_counter() - start)
+    total, best = fold_rate(fool, logs)
+    _long_total, long_best = fold_rate(fool, [longest])
     print(f"fool: {len(logs)} games of {args.players} players, {total} events, {total / len(logs):.0f} events/game")
     print(f"rebuild: {total / best:,.0f} events/s on one core (best of 3: {best:.3f} s)")
     rounds = sum(1 for _, a in longest if a["type"] == "deal")

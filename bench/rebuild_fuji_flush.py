@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.timing import fold_rate  # noqa: E402
 from engine import fuji_flush, stream  # noqa: E402
 
 Log = list[tuple[int, dict[str, Any]]]
@@ -59,19 +59,6 @@ def random_game(rng: random.Random, players: list[str], options: dict[str, Any] 
             record({"type": "redo"})
 
 
-def fold_rate(logs: list[Log]) -> tuple[int, float]:
-    """Events in ``logs`` and the best of three times to fold them all."""
-    total = sum(len(log) for log in logs)
-    best = float("inf")
-    for _ in range(3):
-        started = time.perf_counter()
-        for log in logs:
-            for _step in stream.replay(fuji_flush, log):
-                pass
-        best = min(best, time.perf_counter() - started)
-    return total, best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
@@ -79,12 +66,12 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     logs = [random_game(rng, [f"P{i}" for i in range(3 + n % 6)]) for n in range(args.games)]
-    total, best = fold_rate(logs)
+    total, best = fold_rate(fuji_flush, logs)
     print(f"fuji_flush: {len(logs)} games, {total} events, {total / len(logs):.0f} events/game")
     print(f"rebuild: {total / best:,.0f} events/s on one core (best of 3: {best:.3f} s)")
     deck = {str(v): 20 for v in range(2, 21)}
     long_game = random_game(rng, [f"P{i}" for i in range(8)], {"deck": deck, "hand_size": 30})
-    total, best = fold_rate([long_game])
+    total, best = fold_rate(fuji_flush, [long_game])
     print(f"long game: {total} events, rebuilt at {total / best:,.0f} events/s ({best * 1000:.1f} ms)")
 
 

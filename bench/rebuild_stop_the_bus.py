@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.stop_the_bus_games import PLAYERS, created, random_game  # noqa: E402
+from bench.timing import fold_rate  # noqa: E402
 from engine import stop_the_bus, stream  # noqa: E402
 
 
@@ -38,14 +39,7 @@ def main() -> None:
         events = [(1, {"type": "game_created", **created(players, options, "table")})]
         events += [(seq, action) for seq, action in enumerate(actions, start=2)]
         logs.append(events)
-    total = sum(len(log) for log in logs)
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for log in logs:
-            for _step in stream.replay(stop_the_bus, log):
-                pass
-        best = min(best, time.perf_counter() - start)
+    total, best = fold_rate(stop_the_bus, logs)
     longest = max(logs, key=len)
     tenth = len(longest) // 10
     current = stream.start(stop_the_bus, {k: v for k, v in longest[0][1].items() if k != "type"})

@@ -928,6 +928,9 @@ SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
 #: Version 1 is the only one so far: events are read as recorded (see engine.core.no_upcast).
 upcast = no_upcast
 
+#: A card as the short phrases of ``engine.stream.summary`` write it: the code as is (``"R7"``).
+card_text = str
+
 
 def _all_rounds(state: State) -> tuple[Round, ...]:
     return state.history + ((state.round,) if state.round is not None else ())

@@ -819,6 +819,9 @@ SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
 #: Version 1 is the only one so far: events are read as recorded (see engine.core.no_upcast).
 upcast = no_upcast
 
+#: A card as the short phrases of ``engine.stream.summary`` write it: the number as is (``20``).
+card_text = str
+
 
 def results(state: State) -> dict[str, dict[str, Any]]:
     """Each player's result and stats for match histories (same keys in every game).

@@ -938,6 +938,9 @@ SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
 #: Version 1 is the only one so far: events are read as recorded (see engine.core.no_upcast).
 upcast = no_upcast
 
+#: A card as the short phrases of ``engine.stream.summary`` write it: ``"TH"`` → ``"10♥"``.
+card_text = pretty
+
 
 def _all_rounds(state: State) -> tuple[Round, ...]:
     return state.history + ((state.round,) if state.round is not None else ())

@@ -31,6 +31,8 @@ from engine.core import Action, OptionError, RulesError
 
 #: Event types handled here rather than by a game's reducer.
 UNDO, REDO, NOTE, CREATED = "undo", "redo", "note", "game_created"
+#: The bookkeeping action that stops a game (recording.md, "Bookkeeping actions").
+ABANDON = "abandon"
 BOOKKEEPING = frozenset({UNDO, REDO, NOTE})
 
 
@@ -162,13 +164,70 @@ def replay(rules: ModuleType, events: Iterable[tuple[int, Action]]) -> Iterator[
             stream = start(rules, created)
             yield Replayed(seq, action, stream, None)
             continue
-        target: int | None = None
-        if action["type"] == UNDO:
-            target = stream.done.head.seq
-        elif action["type"] == REDO and stream.undone is not None:
-            target = stream.undone.head.seq
+        step = target(stream, action["type"])
         stream = advance(stream, seq, action)
-        yield Replayed(seq, action, stream, target)
+        yield Replayed(seq, action, stream, None if step is None else step.seq)
+
+
+def target(stream: Stream, kind: str) -> Step | None:
+    """The effective action an ``undo`` (``kind``) would cancel now, or the undone action a
+    ``redo`` would restore; None when there is none (the undo or redo would be refused) and
+    for every other ``kind``. The one place that says what undo and redo act on."""
+    if kind == UNDO:
+        return stream.done.head if stream.done.rest is not None else None
+    if kind == REDO:
+        return stream.undone.head if stream.undone is not None else None
+    return None
+
+
+def target_json(rules: ModuleType, step: Step, full: bool) -> dict[str, Any]:
+    """``{"seq", "type", "summary"}`` of an undo's or redo's target ``step`` (api.md, undo's
+    ``target``), the :func:`summary` written for this reader (``full``: the token holder)."""
+    return {"seq": step.seq, "type": step.action["type"], "summary": summary(rules, step, full)}
+
+
+def summary(rules: ModuleType, step: Step, full: bool) -> str:
+    """A short phrase naming who did what in ``step``, without what the rules derived from
+    it: ``"Cas played 10♣"``, ``"Bob knocked"``, ``"Ann dealt"``.
+
+    ``rules`` is the game's engine module (its ``card_text`` writes a card, its ``redact``
+    hides what a reader without the token, ``full`` False, may not see). The same words for
+    every game; the timeline's ``describe`` adds the outcomes.
+    """
+    action = step.action if full else {"type": step.action["type"], **rules.redact(step.action)}
+    kind = str(action["type"])
+    who = str(action.get("player", ""))
+    card = rules.card_text
+
+    def cards(key: str) -> str:
+        return " ".join(card(c) for c in action.get(key) or [])
+
+    if kind == "deal":
+        dealer = action.get("dealer") or rules.view(step.state, full).get("dealer")
+        return f"{dealer} dealt" if dealer else "The cards were dealt"
+    if kind == "play":
+        return f"{who} played {card(action['card'])}"
+    if kind in ("reveal", "show"):
+        return f"{who} {'revealed' if kind == 'reveal' else 'showed'} {cards('cards')}".rstrip()
+    if kind == "swap":
+        if action.get("take_all"):
+            return f"{who} exchanged the whole hand for the middle"
+        return f"{who} took {card(action['take'])} and gave {card(action['give'])}"
+    if kind == "draw":
+        return f"{who} drew {card(action['card'])}" if action.get("card") is not None else f"{who} drew a card"
+    if kind == "challenge":
+        return f"{who} challenged {action.get('target')}'s laundry"
+    if kind == "adjust":
+        amount = int(action["amount"])
+        return f"Ruling: {who} {'+' if amount >= 0 else ''}{amount} ({action.get('reason', '')})"
+    if kind == ABANDON:
+        return f"The game was abandoned ({action.get('reason', '')})"
+    return f"{who} {_VERBS.get(kind, kind)}".strip()
+
+
+#: The past tense of the actions that take only a ``player``.
+_VERBS = {"knock": "knocked", "stay": "stayed in", "fold": "folded", "laundry": "asked for a laundry",
+          "stop": "stopped the bus"}
 
 
 def cancelled(steps: Iterable[Replayed]) -> set[int]:

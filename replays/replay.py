@@ -87,11 +87,8 @@ def extend(folded: Folded, seq: int, event_action: Mapping[str, Any]) -> Folded:
     """
     stream = folded.stream
     kind = event_action["type"]
-    target: int | None = None
-    if kind == streams.UNDO and stream.done.rest is not None:
-        target = stream.done.head.seq
-    elif kind == streams.REDO and stream.undone is not None:
-        target = stream.undone.head.seq
+    step = streams.target(stream, kind)
+    target = None if step is None else step.seq
     after = streams.advance(stream, seq, event_action)
     fact = Fact(seq, kind, stream.rules.hand_number(after.state), target, stream.rules.position(stream.state))
     return Folded(after, folded.facts.append(fact))

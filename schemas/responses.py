@@ -81,6 +81,14 @@ class EventLogSchema(Schema):
     next_after = fields.Integer(allow_none=True, required=True)
 
 
+class UndoTargetSchema(Schema):
+    """``target`` of an undo or redo: the action it cancels or restores, in a short phrase."""
+
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True)
+    summary = fields.String(required=True)
+
+
 class RecordedSchema(Schema):
     """The 201 body of a recorded event, undo or redo."""
 
@@ -88,14 +96,18 @@ class RecordedSchema(Schema):
     version = fields.Integer(required=True)
     event = fields.Nested(StoredEventSchema, required=True)
     state = fields.Dict(required=True)
+    target = fields.Nested(UndoTargetSchema)
+    irregularities = fields.List(fields.Dict())
 
 
 class LegalActionSchema(Schema):
-    """One action the rules allow now."""
+    """One action the rules allow now (or a bookkeeping action open now)."""
 
     type = fields.String(required=True)
     player = fields.String(allow_none=True)
     cards = fields.List(fields.Raw(), allow_none=True)
+    possible = fields.List(fields.Raw())
+    target = fields.Nested(UndoTargetSchema)
 
 
 class ActionsSchema(Schema):

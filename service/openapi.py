@@ -63,7 +63,7 @@ def build() -> dict[str, Any]:
     spec = APISpec(title=TITLE, version=VERSION, openapi_version="3.0.3", plugins=[MarshmallowPlugin()],
                    info={"description": "Record physical card games as events; replay and audit them."})
     for name in ("Problem", "ForkedFrom", "GameSummary", "Game", "CreatedGame", "GameList", "StoredEvent", "LoggedEvent",
-                 "EventLog", "Recorded", "LegalAction", "Actions", "StateAt", "Target", "Correction", "Hand",
+                 "EventLog", "UndoTarget", "Recorded", "LegalAction", "Actions", "StateAt", "Target", "Correction", "Hand",
                  "Play", "Trick", "Health", "Fork", "TimelineStep", "Timeline", "Irregularity",
                  "Irregularities"):
         spec.components.schema(name, schema=getattr(responses, f"{name}Schema"))

@@ -52,13 +52,15 @@ def record(game_id: str) -> Response:
 
 @bp.post("/games/<game_id>/undo")
 def undo(game_id: str) -> Response:
-    """Record an ``undo`` (optional body ``{"reason"}``); 409 ``nothing_to_undo``."""
+    """Record an ``undo`` (optional body ``{"reason"}``): 201 ``{seq, version, event, state,
+    target}`` (``target`` ``{seq, type, summary}``: the action cancelled); 409 ``nothing_to_undo``."""
     return _bookkeeping(game_id, streams.UNDO)
 
 
 @bp.post("/games/<game_id>/redo")
 def redo(game_id: str) -> Response:
-    """Record a ``redo`` (optional body ``{"reason"}``); 409 ``nothing_to_redo``."""
+    """Record a ``redo`` (optional body ``{"reason"}``): 201 with ``target``, the action
+    restored; 409 ``nothing_to_redo``."""
     return _bookkeeping(game_id, streams.REDO)
 
 
@@ -142,6 +144,7 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
         http.check_if_match(version, if_match)
         before = cache.get(db, rules, game_id, version)
         seq = version + 1
+        target = streams.target(before.stream, parsed.action["type"])
         try:
             after = replay.extend(before, seq, parsed.action)
         except RulesError as err:
@@ -154,6 +157,8 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
         if rules.status(state) != rules.status(before.stream.state):  # finished, or reopened by an undo
             history.refresh(db, row, rules, state)
         out = {"seq": seq, "version": seq, "event": event, "state": rules.view(state, True)}
+        if target is not None:  # undo or redo: what it cancelled or restored
+            out["target"] = streams.target_json(rules, target, True)
         if key is not None:
             store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
         return 201, out, after

@@ -12,10 +12,82 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import RAISE, Schema, ValidationError, fields, pre_load, validate, validates_schema
 
 #: Fields every action may carry besides its own: ``type`` and the client's time ``at``.
 ENVELOPE = ("type", "at")
+
+NOT_UNICODE = "The text is not valid Unicode (it holds a lone surrogate such as \\ud83d): send UTF-8 text."
+NOT_UNICODE_NAME = "This field name is not valid Unicode (it holds a lone surrogate): send UTF-8 text."
+
+
+def is_unicode(text: str) -> bool:
+    """True when ``text`` can be written as UTF-8: it holds no lone surrogate code point
+    (JSON lets a body spell one, ``"\\ud83d"``, but it is not a character)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unicode_errors(value: Any, path: str = "") -> dict[str, list[str]]:
+    """``{"players.1": ["…"], "text": ["…"]}`` for every string in the JSON ``value``
+    (object keys included) that is not valid Unicode (:func:`is_unicode`); ``{}`` if none.
+
+    ``path`` names ``value`` itself (dotted, list items by index), as 422 ``errors`` do.
+    """
+    errors: dict[str, list[str]] = {}
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if not is_unicode(item):
+                errors[where or "_schema"] = [NOT_UNICODE]
+        elif isinstance(item, Mapping):
+            for key, child in item.items():
+                name = str(key)
+                if not is_unicode(name):
+                    name = name.encode("utf-8", "backslashreplace").decode("utf-8")
+                    errors[f"{where}.{name}" if where else name] = [NOT_UNICODE_NAME]
+                    continue
+                stack.append((f"{where}.{name}" if where else name, child))
+        elif isinstance(item, list | tuple):
+            stack.extend((f"{where}.{index}" if where else str(index), child) for index, child in enumerate(item))
+    return errors
+
+
+def scrub(value: Any) -> Any:
+    """``value`` (decoded JSON) with every lone surrogate in its strings (keys included)
+    replaced by U+FFFD; the same object when there is none.
+
+    For readers of text stored before such text was refused: whatever a database holds,
+    every read and export can be written as UTF-8.
+    """
+    if isinstance(value, str):
+        return value if is_unicode(value) else value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, Mapping):
+        return {scrub(key): scrub(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [scrub(child) for child in value]
+    return value
+
+
+class UnicodeSchema(Schema):
+    """A schema that refuses, before any field is loaded, a body holding text that is not
+    valid Unicode anywhere (a field, a list item, a nested option, a field name): a
+    ``ValidationError`` naming each such field (:func:`unicode_errors`).
+
+    Every request schema derives from it, so each text field of each route (and each action
+    added later) is covered without a check of its own.
+    """
+
+    @pre_load
+    def _valid_unicode(self, data: Any, **kwargs: Any) -> Any:
+        errors = unicode_errors(data)
+        if errors:
+            raise ValidationError(errors)
+        return data
 
 
 class CardField(fields.Field):
@@ -97,7 +169,7 @@ class PlayerName(fields.String):
         raise ValidationError(f"{text!r} is not a player in this game ({', '.join(seats)}).")
 
 
-class ActionSchema(Schema):
+class ActionSchema(UnicodeSchema):
     """Base of every action schema: unknown fields are refused; ``at`` is optional.
 
     Build it with the game's ``players`` (seat order) and ``visibility``; subclasses list the
@@ -151,7 +223,7 @@ class PlayerActionSchema(ActionSchema):
     player = PlayerName(required=True)
 
 
-class ReasonSchema(Schema):
+class ReasonSchema(UnicodeSchema):
     """The optional body of ``undo`` and ``redo``: ``{"reason": "…"}``."""
 
     class Meta:

@@ -13,6 +13,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from schemas import GAMES
+from schemas.common import UnicodeSchema
 
 #: Bounds every game shares; each engine narrows the seat count (``resolve_options``).
 MIN_PLAYERS, MAX_PLAYERS = 2, 20
@@ -31,7 +32,7 @@ class Name(fields.String):
         return text
 
 
-class CreateGameSchema(Schema):
+class CreateGameSchema(UnicodeSchema):
     """``{"game", "players", "visibility"?, "dealer"? | "first_player"?, "options"?, "title"?}``.
 
     ``load`` returns the body with names trimmed and ``dealer``/``first_player`` spelt as

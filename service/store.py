@@ -29,6 +29,8 @@ from typing import Any
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from schemas.common import scrub
+
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 BUSY_TIMEOUT_MS = 10_000
 
@@ -199,10 +201,20 @@ def get_game(db: Database, game_id: str) -> dict[str, Any] | None:
 
 def _game(row: dict[str, Any]) -> dict[str, Any]:
     row = dict(row)
-    row["players"] = json.loads(row["players"])
-    row["options"] = json.loads(row["options"])
+    row["players"] = _decode(row["players"])
+    row["options"] = _decode(row["options"])
+    if isinstance(row.get("title"), str):
+        row["title"] = scrub(row["title"])
     del row["player_keys"]
     return row
+
+
+def _decode(text: str) -> Any:
+    """A stored JSON column decoded; a lone surrogate that a database written before such
+    text was refused may hold (stored as a ``\\udXXX`` escape) becomes U+FFFD, so that
+    every read and export can be written as UTF-8."""
+    value = json.loads(text)
+    return scrub(value) if "\\ud" in text or "\\uD" in text else value
 
 
 def version_of(db: Database, game_id: str) -> int | None:
@@ -303,7 +315,7 @@ def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) 
         sql += " AND seq <= ?"
         params.append(upto)
     rows = db.query(sql + " ORDER BY seq", params)
-    return [{**row, "data": json.loads(row["data"])} for row in rows]
+    return [{**row, "data": _decode(row["data"])} for row in rows]
 
 
 def action(event: Mapping[str, Any]) -> dict[str, Any]:
@@ -323,7 +335,7 @@ def remembered(db: Database, game_id: str, key: str) -> dict[str, Any] | None:
     )
     if not rows:
         return None
-    return {**rows[0], "response": json.loads(rows[0]["response"])}
+    return {**rows[0], "response": _decode(rows[0]["response"])}
 
 
 def remember(db: Database, game_id: str, key: str, request_hash: str, status: int, response: Any,

@@ -29,7 +29,7 @@ import schemas
 from engine import stream as streams
 from engine.core import OptionError, RulesError
 from replays import export, replay
-from schemas.common import UtcDateTime, utc_text
+from schemas.common import UtcDateTime, unicode_errors, utc_text
 from schemas.games import CreateGameSchema, flatten, seat
 from service import history, http, store
 from service.problems import ApiError
@@ -88,6 +88,10 @@ def check_shape(doc: Any) -> list[dict[str, Any]]:
     listing every problem found)."""
     if not isinstance(doc, dict):
         raise _invalid({"_schema": ["The body must be a JSON object (a json export)."]})
+    not_unicode = unicode_errors(doc)
+    if not_unicode:
+        raise ApiError(422, "validation_failed", "The export holds text that is not valid Unicode.",
+                       errors=dict(sorted(not_unicode.items())[:20]))
     errors: dict[str, list[str]] = {}
     if not _integer(doc.get("kibitz_export")) or doc["kibitz_export"] != export.FORMAT_VERSION:
         errors["kibitz_export"] = [f"Give {export.FORMAT_VERSION}: this service reads version {export.FORMAT_VERSION} exports."]

@@ -15,7 +15,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from engine import stream as streams
 from engine.core import OptionError, RulesError
 from replays import audit, replay, timeline
-from schemas.common import utc_text
+from schemas.common import UnicodeSchema, utc_text
 from schemas.games import flatten
 from service import games, http, store
 from service.db import get_db
@@ -34,7 +34,7 @@ class TimelineQuerySchema(Schema):
     hand = fields.Integer(validate=validate.Range(min=0, max=2**62), load_default=None, allow_none=True)
 
 
-class ForkSchema(Schema):
+class ForkSchema(UnicodeSchema):
     """``POST fork`` body: ``{"seq": n}``, the event after which the new game branches off."""
 
     class Meta:

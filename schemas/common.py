@@ -14,6 +14,8 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, pre_load, validate, validates_schema
 
+from engine.core import name_list
+
 #: Fields every action may carry besides its own: ``type`` and the client's time ``at``.
 ENVELOPE = ("type", "at")
 
@@ -169,17 +171,70 @@ class PlayerName(fields.String):
         raise ValidationError(f"{text!r} is not a player in this game ({', '.join(seats)}).")
 
 
-class ActionSchema(UnicodeSchema):
-    """Base of every action schema: unknown fields are refused; ``at`` is optional.
+class NamesAcceptedFields(UnicodeSchema):
+    """A strict schema whose "Unknown field" message names the fields it does take.
 
-    Build it with the game's ``players`` (seat order) and ``visibility``; subclasses list the
-    fields that only ``open`` games allow in ``open_only``.
+    marshmallow says only ``Unknown field.``; a scorekeeper who sent ``card`` to a Stop the
+    Bus ``swap`` needs to hear that a swap takes ``player``, ``take`` and ``give``
+    (issue 10). Every action schema (and the undo/redo body) gets this one rewrite from
+    :meth:`handle_error`; :meth:`accepted` says which fields to name and :meth:`what` how to
+    call the body (``"a 'swap'"``).
     """
-
-    open_only: tuple[str, ...] = ()
 
     class Meta:
         unknown = RAISE
+
+    def accepted(self) -> tuple[list[str], list[str]]:
+        """``(required, optional)`` field names this body takes, in declaration order, without
+        the envelope's ``type``; the envelope's ``at`` comes last."""
+        required: list[str] = []
+        optional: list[str] = []
+        for name, field in self.load_fields.items():
+            key = field.data_key or name
+            if key not in ENVELOPE:
+                (required if field.required else optional).append(key)
+        if "at" in self.load_fields:
+            optional.append("at")
+        return required, optional
+
+    def what(self, data: Any) -> str:
+        """How the message names the body: ``"a 'swap'"`` from its ``type``."""
+        kind = data.get("type") if isinstance(data, Mapping) else None
+        if not isinstance(kind, str) or not kind:
+            return "this action"
+        article = "an" if kind[:1].lower() in "aeiou" else "a"
+        return f"{article} {kind[:40]!r}"
+
+    def unknown_message(self, data: Any) -> str:
+        """``Unknown field: a 'swap' takes player and give (required), take, take_all and at (optional).``"""
+        required, optional = self.accepted()
+        parts = [f"{name_list(names)} ({label})" for names, label in ((required, "required"), (optional, "optional"))
+                 if names]
+        return f"Unknown field: {self.what(data)} takes {', '.join(parts) or 'no fields'}."
+
+    def handle_error(self, error: ValidationError, data: Any, *, many: bool, **kwargs: Any) -> None:
+        """Rewrite marshmallow's bare ``Unknown field.`` (in place, on the error about to be raised)."""
+        messages = error.messages
+        if not isinstance(messages, dict):
+            return
+        bare = self.error_messages["unknown"]
+        text: str | None = None
+        for key, value in messages.items():
+            if value == [bare]:
+                text = text or self.unknown_message(data)
+                messages[key] = [text]
+
+
+class ActionSchema(NamesAcceptedFields):
+    """Base of every action schema: unknown fields are refused, and the refusal names the
+    fields the action takes; ``at`` is optional.
+
+    Build it with the game's ``players`` (seat order) and ``visibility``; subclasses list the
+    fields that only ``open`` games allow in ``open_only`` (not named as accepted in a
+    ``table`` game).
+    """
+
+    open_only: tuple[str, ...] = ()
 
     type = fields.String(required=True)
     at = UtcDateTime()
@@ -188,6 +243,13 @@ class ActionSchema(UnicodeSchema):
         super().__init__(*args, **kwargs)
         self.players = tuple(players)
         self.visibility = visibility
+
+    def accepted(self) -> tuple[list[str], list[str]]:
+        """The fields this table's action takes: ``open_only`` ones only in an open game."""
+        required, optional = super().accepted()
+        if self.visibility == "open":
+            return required, optional
+        return ([n for n in required if n not in self.open_only], [n for n in optional if n not in self.open_only])
 
     @validates_schema
     def _visibility(self, data: Mapping[str, Any], **kwargs: Any) -> None:
@@ -223,11 +285,11 @@ class PlayerActionSchema(ActionSchema):
     player = PlayerName(required=True)
 
 
-class ReasonSchema(UnicodeSchema):
+class ReasonSchema(NamesAcceptedFields):
     """The optional body of ``undo`` and ``redo``: ``{"reason": "…"}``."""
 
-    class Meta:
-        unknown = RAISE
+    def what(self, data: Any) -> str:
+        return "an undo or redo"
 
     reason = fields.String(validate=validate.Length(max=2000))
     at = UtcDateTime()

@@ -32,6 +32,27 @@ class Name(fields.String):
         return text
 
 
+def canonical_game(value: Any) -> str | None:
+    """The API game id that ``value`` names, or None: ``"toepen"``, ``" Toepen "``, ``"Fool!"``,
+    ``"Fuji Flush"`` and ``"stop the bus"`` are ``toepen``, ``fool``, ``fuji_flush`` and
+    ``stop_the_bus`` (any case, surrounding spaces, the display name's ``!`` and spaces)."""
+    if not isinstance(value, str) or len(value) > 100:
+        return None
+    wanted = "_".join(value.replace("!", " ").replace("-", " ").split()).casefold()
+    return wanted if wanted in GAMES else None
+
+
+class GameId(fields.String):
+    """A game id, loaded as its canonical spelling (:func:`canonical_game`)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        game = canonical_game(text)
+        if game is None:
+            raise ValidationError(f"Must be one of: {', '.join(sorted(GAMES))}.")
+        return game
+
+
 class CreateGameSchema(UnicodeSchema):
     """``{"game", "players", "visibility"?, "dealer"? | "first_player"?, "options"?, "title"?}``.
 
@@ -44,7 +65,7 @@ class CreateGameSchema(UnicodeSchema):
     class Meta:
         unknown = RAISE
 
-    game = fields.String(required=True, validate=validate.OneOf(sorted(GAMES)))
+    game = GameId(required=True, metadata={"enum": sorted(GAMES)})
     players = fields.List(Name(), required=True, validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS))
     visibility = fields.String(load_default="table", validate=validate.OneOf(VISIBILITIES))
     dealer = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))

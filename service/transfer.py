@@ -30,7 +30,7 @@ from engine import stream as streams
 from engine.core import OptionError, RulesError
 from replays import export, replay
 from schemas.common import UtcDateTime, unicode_errors, utc_text
-from schemas.games import CreateGameSchema, flatten, seat
+from schemas.games import CreateGameSchema, canonical_game, flatten, seat
 from service import history, http, store
 from service.problems import ApiError
 from service.views.recording import parse_action, parse_reason
@@ -160,7 +160,8 @@ def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.F
     """
     raw = recorded
     name = raw.get("game")
-    rules = engine.GAMES.get(name) if isinstance(name, str) else None
+    game = canonical_game(name)
+    rules = engine.GAMES[game] if game is not None else None
     if rules is None:
         raise refused(1, "validation_failed", f"{str(raw.get('game'))[:40]!r} is not a game this service knows.")
     try:
@@ -197,7 +198,7 @@ def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.F
         if isinstance(fork, dict) and isinstance(fork.get("game"), str) and isinstance(fork.get("seq"), int):
             created["forked_from"] = {"game": fork["game"], "seq": fork["seq"]}
         if not current:
-            created = dict(recorded)
+            created = {**recorded, "game": rules.GAME}  # the id always canonical
         folded = replay.fold(rules, [{"seq": 1, "type": streams.CREATED, "data": created}])
     except ValidationError as err:
         raise refused(1, "validation_failed", "The game's options are not valid.", flatten(err.messages, "options")) from err

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import db, problems
+from service import db, pages, problems
 from service.cache import FoldCache
 from service.views import games, history, meta, recording, replays, review, transfer
 from service.writer import GroupCommitter
@@ -40,4 +40,5 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     problems.register(app)
     for blueprint in (games.bp, recording.bp, replays.bp, review.bp, transfer.bp, history.bp, meta.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(pages.bp)  # the HTML pages (ui.md), after the API's routes
     return app

@@ -1,0 +1,91 @@
+/* Kibitz pages: shared helpers (plain JavaScript, no build step).
+ * - Kibitz.tokens: the game tokens this device keeps (localStorage), so a game created here
+ *   can be recorded from here after reloads and browser restarts.
+ * - Kibitz.newKey(): an Idempotency-Key from crypto.getRandomValues (works on plain HTTP,
+ *   where crypto.randomUUID is missing).
+ * - Kibitz.api(): one fetch of the documented JSON API; resolves to {status, body, etag}
+ *   or rejects with {unreachable: true} when there was no answer at all.
+ */
+(function () {
+  "use strict";
+  var PREFIX = "kibitz.token.";
+
+  function storage() {
+    try { return window.localStorage; } catch (e) { return null; }
+  }
+
+  var tokens = {
+    get: function (gameId) {
+      var s = storage();
+      return s ? s.getItem(PREFIX + gameId) : null;
+    },
+    set: function (gameId, token) {
+      var s = storage();
+      if (s) { s.setItem(PREFIX + gameId, token); }
+    },
+    remove: function (gameId) {
+      var s = storage();
+      if (s) { s.removeItem(PREFIX + gameId); }
+    },
+    /* The token from the URL fragment (#token=…), stored on the device and removed from the
+     * address bar so it is not bookmarked or shared by accident. */
+    adoptFromFragment: function (gameId) {
+      var match = /(?:^#|&)token=([^&]+)/.exec(window.location.hash || "");
+      if (!match) { return null; }
+      var token = decodeURIComponent(match[1]);
+      tokens.set(gameId, token);
+      if (window.history && window.history.replaceState) {
+        window.history.replaceState(null, "", window.location.pathname + window.location.search);
+      }
+      return token;
+    }
+  };
+
+  function newKey() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    var out = "";
+    for (var i = 0; i < bytes.length; i++) {
+      out += (bytes[i] + 0x100).toString(16).slice(1);
+    }
+    return out;
+  }
+
+  function nowIso() {
+    return new Date().toISOString();
+  }
+
+  /* options: {body, token, ifMatch, key, timeoutMs} */
+  function api(method, path, options) {
+    options = options || {};
+    var headers = {"Accept": "application/json"};
+    if (options.token) { headers["Authorization"] = "Bearer " + options.token; }
+    if (options.ifMatch !== undefined && options.ifMatch !== null) { headers["If-Match"] = '"' + options.ifMatch + '"'; }
+    if (options.key) { headers["Idempotency-Key"] = options.key; }
+    var init = {method: method, headers: headers, cache: "no-store"};
+    if (options.body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(options.body);
+    }
+    var controller = window.AbortController ? new AbortController() : null;
+    var timer = null;
+    if (controller) {
+      init.signal = controller.signal;
+      timer = setTimeout(function () { controller.abort(); }, options.timeoutMs || 8000);
+    }
+    return fetch(path, init).then(function (response) {
+      if (timer) { clearTimeout(timer); }
+      var etag = response.headers.get("ETag");
+      return response.text().then(function (text) {
+        var body = null;
+        try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
+        return {status: response.status, body: body, etag: etag};
+      });
+    }, function (error) {
+      if (timer) { clearTimeout(timer); }
+      throw {unreachable: true, error: error};
+    });
+  }
+
+  window.Kibitz = {tokens: tokens, newKey: newKey, nowIso: nowIso, api: api};
+})();

@@ -1,0 +1,205 @@
+/* New game: seats, dealer (first player), visibility and options; Start game posts to
+ * POST /games, keeps the token on this device and opens the table page. */
+(function () {
+  "use strict";
+  var K = window.Kibitz;
+  var catalogue = JSON.parse(document.getElementById("catalogue").textContent);
+  var form = document.getElementById("new-game");
+  var gameSelect = document.getElementById("game");
+  var seatList = document.getElementById("seat-list");
+  var addSeat = document.getElementById("add-seat");
+  var starter = document.getElementById("starter");
+  var starterLabel = document.getElementById("starter-label");
+  var optionList = document.getElementById("option-list");
+  var alertBox = document.getElementById("form-alert");
+  var clubKeyField = document.getElementById("club-key-field");
+  var clubKey = document.getElementById("club-key");
+
+  function game() { return catalogue[gameSelect.value]; }
+
+  function seatInputs() { return seatList.querySelectorAll("input"); }
+
+  function names() {
+    var out = [];
+    var inputs = seatInputs();
+    for (var i = 0; i < inputs.length; i++) {
+      var v = inputs[i].value.trim();
+      if (v) { out.push(v); }
+    }
+    return out;
+  }
+
+  function addSeatInput(value) {
+    var n = seatInputs().length + 1;
+    var li = document.createElement("li");
+    var id = "seat-" + n;
+    var label = document.createElement("label");
+    label.setAttribute("for", id);
+    label.textContent = "Seat " + n;
+    var input = document.createElement("input");
+    input.id = id;
+    input.name = id;
+    input.maxLength = 40;
+    input.autocomplete = "off";
+    input.value = value || "";
+    input.addEventListener("input", refreshStarter);
+    li.appendChild(label);
+    li.appendChild(input);
+    seatList.appendChild(li);
+  }
+
+  function refreshSeats() {
+    var g = game();
+    while (seatInputs().length < g.min_players) { addSeatInput(""); }
+    while (seatInputs().length > g.max_players) { seatList.removeChild(seatList.lastElementChild); }
+    addSeat.disabled = seatInputs().length >= g.max_players;
+    refreshStarter();
+  }
+
+  function refreshStarter() {
+    var keep = starter.value;
+    starterLabel.textContent = game().starter_label;
+    starter.innerHTML = "";
+    var list = names();
+    for (var i = 0; i < list.length; i++) {
+      var opt = document.createElement("option");
+      opt.value = list[i];
+      opt.textContent = list[i];
+      starter.appendChild(opt);
+    }
+    if (list.indexOf(keep) >= 0) { starter.value = keep; }
+  }
+
+  function shown(value) {
+    if (value === null || value === undefined) { return "by seat count"; }
+    if (value === true) { return "yes"; }
+    if (value === false) { return "no"; }
+    return String(value);
+  }
+
+  function refreshOptions() {
+    optionList.innerHTML = "";
+    var options = game().options;
+    for (var i = 0; i < options.length; i++) {
+      var o = options[i];
+      var div = document.createElement("div");
+      div.className = "field option";
+      var id = "opt-" + o.name;
+      var label = document.createElement("label");
+      label.setAttribute("for", id);
+      label.textContent = o.name;
+      var hint = document.createElement("span");
+      hint.className = "hint";
+      hint.id = id + "-hint";
+      hint.textContent = o.words + (o.default === null ? "" : " (default: " + shown(o.default) + ")");
+      var control;
+      if (o.kind === "choice") {
+        control = document.createElement("select");
+        if (o.default === null) {
+          var empty = document.createElement("option");
+          empty.value = "";
+          empty.textContent = "by seat count";
+          control.appendChild(empty);
+        }
+        for (var c = 0; c < o.choices.length; c++) {
+          var opt = document.createElement("option");
+          opt.value = o.choices[c];
+          opt.textContent = o.choices[c];
+          control.appendChild(opt);
+        }
+        control.value = o.default === null ? "" : String(o.default);
+      } else if (o.kind === "bool") {
+        control = document.createElement("input");
+        control.type = "checkbox";
+        control.checked = !!o.default;
+        div.className += " check";
+      } else {
+        control = document.createElement("input");
+        control.type = "number";
+        control.inputMode = "numeric";
+        if (o.minimum !== null) { control.min = o.minimum; }
+        if (o.maximum !== null) { control.max = o.maximum; }
+        control.value = o.default === null ? "" : String(o.default);
+      }
+      control.id = id;
+      control.setAttribute("data-option", o.name);
+      control.setAttribute("data-kind", o.kind);
+      control.setAttribute("aria-describedby", hint.id);
+      if (o.kind === "bool") {
+        div.appendChild(control);
+        div.appendChild(label);
+      } else {
+        div.appendChild(label);
+        div.appendChild(control);
+      }
+      div.appendChild(hint);
+      optionList.appendChild(div);
+    }
+  }
+
+  function collectOptions() {
+    var out = {};
+    var controls = optionList.querySelectorAll("[data-option]");
+    for (var i = 0; i < controls.length; i++) {
+      var c = controls[i];
+      var name = c.getAttribute("data-option");
+      var kind = c.getAttribute("data-kind");
+      if (kind === "bool") { out[name] = c.checked; continue; }
+      if (c.value === "") { continue; }
+      if (kind === "int" || name === "fools_per_trick") {
+        var n = Number(c.value);
+        out[name] = Number.isInteger(n) ? n : c.value;
+      } else {
+        out[name] = c.value;
+      }
+    }
+    return out;
+  }
+
+  function say(text) { alertBox.textContent = text; }
+
+  gameSelect.addEventListener("change", function () { refreshSeats(); refreshOptions(); });
+  addSeat.addEventListener("click", function () {
+    if (seatInputs().length < game().max_players) { addSeatInput(""); }
+    refreshSeats();
+    var inputs = seatInputs();
+    inputs[inputs.length - 1].focus();
+  });
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    say("");
+    var g = game();
+    var body = {game: g.id, players: names(), visibility: form.querySelector("input[name=visibility]:checked").value,
+                options: collectOptions()};
+    if (starter.value) { body[g.starter_field] = starter.value; }
+    var title = document.getElementById("title").value.trim();
+    if (title) { body.title = title; }
+    K.api("POST", "/games", {body: body, token: clubKey.value || null}).then(function (answer) {
+      if (answer.status === 201) {
+        K.tokens.set(answer.body.id, answer.body.token);
+        window.location.assign("/table/" + encodeURIComponent(answer.body.id));
+        return;
+      }
+      var b = answer.body || {};
+      if (b.code === "club_key_required" || b.code === "club_key_invalid") {
+        clubKeyField.hidden = false;
+        clubKey.focus();
+      }
+      var text = b.detail || ("The service answered " + answer.status + ".");
+      if (b.errors) {
+        var parts = [];
+        for (var field in b.errors) {
+          if (Object.prototype.hasOwnProperty.call(b.errors, field)) { parts.push(field + ": " + b.errors[field].join(" ")); }
+        }
+        if (parts.length) { text += " " + parts.join("; "); }
+      }
+      say(text);
+    }, function () {
+      say("The service cannot be reached. Check the Wi-Fi and press Start game again.");
+    });
+  });
+
+  refreshSeats();
+  refreshOptions();
+})();

@@ -1,0 +1,197 @@
+"""Browser tests: a real ``kibitz serve`` and Debian's Chromium driven by Playwright (sync API).
+
+Fixtures
+--------
+``browser``      one headless Chromium for the whole session (``/usr/bin/chromium``; Playwright's
+                 own browser download is never used). ``kibitz.test`` resolves to 127.0.0.1, so a
+                 page can be loaded under a non-local name (not a secure context, like a club LAN).
+``server``       a fresh ``kibitz serve`` on a free port with a temporary database, per test;
+                 ``server.stop()`` / ``server.start()`` restart it on the same port and database.
+``page``         a new browser context and page at 1024×768 (landscape tablet).
+``new_context``  a factory for more contexts (a second device, a phone viewport).
+
+``KibitzServer.create(...)`` makes a game through the API; ``server.get(path)`` reads JSON.
+
+Skipped with a clear reason when Playwright or ``/usr/bin/chromium`` is missing, unless
+``KIBITZ_REQUIRE_BROWSER=1`` (``.ci/run`` sets it), where a missing browser is an error.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+CHROMIUM = os.environ.get("KIBITZ_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--host-resolver-rules=MAP kibitz.test 127.0.0.1",
+]
+TABLET = {"width": 1024, "height": 768}
+PHONE = {"width": 390, "height": 844}
+#: The non-local name mapped to 127.0.0.1 (plain HTTP under it is not a secure context).
+LAN_NAME = "kibitz.test"
+
+
+def _missing_browser() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (pip install -e '.[test]')"
+    if not Path(CHROMIUM).exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    return None
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    reason = _missing_browser()
+    if reason is None:
+        return
+    if os.environ.get("KIBITZ_REQUIRE_BROWSER") == "1":
+        raise pytest.UsageError(f"Browser tests required but {reason}.")
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def kibitz_command() -> list[str]:
+    script = Path(sys.executable).parent / "kibitz"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("kibitz")
+    return [found] if found else [sys.executable, "-m", "service.cli"]
+
+
+class KibitzServer:
+    """One ``kibitz serve`` subprocess on ``port`` with the database ``db``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.db = folder / "kibitz.db"
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.lan_base = f"http://{LAN_NAME}:{self.port}"
+        self.proc: subprocess.Popen[str] | None = None
+        self._log: Any = None
+
+    def start(self) -> None:
+        """Start the server and wait until ``/health`` answers (fails the test after 30 s)."""
+        self._log = (self.folder / "server.log").open("a")
+        self.proc = subprocess.Popen(
+            [*kibitz_command(), "serve", "--port", str(self.port), "--db", str(self.db), "--threads", "4"],
+            stdout=self._log, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if requests.get(f"{self.base}/health", timeout=1).status_code == 200:
+                    return
+            except requests.ConnectionError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                pytest.fail(f"kibitz serve did not start: {(self.folder / 'server.log').read_text()}")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def get(self, path: str, token: str | None = None) -> Any:
+        """``GET path`` as JSON (asserting 200), with the game's token when given."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = requests.get(self.base + path, headers=headers, timeout=10)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def create(self, **body: Any) -> dict[str, Any]:
+        """``POST /games`` with ``body`` (asserting 201); returns the 201 body (with ``token``)."""
+        response = requests.post(self.base + "/games", json=body, timeout=10)
+        assert response.status_code == 201, response.text
+        return dict(response.json())
+
+    def post(self, game: dict[str, Any], action: dict[str, Any]) -> Any:
+        """Record ``action`` in ``game`` (a :meth:`create` body) through the API; asserts 201."""
+        response = requests.post(f"{self.base}/games/{game['id']}/events", json=action,
+                                 headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+        assert response.status_code == 201, response.text
+        return response.json()
+
+    def events(self, game: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every stored event of ``game`` (full view)."""
+        return list(self.get(f"/games/{game['id']}/events?limit=1000", game["token"])["events"])
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[KibitzServer]:
+    running = KibitzServer(tmp_path)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def new_context(browser: Any) -> Iterator[Callable[..., Any]]:
+    contexts: list[Any] = []
+
+    def make(viewport: dict[str, int] | None = None, **kwargs: Any) -> Any:
+        context = browser.new_context(viewport=viewport or TABLET, **kwargs)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(new_context: Callable[..., Any]) -> Any:
+    return new_context().new_page()

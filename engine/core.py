@@ -64,6 +64,21 @@ def name_list(names: list[str] | tuple[str, ...]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+#: Nouns of the games' texts whose plural is not the singular with an ``s``.
+IRREGULAR = {"life": "lives", "copy": "copies"}
+
+
+def plural(count: int, singular: str, *, signed: bool = False) -> str:
+    """``count`` and the noun in the right number: ``"1 chip"``, ``"2 chips"``, ``"0 lives"``,
+    ``"1 life"``, ``"-1 point"`` (singular for 1 and -1 only).
+
+    ``singular`` is the noun (``"card"``); its plural adds ``s`` unless :data:`IRREGULAR`
+    lists it. ``signed`` writes a ``+`` before a count of 0 or more (a ruling's ``"+1 chip"``).
+    """
+    noun = singular if abs(count) == 1 else IRREGULAR.get(singular, singular + "s")
+    return f"{'+' if signed and count >= 0 else ''}{count} {noun}"
+
+
 _EVOLVERS: dict[type, Any] = {}
 
 

@@ -32,10 +32,22 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, redact_fields, seat_after
+from engine.core import (
+    Action,
+    OptionError,
+    RulesError,
+    name_list,
+    no_upcast,
+    player_result,
+    plural,
+    redact_fields,
+    seat_after,
+)
 from engine.core import evolve as replace
 
 GAME = "fool"
+#: What the texts call one deal and its play (rules/fool.md: "round").
+HAND_WORD = "round"
 RULES_VERSION = 1
 SPEC = "rules/fool.md"
 
@@ -375,7 +387,7 @@ def _where(state: State, rnd: Round, seat: int, card: str, claimed: int = 0) -> 
     if holding.unknown < need:
         if holding.unknown == 0:
             return f"{name} is known to hold {_cards(holding.known) or 'no cards'}"
-        return f"{name} has only {holding.unknown} unknown card{'s' if holding.unknown != 1 else ''} left"
+        return f"{name} has only {plural(holding.unknown, 'unknown card')} left"
     if card == WILD:
         played = sum(1 for t in rnd.tricks for p in t.plays if p.card == WILD)
         free = WILD_COPIES - rnd.wilds_seen
@@ -572,7 +584,7 @@ def _deal(state: State, action: Action, seq: int) -> State:
     wilds = 0
     if state.visibility == "open":
         if hands is None:
-            raise RulesError("wrong_card_count", f"An open game's deal must list every player's {size} cards.")
+            raise RulesError("wrong_card_count", f"An open game's deal must list every player's {plural(size, 'card')}.")
         missing = [n for n in state.names if n not in hands]
         if missing or len(hands) != count:
             raise RulesError("wrong_card_count", f"The deal must list every player's hand (missing: {name_list(missing)}).")
@@ -580,7 +592,7 @@ def _deal(state: State, action: Action, seq: int) -> State:
         for name in state.names:
             cards = hands[name]
             if len(cards) != size:
-                raise RulesError("wrong_card_count", f"{name} must be dealt {size} cards, not {len(cards)}.")
+                raise RulesError("wrong_card_count", f"{name} must be dealt {plural(size, 'card')}, not {len(cards)}.")
             for card in cards:
                 if card == WILD:
                     wilds += 1
@@ -762,11 +774,11 @@ def check_reveal(state: State, seat: int, cards: list[str]) -> tuple[Round, tupl
     if counts[WILD] > WILD_COPIES:
         raise RulesError("card_not_available", f"There are only {WILD_COPIES} 1s.")
     if len(cards) > holding.size:
-        raise RulesError("wrong_card_count", f"{name} holds only {holding.size} card{'s' if holding.size != 1 else ''}, not {len(cards)}.")
+        raise RulesError("wrong_card_count", f"{name} holds only {plural(holding.size, 'card')}, not {len(cards)}.")
     if rnd.over and len(cards) != holding.size:
         raise RulesError(
             "wrong_card_count",
-            f"After the round's last trick a reveal names the whole hand: {name} holds {holding.size} card{'s' if holding.size != 1 else ''}, not {len(cards)}.",
+            f"After the round's last trick a reveal names the whole hand: {name} holds {plural(holding.size, 'card')}, not {len(cards)}.",
         )
     claimed: Counter[str] = Counter()
     for card in cards:
@@ -778,7 +790,7 @@ def check_reveal(state: State, seat: int, cards: list[str]) -> tuple[Round, tupl
         left_out = list((Counter(holding.known) - counts).elements())
         raise RulesError(
             "wrong_card_count",
-            f"{name} holds {holding.size} cards and is known to hold {_cards(sorted_cards(left_out))} besides these.",
+            f"{name} holds {plural(holding.size, 'card')} and is known to hold {_cards(sorted_cards(left_out))} besides these.",
         )
     return rnd, merged, new
 
@@ -1217,13 +1229,13 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     if kind == "game_created":
         opts = before.options
         return (
-            f"Fool! for {name_list(list(names))} ({before.visibility} visibility, {opts.hand_size} cards each, "
-            f"{opts.fools_per_trick} Fool{'s' if opts.fools_per_trick > 1 else ''} per trick): {names[before.dealer]} deals first."
+            f"Fool! for {name_list(list(names))} ({before.visibility} visibility, {plural(opts.hand_size, 'card')} each, "
+            f"{plural(opts.fools_per_trick, 'Fool')} per trick): {names[before.dealer]} deals first."
         )
     if kind == "deal":
         rnd = after.round
         assert rnd is not None
-        text = f"{names[rnd.dealer]} dealt round {rnd.number}: {after.options.hand_size} cards each, {names[rnd.lead]} leads"
+        text = f"{names[rnd.dealer]} dealt round {rnd.number}: {plural(after.options.hand_size, 'card')} each, {names[rnd.lead]} leads"
     elif kind == "play":
         text = _describe_play(before, action, after)
     elif kind == "reveal":
@@ -1231,7 +1243,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     elif kind == "adjust":
         amount = int(action["amount"])
         text = (
-            f"Ruling: {who} {'+' if amount >= 0 else ''}{amount} point{'' if abs(amount) == 1 else 's'} "
+            f"Ruling: {who} {plural(amount, 'point', signed=True)} "
             f"({action.get('reason', '')}); {who}'s total is now {after.scores[names.index(who)]}"
         )
     else:

@@ -39,10 +39,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, redact_fields
+from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, plural, redact_fields
 from engine.core import evolve as replace
 
 GAME = "fuji_flush"
+#: What the texts call the game's one deal and its play (issue 10: Fuji Flush is a game of rounds).
+HAND_WORD = "round"
 RULES_VERSION = 1
 SPEC = "rules/fuji_flush.md"
 #: The ``POST /games`` field naming who starts (the service stores it in ``game_created``).
@@ -540,21 +542,21 @@ def _open_hands(state: State, hands: Mapping[str, list[int]] | None) -> tuple[Ho
     """Check an open deal: every player, ``hand_size`` cards each, within the deck's counts."""
     size = state.options.hand_size
     if hands is None:
-        raise RulesError("wrong_card_count", f"An open game's deal must list every player's {size} cards.")
+        raise RulesError("wrong_card_count", f"An open game's deal must list every player's {plural(size, 'card')}.")
     missing = [n for n in state.names if n not in hands]
     if missing or len(hands) != len(state.names):
         raise RulesError("wrong_card_count", f"The deal must list every player's cards (missing: {name_list(missing)}).")
     used = [0] * (HIGH + 1)
     for name, cards in hands.items():
         if len(cards) != size:
-            raise RulesError("wrong_card_count", f"{name} must be dealt {size} cards, not {len(cards)}.")
+            raise RulesError("wrong_card_count", f"{name} must be dealt {plural(size, 'card')}, not {len(cards)}.")
         for card in cards:
             used[card] += 1
     for card, copies in enumerate(used):
         if copies > state.options.deck[card]:
             have = state.options.deck[card]
             raise RulesError(
-                "card_not_available", f"The deal holds {copies} cards numbered {card}, but the deck has {have or 'none'}."
+                "card_not_available", f"The deal holds {plural(copies, 'card')} numbered {card}, but the deck has {have or 'none'}."
             )
     return tuple(Holding(tuple(sorted(hands[n])), 0) for n in state.names)
 
@@ -1053,7 +1055,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     who = str(action.get("player", ""))
     if kind == "game_created":
         return (
-            f"Fuji Flush for {name_list(list(names))} ({before.visibility} visibility, {before.options.hand_size} cards "
+            f"Fuji Flush for {name_list(list(names))} ({before.visibility} visibility, {plural(before.options.hand_size, 'card')} "
             f"each, {before.options.deck_size}-card deck): {names[before.first]} plays first."
         )
     if kind == "deal":

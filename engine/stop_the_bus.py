@@ -34,10 +34,22 @@ from typing import Any
 
 from engine.brag import HandRank, rank
 from engine.cards import parse_french, pretty
-from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, redact_fields, seat_after
+from engine.core import (
+    Action,
+    OptionError,
+    RulesError,
+    name_list,
+    no_upcast,
+    player_result,
+    plural,
+    redact_fields,
+    seat_after,
+)
 from engine.core import evolve as replace
 
 GAME = "stop_the_bus"
+#: What the texts call one deal and its play (rules/stop_the_bus.md: "round").
+HAND_WORD = "round"
 RULES_VERSION = 1
 SPEC = "rules/stop_the_bus.md"
 
@@ -1165,7 +1177,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     who = str(action.get("player", ""))
     if kind == "game_created":
         return (
-            f"Stop the Bus for {name_list(list(names))} ({before.visibility} visibility, {before.options.chips} chips "
+            f"Stop the Bus for {name_list(list(names))} ({before.visibility} visibility, {plural(before.options.chips, 'chip')} "
             f"each): {names[before.dealer]} deals first."
         )
     rnd = _round(after, hand_number(after))
@@ -1183,7 +1195,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     elif kind == "adjust":
         amount = int(action["amount"])
         text = (
-            f"Ruling: {who} {'+' if amount >= 0 else ''}{amount} chip{'' if abs(amount) == 1 else 's'} "
+            f"Ruling: {who} {plural(amount, 'chip', signed=True)} "
             f"({action.get('reason', '')}); {who} now has {after.chips[names.index(who)]}"
         )
     else:

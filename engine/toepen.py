@@ -31,10 +31,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import SUIT_NAMES, SUIT_SINGULAR, parse_french, pretty, suit_of
-from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, redact_fields, seat_after
+from engine.core import (
+    Action,
+    OptionError,
+    RulesError,
+    name_list,
+    no_upcast,
+    player_result,
+    plural,
+    redact_fields,
+    seat_after,
+)
 from engine.core import evolve as replace
 
 GAME = "toepen"
+#: What the texts call one deal and its play (rules/toepen.md: "hand").
+HAND_WORD = "hand"
 RULES_VERSION = 1
 SPEC = "rules/toepen.md"
 
@@ -474,7 +486,7 @@ def _check_limit(state: State) -> State:
     if not at_limit or state.finished:
         return state
     if state.options.game_end == "first_to_limit":
-        return _finish(state, f"{name_list([state.names[s] for s in at_limit])} reached {limit} lives lost")
+        return _finish(state, f"{name_list([state.names[s] for s in at_limit])} reached {plural(limit, 'life')} lost")
     eliminated = state.eliminated
     hand = state.hand
     for seat in at_limit:
@@ -705,7 +717,7 @@ def check_knock(state: State, seat: int) -> Hand:
     if stake > lives_left(state, seat):
         raise RulesError(
             "knock_not_allowed",
-            f"{name} has {lives_left(state, seat)} {'life' if lives_left(state, seat) == 1 else 'lives'} left and may not raise the stake to {stake}.",
+            f"{name} has {plural(lives_left(state, seat), 'life')} left and may not raise the stake to {stake}.",
         )
     if state.options.max_stake is not None and stake > state.options.max_stake:
         raise RulesError("knock_not_allowed", f"The stake may not go above {state.options.max_stake}.")
@@ -756,7 +768,7 @@ def check_laundry(state: State, seat: int) -> Hand:
     if any(entry.seat == seat for entry in hand.laundries):
         raise RulesError("laundry_not_allowed", f"{name} has already exchanged their hand once this hand.")
     if hand.stock < HAND_CARDS:
-        raise RulesError("laundry_not_allowed", f"The stock holds {hand.stock} cards: laundry needs at least {HAND_CARDS}.")
+        raise RulesError("laundry_not_allowed", f"The stock holds {plural(hand.stock, 'card')}: laundry needs at least {HAND_CARDS}.")
     return hand
 
 
@@ -1021,7 +1033,7 @@ def _reveal(state: State, action: Action, seq: int) -> State:
     if len(set(cards)) != len(cards):
         raise RulesError("wrong_card_count", "A reveal names each card once.")
     if len(cards) > holding.size:
-        raise RulesError("wrong_card_count", f"{state.names[seat]} holds only {holding.size} cards.")
+        raise RulesError("wrong_card_count", f"{state.names[seat]} holds only {plural(holding.size, 'card')}.")
     new = [card for card in cards if card not in holding.known]
     for card in new:
         if not _available(hand, seat, card):
@@ -1029,7 +1041,7 @@ def _reveal(state: State, action: Action, seq: int) -> State:
     if len(new) > holding.unknown:
         raise RulesError(
             "wrong_card_count",
-            f"{state.names[seat]} holds {holding.size} cards and {_cards(sorted(holding.known))} among them: "
+            f"{state.names[seat]} holds {plural(holding.size, 'card')} and {_cards(sorted(holding.known))} among them: "
             f"a reveal cannot show {len(new)} others.",
         )
     holding = Holding(holding.known | set(new), holding.unknown - len(new))
@@ -1441,7 +1453,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     who = str(action.get("player", ""))
     if kind == "game_created":
         return (
-            f"Toepen for {name_list(list(names))} ({before.visibility} visibility, {before.options.limit} lives): "
+            f"Toepen for {name_list(list(names))} ({before.visibility} visibility, {plural(before.options.limit, 'life')}): "
             f"{names[before.dealer]} deals first."
         )
     if kind == "deal":
@@ -1459,7 +1471,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     elif kind == "fold":
         hand = after.hand or after.history[-1]
         lost = next((f.lost for f in hand.folds if f.seq == action.get("seq")), 0)
-        text = f"{who} folded and loses {lost} {'life' if lost == 1 else 'lives'}"
+        text = f"{who} folded and loses {plural(lost, 'life')}"
     elif kind == "laundry":
         text = f"{who} exchanged their hand (laundry)"
         if full and action.get("cards"):
@@ -1472,7 +1484,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
         seat = names.index(who)
         amount = int(action["amount"])
         text = (
-            f"Ruling: {who} {'+' if amount >= 0 else ''}{amount} {'life' if abs(amount) == 1 else 'lives'} lost "
+            f"Ruling: {who} {plural(amount, 'life', signed=True)} lost "
             f"({action.get('reason', '')}); {who} has now lost {after.lives_lost[seat]}"
         )
     else:

@@ -196,7 +196,7 @@ ACTIONS = {"knocks": "knock", "folds": "fold", "laundries": "laundry", "reveals"
 
 def _hand_lines(rules: Any, state: Any, hand: Mapping[str, Any], number: int, full: bool,
                 shown: Mapping[int, Mapping[str, Any]], visibility: str) -> list[str]:
-    title = f"Hand {number}"
+    title = f"{rules.HAND_WORD.capitalize()} {number}"
     if hand.get("dealer"):
         title += f" · dealer {hand['dealer']}"
     elif hand.get("first_player"):
@@ -208,7 +208,8 @@ def _hand_lines(rules: Any, state: Any, hand: Mapping[str, Any], number: int, fu
         if isinstance(dealt, Mapping) and dealt:
             cards = "; ".join(f"{name} {_cards(held)}" for name, held in dealt.items())
         else:
-            cards = "cards hidden until the hand is over" if visibility == "open" else "cards not recorded"
+            hidden = f"cards hidden until the {rules.HAND_WORD} is over"
+            cards = hidden if visibility == "open" else "cards not recorded"
         lines.append(f"  #{deal['seq']} deal: {cards}")
     if hand.get("centre_dealt"):
         lines.append("  Centre: " + _cards(hand["centre_dealt"]))

@@ -98,9 +98,9 @@ def for_hand(steps: Sequence[Mapping[str, Any]], n: int) -> list[dict[str, Any]]
     return [dict(step) for step in steps if step["hand"] == n]
 
 
-def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80) -> list[str]:
+def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80, word: str = "hand") -> list[str]:
     """The timeline as terminal lines no wider than ``width``: a ``title`` line, a heading
-    before each hand, then one step per line (its seq, then the summary, wrapped under
+    before each hand (``── round 2 ──`` with ``word`` the game's ``HAND_WORD``), then one step per line (its seq, then the summary, wrapped under
     itself when it is long); an undone step says which undo cancelled it."""
     import textwrap
 
@@ -113,7 +113,8 @@ def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80) -> l
         if step["hand"] != hand and step["type"] not in (streams.UNDO, streams.REDO, streams.NOTE):
             hand = step["hand"]
             if hand:
-                lines.append(f"── hand {hand} " + "─" * max(0, width - 11 - len(str(hand))))
+                heading = f"── {word} {hand} "
+                lines.append(heading + "─" * max(0, width - 2 - len(heading)))
         text = one_line(str(step["summary"]))
         if step["undone"]:
             text = f"[undone by {step['undone_by']}] {text}"

@@ -75,15 +75,16 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
         events = store.events(db, game_id)
     finally:
         db.close()
-    steps = timeline.timeline(engine.GAMES[row["game"]], events, full=not public)
+    rules = engine.GAMES[row["game"]]
+    steps = timeline.timeline(rules, events, full=not public)
     if hand is not None:
         steps = timeline.for_hand(steps, hand)
         if not steps:
-            raise click.ClickException(f"Game {game_id} has no hand {hand}.")
+            raise click.ClickException(f"Game {game_id} has no {rules.HAND_WORD} {hand}.")
     title = " · ".join(str(part) for part in (
         row["title"] or row["game"], ", ".join(row["players"]), row["visibility"], row["status"],
         f"version {row['version']}") if part)
-    for line in timeline.render(title, steps):
+    for line in timeline.render(title, steps, word=rules.HAND_WORD):
         click.echo(line)
 
 

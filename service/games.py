@@ -106,7 +106,7 @@ def reader_is_full(row: dict[str, Any]) -> bool:
         origin = sealed_by(row)
         if origin is not None:
             raise ApiError(401, "token_required",
-                           f"This what-if fork shows the cards of hand {origin[1]}, which is still in play in game "
+                           f"This what-if fork shows the cards of {rules_of(row).HAND_WORD} {origin[1]}, which is still in play in game "
                            f"{origin[0]}: only the fork's scorekeeper (its token) may read it.",
                            version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
     return full

@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+import engine
 from tests.conftest import OPEN_DEAL, Game, assert_problem, create, needs_examples
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "shared" / "examples").glob("*.json"))
@@ -87,7 +88,8 @@ def test_jsonl_csv_and_text_parse_back(client, path):
         assert all(f"{name} total" in row for name in players)
     text = export(client, game.id, game.token, "text").get_data(as_text=True)
     assert text.startswith(f'[Game "{doc["game"]["game"]}"]\n')
-    assert f'[Players "{", ".join(players)}"]' in text and "Hand 1" in text
+    word = engine.GAMES[doc["game"]["game"]].HAND_WORD.capitalize()  # "Round 1" in the games of rounds (issue 10)
+    assert f'[Players "{", ".join(players)}"]' in text and f"{word} 1 · " in text
 
 
 @needs_examples

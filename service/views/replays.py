@@ -26,7 +26,7 @@ def state_at(game_id: str, seq: int) -> Response:
         reopened = replay.reopened_hands(rules, state, games.current(row).stream.state)
         if reopened:
             raise ApiError(401, "token_required",
-                           f"The state after event {seq} shows the cards of hand {reopened[0]}, which an undo has "
+                           f"The state after event {seq} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
                            "put back in play: only the scorekeeper (this game's token) may read it.",
                            version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
     return http.json_response({"seq": seq, "version": row["version"], "state": rules.view(state, full)},
@@ -41,7 +41,8 @@ def hand(game_id: str, n: int) -> Response:
     games.path_number(n)
     view = audit.hand(games.current(row), store.events(get_db(), game_id, upto=row["version"]), n, full)
     if view is None:
-        raise ApiError(404, "not_found", f"This game has no hand {n}.", version=row["version"])
+        raise ApiError(404, "not_found", f"This game has no {games.rules_of(row).HAND_WORD} {n}.",
+                       version=row["version"])
     return http.json_response(view, version=row["version"])
 
 
@@ -56,5 +57,5 @@ def trick(game_id: str, n: int, t: int) -> Response:
     events = store.events(get_db(), game_id, upto=row["version"])
     view = audit.trick(games.current(row), events, n, t, full)
     if view is None:
-        raise ApiError(404, "not_found", f"This game has no trick {t} in hand {n}.", version=row["version"])
+        raise ApiError(404, "not_found", f"This game has no trick {t} in {games.rules_of(row).HAND_WORD} {n}.", version=row["version"])
     return http.json_response(view, version=row["version"])

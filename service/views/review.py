@@ -59,7 +59,7 @@ def show_timeline(game_id: str) -> Response:
     hand = query["hand"]
     if hand is not None:
         if hand > rules.hand_number(games.current(row).stream.state) and not any(s["hand"] == hand for s in steps):
-            raise ApiError(404, "not_found", f"This game has no hand {hand}.", version=version)
+            raise ApiError(404, "not_found", f"This game has no {rules.HAND_WORD} {hand}.", version=version)
         steps = timeline.for_hand(steps, hand)
     return http.json_response({"game": game_id, "version": version, "hand": hand, "steps": steps}, version=version)
 

@@ -31,7 +31,7 @@ from bench import stop_the_bus_games, toepen_games  # noqa: E402
 from engine import stop_the_bus, toepen  # noqa: E402
 from engine import stream as streams  # noqa: E402
 from replays import replay  # noqa: E402
-from service import history, store  # noqa: E402
+from service import forks, history, store  # noqa: E402
 from service.app import create_app  # noqa: E402
 
 CLUB = ["Bob", "Cas", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jan", "Kim", "Lou", "Max", "Ned", "Oda", "Pim",
@@ -81,7 +81,8 @@ def fill(path: str, games: int, rng: random.Random) -> float:
                     folded = replay.fold(rules, events)
                     state = folded.stream.state
                     store.insert_game(db, game_id, events[0]["data"], "x" * 64, when, rules.status(state))
-                    store.set_version(db, game_id, folded.version, rules.status(state))
+                    store.set_version(db, game_id, folded.version, rules.status(state),
+                                      secret_from_hand=forks.secret_from_hand(rules, state))
                     db.conn.executemany(
                         "INSERT INTO events (game_id, seq, type, data, recorded_at) VALUES (?, ?, ?, ?, ?)",
                         [(game_id, e["seq"], e["type"], json.dumps(e["data"], separators=(",", ":")), when)

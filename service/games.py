@@ -11,7 +11,7 @@ import engine
 import schemas
 from engine import stream as streams
 from replays.replay import Folded
-from service import http, store
+from service import forks, http, store
 from service.cache import FoldCache
 from service.db import get_db
 from service.problems import ApiError
@@ -93,50 +93,16 @@ def path_number(value: int) -> int:
     return value
 
 
-#: How far up a chain of forks (a fork of a fork …) the secrecy check looks.
-MAX_FORK_DEPTH = 100
-
-
 def reader_is_full(row: dict[str, Any]) -> bool:
     """True for the reader holding ``row``'s token (``http.reader_is_full``), False for the
     public view; 401 ``token_required`` when the public view of a what-if fork would show
-    cards still secret in a game it was forked from (:func:`sealed_by`)."""
+    cards still secret in a game it was forked from (``service.forks.sealed_by``, any chain length)."""
     full = http.reader_is_full(row)
-    if not full:
-        origin = sealed_by(row)
+    if not full and row["visibility"] == "open" and row.get("forked_from_game"):
+        origin = forks.sealed_by(get_db(), row, rules_of(row), current(row).stream.state)
         if origin is not None:
             raise ApiError(401, "token_required",
                            f"This what-if fork shows the cards of {rules_of(row).HAND_WORD} {origin[1]}, which is still in play in game "
                            f"{origin[0]}: only the fork's scorekeeper (its token) may read it.",
                            version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
     return full
-
-
-def sealed_by(row: dict[str, Any]) -> tuple[str, int] | None:
-    """``(game id, hand)`` when fork ``row`` shows a hand as over (its cards public) that is
-    still in play in an ``open`` game up its chain of forks, else None.
-
-    A fork copies the original's dealt cards: a fork taken when a hand was over (and an undo
-    reopened it since), or played on to the end of a hand, would otherwise show the public
-    cards that are still in players' hands at the original table (api.md, "Views and secrets").
-    """
-    if row["visibility"] != "open" or not row.get("forked_from_game"):
-        return None
-    rules = rules_of(row)
-    state = current(row).stream.state
-    over = [n for n in range(1, rules.hand_number(state) + 1) if rules.hand_over(state, n)]
-    if not over:
-        return None
-    db, seen, parent_id = get_db(), {row["id"]}, row.get("forked_from_game")
-    while parent_id and parent_id not in seen and len(seen) <= MAX_FORK_DEPTH:
-        seen.add(parent_id)
-        parent = store.get_game(db, parent_id)
-        if parent is None or parent["game"] != row["game"]:
-            return None
-        if parent["visibility"] == "open":
-            theirs = current(parent).stream.state
-            hidden = next((n for n in over if not rules.hand_over(theirs, n)), None)
-            if hidden is not None:
-                return parent_id, hidden
-        parent_id = parent.get("forked_from_game")
-    return None

@@ -223,9 +223,11 @@ def version_of(db: Database, game_id: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def set_version(db: Database, game_id: str, version: int, status: str) -> None:
-    """Record the game's new ``version`` and ``status`` (both derived from the events)."""
-    db.execute("UPDATE games SET version = ?, status = ? WHERE id = ?", [version, status, game_id])
+def set_version(db: Database, game_id: str, version: int, status: str, *, secret_from_hand: int | None) -> None:
+    """Record the game's new ``version``, ``status`` and ``secret_from_hand`` (the first hand
+    not over, None once all are: ``service.forks.secret_from_hand``), all derived from the events."""
+    db.execute("UPDATE games SET version = ?, status = ?, secret_from_hand = ? WHERE id = ?",
+               [version, status, secret_from_hand, game_id])
 
 
 def list_games(db: Database, *, game: str | None = None, player: str | None = None, status: str | None = None,
@@ -372,3 +374,43 @@ def _fork_columns(created: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(fork, Mapping):
         return {}
     return {"forked_from_game": fork.get("game"), "forked_from_seq": fork.get("seq")}
+
+
+@MIGRATIONS(name="0004_fork_lineage")
+def _fork_lineage(db: Database) -> None:
+    """Secrecy along fork chains of any length (issue 10): ``games.secret_from_hand`` on every
+    game (the first hand not over, NULL once all are), kept by every write, and
+    ``games.fork_lineage`` on a fork (JSON ``[[ancestor id, last hand shared], …]``), what
+    it inherits from the games up its chain (``service.forks``). Stored games are folded
+    once to fill both."""
+    games = db.table("games")
+    games.add_column("secret_from_hand", int)
+    games.add_column("fork_lineage", str)
+    from service import forks  # folds games: imported here, where it is needed
+
+    forks.backfill(db)
+
+
+def set_fork_lineage(db: Database, game_id: str, lineage: list[list[Any]]) -> None:
+    """Store what fork ``game_id`` inherits: ``[[ancestor id, last hand shared], …]``."""
+    db.execute("UPDATE games SET fork_lineage = ? WHERE id = ?",
+               [json.dumps(lineage, separators=(",", ":")) if lineage else None, game_id])
+
+
+def fork_lineage(db: Database, game_id: str) -> list[tuple[str, int]]:
+    """The stored lineage of ``game_id`` (``[]`` for a game that is not a fork, or shares nothing)."""
+    found = db.execute("SELECT fork_lineage FROM games WHERE id = ?", [game_id]).fetchone()
+    if not found or not found[0]:
+        return []
+    return [(str(ancestor), int(shared)) for ancestor, shared in json.loads(found[0])]
+
+
+def lineage_secrets(db: Database, game_id: str) -> list[tuple[str, int, int]]:
+    """``(ancestor id, last hand shared, its secret_from_hand)`` for each game in ``game_id``'s
+    lineage that still has a hand in play, nearest first: one query, whatever the chain's length."""
+    rows = db.execute(
+        "SELECT g.id, json_extract(l.value, '$[1]'), g.secret_from_hand "
+        "FROM games AS f, json_each(f.fork_lineage) AS l JOIN games AS g ON g.id = json_extract(l.value, '$[0]') "
+        "WHERE f.id = ? AND g.secret_from_hand IS NOT NULL ORDER BY l.key DESC",
+        [game_id]).fetchall()
+    return [(str(ancestor), int(shared), int(secret)) for ancestor, shared, secret in rows]

@@ -31,7 +31,7 @@ from engine.core import OptionError, RulesError
 from replays import export, replay
 from schemas.common import UtcDateTime, unicode_errors, utc_text
 from schemas.games import CreateGameSchema, canonical_game, flatten, seat
-from service import history, http, store
+from service import forks, history, http, store
 from service.problems import ApiError
 from service.views.recording import parse_action, parse_reason
 
@@ -262,7 +262,13 @@ def import_document(db: Database, doc: Any) -> Imported:
         created = {k: v for k, v in rules.upcast(version, {"type": streams.CREATED, **created}).items() if k != "type"}
     with store.immediate(db):
         store.insert_game(db, game_id, created, token_hash, created_at, status)
-        db.execute("UPDATE games SET version = ?, imported_at = ? WHERE id = ?", [folded.version, imported_at, game_id])
+        store.set_version(db, game_id, folded.version, status,
+                          secret_from_hand=forks.secret_from_hand(rules, folded.stream.state))
+        db.execute("UPDATE games SET imported_at = ? WHERE id = ?", [imported_at, game_id])
+        fork = created.get("forked_from")
+        if isinstance(fork, Mapping):  # an imported fork of a game stored here inherits its secrets
+            parent, seq = fork["game"], fork["seq"]
+            store.set_fork_lineage(db, game_id, forks.inherited(db, parent, created["game"], forks.hand_at(db, parent, seq)))
         for event in events:
             store.append(db, game_id, event["seq"], event["type"], event["data"], event["recorded_at"], event["at"])
         history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, rules,

@@ -24,7 +24,7 @@ from engine.core import RulesError
 from replays import replay
 from schemas.common import ReasonSchema, utc_text
 from schemas.games import EventsQuerySchema, flatten
-from service import games, history, http, store
+from service import forks, games, history, http, store
 from service.db import get_db
 from service.problems import ApiError
 from service.views.games import invalid
@@ -153,7 +153,7 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
         data = {k: v for k, v in parsed.action.items() if k != "type"}
         event = store.append(db, game_id, seq, parsed.action["type"], data, recorded_at, parsed.at, key)
         state = after.stream.state
-        store.set_version(db, game_id, seq, rules.status(state))
+        store.set_version(db, game_id, seq, rules.status(state), secret_from_hand=forks.secret_from_hand(rules, state))
         if rules.status(state) != rules.status(before.stream.state):  # finished, or reopened by an undo
             history.refresh(db, row, rules, state)
         out = {"seq": seq, "version": seq, "event": event, "state": rules.view(state, True)}

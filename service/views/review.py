@@ -17,7 +17,7 @@ from engine.core import OptionError, RulesError
 from replays import audit, replay, timeline
 from schemas.common import UnicodeSchema, utc_text
 from schemas.games import flatten
-from service import games, http, store
+from service import forks, games, http, store
 from service.db import get_db
 from service.problems import ApiError
 from service.views.games import invalid
@@ -119,7 +119,9 @@ def fork(game_id: str) -> Response:
         store.append(db, new_id, 1, streams.CREATED, created, now)
         for number, event in copies:
             store.append(db, new_id, number, event["type"], event["data"], now, event["at"] or event["recorded_at"])
-        store.set_version(db, new_id, folded.version, rules.status(folded.stream.state))
+        store.set_version(db, new_id, folded.version, rules.status(folded.stream.state),
+                          secret_from_hand=forks.secret_from_hand(rules, folded.stream.state))
+        store.set_fork_lineage(db, new_id, forks.inherited(db, game_id, row["game"], rules.hand_number(at_seq.state)))
     games.cache().put(new_id, folded)
     new_row = store.get_game(db, new_id)
     assert new_row is not None

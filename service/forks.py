@@ -1,0 +1,108 @@
+"""Secrecy along chains of what-if forks, of any length (api.md, "Views and secrets").
+
+A fork copies the dealt cards of the game it branched off, so its public view must not show
+a hand as over (its cards public) while that hand is still in play in any game up its chain
+that shares those cards. Nothing here walks the chain: each game row stores what the check
+needs (``service.store``, migration ``0004_fork_lineage``):
+
+- ``secret_from_hand`` on every game: the first hand or round that is not over (its cards,
+  and those of later hands, are still secret at that table), NULL once every hand is over;
+  kept by every write (:func:`secret_from_hand`).
+- ``fork_lineage`` on a fork: what it inherits, ``[[ancestor id, last hand shared], …]``
+  for every game up its chain it shares dealt cards with, written once when the fork is
+  made (:func:`inherited`): the parent's lineage (each shared hand capped at the hand the
+  fork was taken in) plus the parent itself.
+
+So the check of a read is one query over the fork's own lineage (:func:`sealed_by`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+from sqlite_utils import Database
+
+import engine
+from replays import replay
+from service import store
+
+
+def secret_from_hand(rules: ModuleType, state: Any) -> int | None:
+    """The first hand or round of ``state`` that is not over (1 before the first deal), or
+    None when every hand is over (the game is over). Hands end in order: once hand n is not
+    over, no later one is."""
+    for number in range(1, rules.hand_number(state) + 2):
+        if not rules.hand_over(state, number):
+            return number
+    return None
+
+
+def inherited(db: Database, parent_id: str, game: str, hand: int) -> list[list[Any]]:
+    """The ``fork_lineage`` of a new fork of ``parent_id`` taken in hand ``hand`` (the
+    parent's hand number at the fork's ``seq``, 0 before its first deal): ``[]`` when the
+    parent is not stored here, is another game, or nothing was dealt yet."""
+    parent = store.get_game(db, parent_id)
+    if parent is None or parent["game"] != game or hand < 1:
+        return []
+    above = [[ancestor, min(shared, hand)] for ancestor, shared in store.fork_lineage(db, parent_id)]
+    return [*above, [parent_id, hand]]
+
+
+def hand_at(db: Database, game_id: str, seq: int) -> int:
+    """The hand number of stored game ``game_id`` right after event ``seq`` (0 if there is no
+    such game, or it does not fold)."""
+    row = store.get_game(db, game_id)
+    if row is None or row["game"] not in engine.GAMES:
+        return 0
+    rules = engine.GAMES[row["game"]]
+    try:
+        folded = replay.fold(rules, store.events(db, game_id, upto=seq))
+    except Exception:  # noqa: BLE001 - a log that no longer folds shares nothing we can name
+        return 0
+    return int(rules.hand_number(folded.stream.state))
+
+
+def sealed_by(db: Database, row: Mapping[str, Any], rules: ModuleType, state: Any) -> tuple[str, int] | None:
+    """``(game id, hand)`` when fork ``row`` (folded to ``state``) shows a hand as over that
+    is still in play in a game up its chain sharing that hand's cards, else None (also for a
+    ``table`` game or a game that is not a fork)."""
+    if row["visibility"] != "open" or not row.get("forked_from_game"):
+        return None
+    over = [n for n in range(1, rules.hand_number(state) + 1) if rules.hand_over(state, n)]
+    if not over:
+        return None
+    for ancestor, shared, secret_from in store.lineage_secrets(db, row["id"]):
+        hidden = next((n for n in over if secret_from <= n <= shared), None)
+        if hidden is not None:
+            return ancestor, hidden
+    return None
+
+
+def backfill(db: Database) -> None:
+    """Fill ``secret_from_hand`` of every stored game and ``fork_lineage`` of every fork
+    (games stored before migration ``0004_fork_lineage``), parents before their forks."""
+    rows = {game_id: (game, parent, seq) for game_id, game, parent, seq in db.execute(
+        "SELECT id, game, forked_from_game, forked_from_seq FROM games").fetchall()}
+    for game_id, (game, _parent, _seq) in rows.items():
+        if game not in engine.GAMES:
+            continue
+        rules = engine.GAMES[game]
+        try:
+            state = replay.fold(rules, store.events(db, game_id)).stream.state
+        except Exception:  # noqa: BLE001 - a log that no longer folds is left as it was
+            continue
+        db.execute("UPDATE games SET secret_from_hand = ? WHERE id = ?", [secret_from_hand(rules, state), game_id])
+    done: set[str] = set()
+    for start in sorted(rows):
+        chain: list[str] = []  # start, its parent, … up to a game already done or not a fork
+        up: str | None = start
+        while up is not None and up in rows and up not in done and up not in chain:
+            chain.append(up)
+            up = rows[up][1]
+        for fork_id in reversed(chain):  # parents first: each inherits its parent's lineage
+            game, parent, seq = rows[fork_id]
+            if parent and isinstance(seq, int):
+                store.set_fork_lineage(db, fork_id, inherited(db, parent, game, hand_at(db, parent, seq)))
+            done.add(fork_id)

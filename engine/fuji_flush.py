@@ -779,6 +779,21 @@ def legal_actions(state: State, full: bool) -> list[dict[str, Any]]:
     return out
 
 
+
+def possible(state: State, player: str) -> list[int] | None:
+    """The cards ``player`` could still hold as far as the table knows, in deck order, or
+    None in an ``open`` game or when no hand is in play (api.md, ``actions``: ``possible``).
+
+    Conservation only (recording.md, "Knowledge" 1: not played, not known to be
+    elsewhere, counting the deck's copies of each number); ``GET …/actions`` gives it to every play whose ``cards`` is
+    null. Raises ``ValueError`` for a name not at the table.
+    """
+    if state.visibility != "table" or not state.dealt:
+        return None
+    seat = state.names.index(player)
+    return [card for card in range(LOW, HIGH + 1) if available(state, seat, card)]
+
+
 # --------------------------------------------------------------------------- views
 
 

@@ -908,6 +908,22 @@ def legal_actions(state: State, full: bool) -> list[dict[str, Any]]:
     return out
 
 
+
+def possible(state: State, player: str) -> list[str] | None:
+    """The cards ``player`` could still hold as far as the table knows, in deck order, or
+    None in an ``open`` game or when no round is in play (api.md, ``actions``: ``possible``).
+
+    Conservation only (recording.md, "Knowledge" 1: not played, not known to be
+    elsewhere); ``GET …/actions`` gives it to every play, swap and show whose ``cards`` is
+    null. Raises ``ValueError`` for a name not at the table.
+    """
+    rnd = state.round
+    if state.visibility != "table" or rnd is None:
+        return None
+    seat = state.names.index(player)
+    return [card for card in DECK if _available(rnd, seat, card)]
+
+
 # --------------------------------------------------------------------------- views
 
 

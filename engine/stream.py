@@ -230,6 +230,39 @@ _VERBS = {"knock": "knocked", "stay": "stayed in", "fold": "folded", "laundry": 
           "stop": "stopped the bus"}
 
 
+#: Game actions whose ``cards`` are chosen by the player: they get ``possible`` in table games.
+CHOSEN = frozenset({"play", "reveal", "show", "swap"})
+
+
+def actions(stream: Stream, full: bool) -> list[dict[str, Any]]:
+    """``GET …/actions``: what can be recorded next, for a reader with (``full``) or without
+    the token.
+
+    The game's ``legal_actions`` (each entry whose ``cards`` is null and whose cards are
+    chosen gets ``possible`` from the game's ``possible`` in a table game), then the
+    bookkeeping actions open now (api.md): ``undo`` and ``redo`` with their ``target``
+    (:func:`target_json`), ``note`` (always), and ``adjust`` (where the game's reducer has
+    one in its ``HANDLERS``, until the game is over), with ``player`` and ``cards`` null.
+    Reads the folded state only: nothing is applied.
+    """
+    rules, state = stream.rules, stream.state
+    out: list[dict[str, Any]] = []
+    for entry in rules.legal_actions(state, full):
+        if entry.get("cards") is None and entry["type"] in CHOSEN and entry.get("player") is not None:
+            possible = rules.possible(state, entry["player"])
+            if possible is not None:
+                entry = {**entry, "possible": possible}
+        out.append(entry)
+    for kind in (UNDO, REDO):
+        step = target(stream, kind)
+        if step is not None:
+            out.append({"type": kind, "player": None, "cards": None, "target": target_json(rules, step, full)})
+    out.append({"type": NOTE, "player": None, "cards": None})
+    if "adjust" in rules.HANDLERS and rules.status(state) == "in_progress":  # refused once the game is over
+        out.append({"type": "adjust", "player": None, "cards": None})
+    return out
+
+
 def cancelled(steps: Iterable[Replayed]) -> set[int]:
     """Return the seqs of actions that are cancelled at the end of ``steps``.
 

@@ -191,9 +191,10 @@ def log(game_id: str) -> Response:
 
 @bp.get("/games/<game_id>/actions")
 def actions(game_id: str) -> Response:
-    """What can be recorded next: ``{"version", "actions": [{type, player, cards}]}``."""
+    """What can be recorded next: ``{"version", "actions": [{type, player, cards, …}]}``, the
+    game's actions and the bookkeeping actions open now (``engine.stream.actions``)."""
     row = games.load(game_id)
     full = games.reader_is_full(row)
     stream = games.current(row).stream
-    legal = games.rules_of(row).legal_actions(stream.state, full)
+    legal = streams.actions(stream, full)
     return http.json_response({"version": stream.version, "actions": legal}, version=stream.version)

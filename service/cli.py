@@ -25,13 +25,12 @@ def main() -> None:
               help="SQLite synchronous level.")
 def serve(host: str, port: int, database: str, threads: int, synchronous: str) -> None:
     """Serve the API with waitress, creating the database and its tables if needed."""
-    import waitress
-
     from service.app import create_app
+    from service.server import create_server
 
     app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper()})
     try:
-        server = waitress.create_server(app, host=host, port=port, threads=threads, ident="kibitz")
+        server = create_server(app, host=host, port=port, threads=threads, ident="kibitz")
     except OSError as err:  # the port is taken, or the host is not an address of this machine
         raise click.ClickException(
             f"Cannot listen on {host}:{port}: {err.strerror or err}. Choose another with --port (or --host)."

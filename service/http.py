@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Response, current_app, request
 
-from service.problems import ApiError
+from service.problems import TOO_LARGE, ApiError
 
 JSON_TYPES = ("application/json",)
 MAX_KEY_LENGTH = 200
@@ -33,7 +33,7 @@ def read_json(*, allow_empty: bool = False) -> Any:
     """
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     if request.content_length is not None and request.content_length > limit:
-        raise ApiError(413, "payload_too_large", "The request body is larger than 1 MiB.")
+        raise ApiError(413, "payload_too_large", TOO_LARGE)
     raw = request.get_data(cache=True)
     if allow_empty and not raw.strip():
         return {}

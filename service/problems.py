@@ -16,6 +16,8 @@ from werkzeug.exceptions import HTTPException
 
 PROBLEM_TYPE = "urn:kibitz:problem:"
 PROBLEM_JSON = "application/problem+json"
+#: The ``detail`` of every 413 ``payload_too_large``.
+TOO_LARGE = "The request body is larger than 1 MiB."
 
 #: Codes for the HTTP errors Werkzeug raises itself (routing, method, size …).
 HTTP_CODES = {
@@ -119,5 +121,5 @@ def _detail(status: int, err: HTTPException) -> str:
     if status == 405:
         return "This method is not allowed on this resource."
     if status == 413:
-        return "The request body is larger than 1 MiB."
+        return TOO_LARGE
     return err.description or _phrase(status)

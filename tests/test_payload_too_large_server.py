@@ -1,0 +1,111 @@
+"""A body over 1 MiB is answered with the 413 problem body before it is read (issue 10 §4;
+api.md: "413 … a problem body like every other error, answered before the body is read
+when Content-Length says so"), by a real ``kibitz serve`` over a raw socket.
+
+waitress buffers a whole body before the app sees the request, and its own limit answers
+``text/plain``; ``service.server`` makes waitress's limit the app's and its answer the
+app's problem body. The client here sends only the headers and never the body.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.test_server import _free_port, _kibitz
+
+MIB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    port = _free_port()
+    folder = tmp_path_factory.mktemp("served")
+    log_path = folder / "server.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(folder / "kibitz.db")],
+                                stdout=log, stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if requests.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                        break
+                except requests.ConnectionError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"kibitz serve did not start: {Path(log_path).read_text()}")
+                time.sleep(0.1)
+            yield port
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _headers_only(port: int, path: str, length: int, extra: str = "") -> tuple[str, dict[str, str], bytes]:
+    """Send a request's headers claiming ``length`` bytes of body, none of the body, and
+    read the whole answer (the server closes the connection after it)."""
+    request = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+               f"Content-Length: {length}\r\n{extra}\r\n")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request.encode("ascii"))
+        received = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                pytest.fail(f"no complete answer within 10 s without the body; got {received!r}")
+            if not chunk:
+                break
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    return status, headers, body
+
+
+@pytest.mark.parametrize("path", ["/games", "/games/import", "/games/NoSuchGame/events"])
+def test_a_content_length_over_1_mib_gets_the_problem_body_before_the_body_is_sent(served, path):
+    status, headers, body = _headers_only(served, path, 2 * MIB)
+    assert status.startswith("HTTP/1.1 413 "), status
+    assert headers["content-type"] == "application/problem+json"
+    assert int(headers["content-length"]) == len(body)
+    problem = json.loads(body)
+    assert problem["status"] == 413
+    assert problem["code"] == "payload_too_large"
+    assert problem["type"] == "urn:kibitz:problem:payload_too_large"
+    assert problem["detail"] == "The request body is larger than 1 MiB."
+
+
+def test_one_byte_over_the_limit_is_refused_and_the_limit_itself_is_read(served):
+    status, headers, _ = _headers_only(served, "/games", MIB + 1)
+    assert status.startswith("HTTP/1.1 413 ") and headers["content-type"] == "application/problem+json"
+    # exactly 1 MiB is read and judged by the app: JSON padded with spaces to the limit
+    body = json.dumps({"game": "toepen", "players": ["Ann", "Bob", "Cas"]}).encode()
+    body += b" " * (MIB - len(body))
+    response = requests.post(f"http://127.0.0.1:{served}/games", data=body,
+                             headers={"Content-Type": "application/json"}, timeout=30)
+    assert response.status_code == 201, response.text
+
+
+def test_a_chunked_body_growing_past_the_limit_gets_the_problem_body(served):
+    def chunks():
+        piece = b" " * 65536
+        for _ in range(20):  # 1.25 MiB in all
+            yield piece
+
+    response = requests.post(f"http://127.0.0.1:{served}/games", data=chunks(),
+                             headers={"Content-Type": "application/json"}, timeout=30)
+    assert response.status_code == 413
+    assert response.headers["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "payload_too_large"

@@ -7,6 +7,7 @@ clock, no randomness, no I/O, and nothing from Flask, SQLite or marshmallow.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -77,6 +78,31 @@ def plural(count: int, singular: str, *, signed: bool = False) -> str:
     """
     noun = singular if abs(count) == 1 else IRREGULAR.get(singular, singular + "s")
     return f"{'+' if signed and count >= 0 else ''}{count} {noun}"
+
+
+@dataclass(frozen=True)
+class SheetColumns:
+    """What a game's score sheet (the CSV export, docs/export.md) holds per player.
+
+    Each row starts with the ``first`` columns (``hand``/``round``/``turn`` …), then has,
+    for each player, a ``"<name> <change>"`` column (what this hand, round or
+    turn changed, a signed count) and a ``"<name> <total>"`` column (where the player stands
+    after it); ``unit`` is what both count, for the text export's ``Result`` line. The
+    headers say their unit so that ``-1`` is never read as a count of cards or chips.
+    """
+
+    first: tuple[str, ...]
+    unit: str
+    change: str
+    total: str
+
+    def of(self, name: str) -> tuple[str, str]:
+        """The change and total column headers of player ``name``."""
+        return f"{name} {self.change}", f"{name} {self.total}"
+
+    def header(self, names: tuple[str, ...] | list[str]) -> list[str]:
+        """Every column of the sheet, in order, for the seats ``names``."""
+        return [*self.first, *(column for name in names for column in self.of(name))]
 
 
 _EVOLVERS: dict[type, Any] = {}

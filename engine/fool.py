@@ -36,6 +36,7 @@ from engine.core import (
     Action,
     OptionError,
     RulesError,
+    SheetColumns,
     name_list,
     no_upcast,
     player_result,
@@ -48,6 +49,8 @@ from engine.core import evolve as replace
 GAME = "fool"
 #: What the texts call one deal and its play (rules/fool.md: "round").
 HAND_WORD = "round"
+#: The score sheet's columns per player (docs/export.md).
+SHEET = SheetColumns(("round", "dealer"), "points", "points this round", "points in all")
 RULES_VERSION = 1
 SPEC = "rules/fool.md"
 
@@ -989,8 +992,8 @@ def results(state: State) -> dict[str, dict[str, Any]]:
 
 def score_sheet(state: State) -> list[dict[str, Any]]:
     """One row per round dealt: ``round``, ``dealer``, then each player's points in the round
-    (``"<name> points"``, rulings included; 0 for a round not scored) and running total
-    (``"<name> total"``)."""
+    (``"<name> points this round"``, rulings included; 0 for a round not scored) and running
+    total (``"<name> points in all"``) (:data:`SHEET`)."""
     names = state.names
     totals = [0] * len(names)
     rows: list[dict[str, Any]] = []
@@ -1001,8 +1004,9 @@ def score_sheet(state: State) -> list[dict[str, Any]]:
             points += sum(a.amount for a in state.adjustments
                           if a.seat == seat and (a.round == rnd.number or (a.round == 0 and rnd.number == 1)))
             totals[seat] += points
-            row[f"{name} points"] = points
-            row[f"{name} total"] = totals[seat]
+            change, total = SHEET.of(name)
+            row[change] = points
+            row[total] = totals[seat]
         rows.append(row)
     return rows
 

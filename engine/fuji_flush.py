@@ -39,12 +39,24 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Action, OptionError, RulesError, name_list, no_upcast, player_result, plural, redact_fields
+from engine.core import (
+    Action,
+    OptionError,
+    RulesError,
+    SheetColumns,
+    name_list,
+    no_upcast,
+    player_result,
+    plural,
+    redact_fields,
+)
 from engine.core import evolve as replace
 
 GAME = "fuji_flush"
 #: What the texts call the game's one deal and its play (issue 10: Fuji Flush is a game of rounds).
 HAND_WORD = "round"
+#: The score sheet's columns per player (docs/export.md): one row per turn.
+SHEET = SheetColumns(("turn", "player", "card played"), "cards held", "change in cards held", "cards held after the turn")
 RULES_VERSION = 1
 SPEC = "rules/fuji_flush.md"
 #: The ``POST /games`` field naming who starts (the service stores it in ``game_created``).
@@ -855,9 +867,11 @@ def results(state: State) -> dict[str, dict[str, Any]]:
 
 
 def score_sheet(state: State) -> list[dict[str, Any]]:
-    """One row per turn: ``turn``, ``player``, ``card``, then each player's change in cards
-    held (hand and table) during the turn (``"<name> cards"``) and cards held after it
-    (``"<name> total"``); a player with no card left after a turn has won."""
+    """One row per turn: ``turn``, ``player`` (who played), ``card played``, then each
+    player's change in cards held (hand and table) during the turn (``"<name> change in
+    cards held"``: -1 flushed or pushed through, +1 drawn) and cards held after it
+    (``"<name> cards held after the turn"``) (:data:`SHEET`); a player with no card left
+    after a turn has won."""
     names = state.names
     held = [state.options.hand_size] * len(names)
     rows: list[dict[str, Any]] = []
@@ -872,11 +886,12 @@ def score_sheet(state: State) -> list[dict[str, Any]]:
         if turn.pushed is not None:
             for seat in turn.pushed.seats:
                 change[seat] -= 1
-        row: dict[str, Any] = {"turn": turn.number, "player": names[turn.seat], "card": turn.card}
+        row: dict[str, Any] = {"turn": turn.number, "player": names[turn.seat], "card played": turn.card}
         for seat, name in enumerate(names):
             held[seat] += change[seat]
-            row[f"{name} cards"] = change[seat]
-            row[f"{name} total"] = held[seat]
+            change_column, total_column = SHEET.of(name)
+            row[change_column] = change[seat]
+            row[total_column] = held[seat]
         rows.append(row)
     return rows
 

@@ -38,6 +38,7 @@ from engine.core import (
     Action,
     OptionError,
     RulesError,
+    SheetColumns,
     name_list,
     no_upcast,
     player_result,
@@ -50,6 +51,8 @@ from engine.core import evolve as replace
 GAME = "stop_the_bus"
 #: What the texts call one deal and its play (rules/stop_the_bus.md: "round").
 HAND_WORD = "round"
+#: The score sheet's columns per player (docs/export.md).
+SHEET = SheetColumns(("round", "dealer"), "chips", "chips won or lost this round", "chips left")
 RULES_VERSION = 1
 SPEC = "rules/stop_the_bus.md"
 
@@ -997,8 +1000,8 @@ def results(state: State) -> dict[str, dict[str, Any]]:
 
 def score_sheet(state: State) -> list[dict[str, Any]]:
     """One row per round dealt: ``round``, ``dealer``, then each player's change in chips in
-    the round (``"<name> chips"``: -1 for a lost showdown, rulings included) and chips left
-    (``"<name> total"``)."""
+    the round (``"<name> chips won or lost this round"``: -1 for a lost showdown, rulings
+    included) and chips left (``"<name> chips left"``) (:data:`SHEET`)."""
     names = state.names
     totals = [state.options.chips] * len(names)
     rows: list[dict[str, Any]] = []
@@ -1010,8 +1013,9 @@ def score_sheet(state: State) -> list[dict[str, Any]]:
             change += sum(a.applied for a in state.adjustments
                           if a.seat == seat and (a.round == rnd.number or (a.round == 0 and rnd.number == 1)))
             totals[seat] += change
-            row[f"{name} chips"] = change
-            row[f"{name} total"] = totals[seat]
+            change_column, total_column = SHEET.of(name)
+            row[change_column] = change
+            row[total_column] = totals[seat]
         rows.append(row)
     return rows
 

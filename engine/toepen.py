@@ -35,6 +35,7 @@ from engine.core import (
     Action,
     OptionError,
     RulesError,
+    SheetColumns,
     name_list,
     no_upcast,
     player_result,
@@ -47,6 +48,8 @@ from engine.core import evolve as replace
 GAME = "toepen"
 #: What the texts call one deal and its play (rules/toepen.md: "hand").
 HAND_WORD = "hand"
+#: The score sheet's columns per player (docs/export.md).
+SHEET = SheetColumns(("hand", "dealer"), "lives lost", "lives lost this hand", "lives lost in all")
 RULES_VERSION = 1
 SPEC = "rules/toepen.md"
 
@@ -1229,7 +1232,8 @@ def results(state: State) -> dict[str, dict[str, Any]]:
 
 def score_sheet(state: State) -> list[dict[str, Any]]:
     """One row per hand dealt: ``hand``, ``dealer``, then each player's lives lost in the
-    hand (``"<name> lives lost"``, rulings included) and running total (``"<name> total"``)."""
+    hand (``"<name> lives lost this hand"``, rulings included) and running total
+    (``"<name> lives lost in all"``) (:data:`SHEET`)."""
     names = state.names
     totals = [0] * len(names)
     rows: list[dict[str, Any]] = []
@@ -1241,8 +1245,9 @@ def score_sheet(state: State) -> list[dict[str, Any]]:
             lost += sum(a.applied for a in state.adjustments
                         if a.seat == seat and (a.hand == hand.number or (a.hand == 0 and hand.number == 1)))
             totals[seat] += lost
-            row[f"{name} lives lost"] = lost
-            row[f"{name} total"] = totals[seat]
+            change, total = SHEET.of(name)
+            row[change] = lost
+            row[total] = totals[seat]
         rows.append(row)
     return rows
 

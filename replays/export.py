@@ -78,16 +78,14 @@ def jsonl(folded: Folded, events: Sequence[Mapping[str, Any]], full: bool) -> st
 
 
 def csv_text(folded: Folded) -> str:
-    """The ``csv`` export: the engine's ``score_sheet``, a header line and one row per hand
-    or round (per turn in Fuji Flush). Hidden cards never appear in it."""
-    rows = folded.stream.rules.score_sheet(folded.stream.state)
+    """The ``csv`` export: the engine's ``score_sheet``, a header line (the game's
+    ``SHEET.header``, also before the first deal) and one row per hand or round (per turn
+    in Fuji Flush). Hidden cards never appear in it."""
+    rules, state = folded.stream.rules, folded.stream.state
     out = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    else:
-        out.write("number,dealer\n")
+    writer = csv.DictWriter(out, fieldnames=rules.SHEET.header(state.names), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rules.score_sheet(state))
     return out.getvalue()
 
 
@@ -152,7 +150,7 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
         lines += _hand_lines(rules, state, hand, number, full, shown, game["visibility"])
         row = sheet[number - 1] if len(sheet) >= number and "turn" not in sheet[0] else None
         if row is not None:
-            lines.append("  Result: " + _result(row, game["players"]))
+            lines.append("  Result: " + _result(rules.SHEET, row, game["players"]))
         result = hand.get("result")
         if isinstance(result, Mapping) and result.get("reason"):
             lines.append(f"  Reason: {result['reason']}")
@@ -181,11 +179,14 @@ def one_line(text: str) -> str:
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
-def _result(row: Mapping[str, Any], players: Sequence[str]) -> str:
-    """``(lives lost) Ann +0 = 0, Bob +2 = 2`` from a score sheet row (``"<name> <unit>"`` and
-    ``"<name> total"`` columns after the two first ones)."""
-    unit = list(row)[2][len(players[0]) + 1 :]
-    return f"({unit}) " + ", ".join(f"{n} {row[f'{n} {unit}']:+d} = {row[f'{n} total']}" for n in players)
+def _result(sheet: Any, row: Mapping[str, Any], players: Sequence[str]) -> str:
+    """``(lives lost) Ann +0 = 0, Bob +2 = 2`` from a score sheet row: each player's change
+    and total columns as the game's ``SHEET`` (``engine.core.SheetColumns``) names them."""
+    parts = []
+    for name in players:
+        change, total = sheet.of(name)
+        parts.append(f"{name} {row[change]:+d} = {row[total]}")
+    return f"({sheet.unit}) " + ", ".join(parts)
 
 
 #: Lists of a ``hand_view`` whose items are actions placed in recorded order, with the

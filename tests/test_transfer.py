@@ -85,7 +85,8 @@ def test_jsonl_csv_and_text_parse_back(client, path):
     else:
         assert len(rows) == state["hand_number"]
     for row in rows:  # running totals add up
-        assert all(f"{name} total" in row for name in players)
+        sheet = engine.GAMES[doc["game"]["game"]].SHEET  # headers that name their unit (issue 10)
+        assert all(sheet.of(name)[1] in row for name in players)
     text = export(client, game.id, game.token, "text").get_data(as_text=True)
     assert text.startswith(f'[Game "{doc["game"]["game"]}"]\n')
     word = engine.GAMES[doc["game"]["game"]].HAND_WORD.capitalize()  # "Round 1" in the games of rounds (issue 10)
@@ -96,9 +97,9 @@ def test_jsonl_csv_and_text_parse_back(client, path):
 def test_csv_values_of_the_toepen_example(client):
     game = play_scenario(client, next(p for p in EXAMPLES if p.stem == "toepen-open-hand"))
     rows = list(csv.DictReader(io.StringIO(export(client, game.id, game.token, "csv").get_data(as_text=True))))
-    assert rows[0] == {"hand": "1", "dealer": "Ann", "Ann lives lost": "2", "Ann total": "2", "Bob lives lost": "1",
-                       "Bob total": "1", "Cas lives lost": "2", "Cas total": "2", "Dee lives lost": "0",
-                       "Dee total": "0"}
+    assert rows[0] == {"hand": "1", "dealer": "Ann", "Ann lives lost this hand": "2", "Ann lives lost in all": "2",
+                       "Bob lives lost this hand": "1", "Bob lives lost in all": "1", "Cas lives lost this hand": "2",
+                       "Cas lives lost in all": "2", "Dee lives lost this hand": "0", "Dee lives lost in all": "0"}
     text = export(client, game.id, game.token, "text").get_data(as_text=True)
     assert "  1. Bob 7♥, Cas 8♥, Dee A♥, Ann 10♥ → Ann\n" in text
     assert "  Result: (lives lost) Ann +2 = 2, Bob +1 = 1, Cas +2 = 2, Dee +0 = 0\n" in text

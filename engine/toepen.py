@@ -158,6 +158,7 @@ class Trick:
     plays: tuple[Play, ...] = ()
     winner: int | None = None
     complete: bool = False
+    closed_seq: int | None = None  # the event that completed it: its last card, or a fold or elimination
 
     @property
     def lead_suit(self) -> str | None:
@@ -366,12 +367,21 @@ def leader(hand: Hand) -> int | None:
 
 
 def next_to_play(hand: Hand) -> int | None:
-    """The seat that must play the next card, or None when no card is due."""
+    """The seat that must play the next card, or None when no card is due (the hand is
+    over, an explicit knock is still being answered, or the fourth trick is complete)."""
     if hand.result is not None or hand.answers_due:
         return None
     trick = hand.current_trick
     if trick is None:
         return leader(hand) if len(hand.tricks) < TRICKS else None
+    return _still_to_play(hand, trick)
+
+
+def _still_to_play(hand: Hand, trick: Trick) -> int | None:
+    """The next player still in the hand, after the last card of ``trick``, who has not
+    played to it; None when every player still in has played (the trick is complete).
+    Answers still due to a knock do not matter here: a fold never completes a trick for
+    the players still in ("Answering a knock": the folder's played cards stay where they are)."""
     played = {p.seat for p in trick.plays}
     return seat_after(trick.plays[-1].seat, len(hand.in_hand), lambda s: hand.in_hand[s] and s not in played)
 
@@ -468,8 +478,9 @@ def _cards(cards: Iterable[str]) -> str:
 # --------------------------------------------------------------------------- losses
 
 
-def _lose(state: State, seat: int, amount: int) -> State:
-    """``seat`` loses ``amount`` lives (capped at the limit), counted in the current hand.
+def _lose(state: State, seat: int, amount: int, seq: int) -> State:
+    """``seat`` loses ``amount`` lives (capped at the limit), counted in the current hand,
+    by event ``seq``.
 
     Then the end of the game is checked ("End of the game"): with ``first_to_limit`` the
     game ends at once; with ``elimination`` the player leaves the game (and the hand).
@@ -479,11 +490,12 @@ def _lose(state: State, seat: int, amount: int) -> State:
     if state.hand is not None:
         hand = state.hand
         state = replace(state, hand=replace(hand, losses=_set(hand.losses, seat, hand.losses[seat] + lost)))
-    return _check_limit(state)
+    return _check_limit(state, seq)
 
 
-def _check_limit(state: State) -> State:
-    """Apply ``game_end`` to every player at the limit (``rules/toepen.md``, "End of the game")."""
+def _check_limit(state: State, seq: int) -> State:
+    """Apply ``game_end`` to every player at the limit (``rules/toepen.md``, "End of the game")
+    after event ``seq``: an elimination may complete a trick or end the hand."""
     limit = state.options.limit
     at_limit = [s for s, lost in enumerate(state.lives_lost) if lost >= limit and not state.eliminated[s]]
     if not at_limit or state.finished:
@@ -505,7 +517,7 @@ def _check_limit(state: State) -> State:
     if len(remaining) <= 1:
         return _finish(state, f"only {name_list([state.names[s] for s in remaining])} is left")
     if hand is not None and hand.result is None:
-        state = _settle(state)
+        state = _settle(state, seq)
     if state.hand is None and state.eliminated[state.dealer]:
         state = replace(state, dealer=_left_of(state, state.dealer))
     return state
@@ -540,11 +552,16 @@ def winners_losers(state: State) -> tuple[list[str], list[str]]:
 # --------------------------------------------------------------------------- the hand's flow
 
 
-def _settle(state: State) -> State:
-    """Complete a trick whose players have all played, and end the hand when it is over.
+def _settle(state: State, seq: int) -> State:
+    """Complete a trick that every player still in has played to, and end the hand when it
+    is over; ``seq`` is the event being applied (it closes the trick, if any).
 
-    Called after every play, fold and elimination. A hand ends when one player is left in
-    it ("If everyone else folds …") or after the fourth trick ("End of the hand").
+    Called after every play, fold, stay and elimination. A trick is complete when every
+    player still in the hand has played to it, whatever knock answers are still due. A hand
+    ends when one player is left in it ("If everyone else folds …", at once) or after the
+    fourth trick ("End of the hand"); in ``explicit`` mode the fourth trick is scored once
+    the answers due to the last knock are in (each player still in answers it, "Answering
+    a knock"), so a fold cannot take the others' answer from them.
     """
     hand = state.hand
     assert hand is not None
@@ -553,16 +570,17 @@ def _settle(state: State) -> State:
         winner = active[0] if active else None
         return _end_hand(state, Result(winner, _last_in_reason(state, hand, winner)))
     trick = hand.current_trick
-    if trick is None or next_to_play(hand) is not None:
+    if trick is not None:
+        if _still_to_play(hand, trick) is not None:
+            return state
+        top = trick.best()
+        assert top is not None
+        done = replace(trick, winner=top.seat, complete=True, closed_seq=seq)
+        hand = replace(hand, tricks=hand.tricks[:-1] + (done,), lead_base=top.seat)
+        state = replace(state, hand=hand)
+    if len(hand.tricks) < TRICKS or not hand.tricks[-1].complete or hand.answers_due:
         return state
-    top = trick.best()
-    assert top is not None
-    done = replace(trick, winner=top.seat, complete=True)
-    hand = replace(hand, tricks=hand.tricks[:-1] + (done,), lead_base=top.seat)
-    state = replace(state, hand=hand)
-    if done.number < TRICKS:
-        return state
-    return _score_hand(state, done)
+    return _score_hand(state, hand.tricks[-1])
 
 
 def _last_in_reason(state: State, hand: Hand, winner: int | None) -> str:
@@ -614,7 +632,7 @@ def _score_hand(state: State, last: Trick) -> State:
             lost[seat] += amount
             losses[seat] += amount
     state = replace(state, lives_lost=tuple(lost), hand=replace(hand, losses=tuple(losses)))
-    return _check_limit(_end_hand(state, Result(winner, reason)))
+    return _check_limit(_end_hand(state, Result(winner, reason)), 0)
 
 
 def _end_hand(state: State, result: Result) -> State:
@@ -908,7 +926,7 @@ def _play(state: State, action: Action, seq: int) -> State:
         voids=voids,
         revokes=revokes,
     )
-    return _settle(replace(state, hand=hand))
+    return _settle(replace(state, hand=hand), seq)
 
 
 def _proven(hand: Hand, seat: int, cards: Iterable[str], seq: int, how: str) -> tuple[Revoke, ...]:
@@ -938,10 +956,12 @@ def _knock(state: State, action: Action, seq: int) -> State:
 
 
 def _stay(state: State, action: Action, seq: int) -> State:
-    """The answerer due stays in (``explicit`` mode only, "Answering a knock")."""
+    """The answerer due stays in (``explicit`` mode only, "Answering a knock"); the last
+    answer to a knock made after the fourth trick's last card scores the hand."""
     seat = _seat(state, action["player"])
     hand = check_answer(state, seat, "stay")
-    return replace(state, hand=replace(hand, answers_due=hand.answers_due[1:]))
+    state = replace(state, hand=replace(hand, answers_due=hand.answers_due[1:]))
+    return state if state.hand is None or state.hand.answers_due else _settle(state, seq)
 
 
 def _fold(state: State, action: Action, seq: int) -> State:
@@ -958,10 +978,10 @@ def _fold(state: State, action: Action, seq: int) -> State:
         answers_due=tuple(s for s in hand.answers_due if s != seat),
         folds=hand.folds + (Fold(seat, seq, lost),),
     )
-    state = _lose(replace(state, hand=hand), seat, lost)
+    state = _lose(replace(state, hand=hand), seat, lost, seq)
     if state.finished or state.hand is None or state.hand.result is not None:
         return state
-    return _settle(state)
+    return _settle(state, seq)
 
 
 def _laundry(state: State, action: Action, seq: int) -> State:
@@ -1022,7 +1042,7 @@ def _challenge(state: State, action: Action, seq: int) -> State:
         seen=hand.seen | set(shown),
     )
     state = replace(state, hand=hand)
-    return _lose(state, seat if genuine else target, 1)
+    return _lose(state, seat if genuine else target, 1, seq)
 
 
 def _reveal(state: State, action: Action, seq: int) -> State:
@@ -1068,7 +1088,7 @@ def _adjust(state: State, action: Action, seq: int) -> State:
     number = state.hand.number if state.hand else len(state.history)
     entry = Adjustment(seat, seq, int(action["amount"]), after - before, str(action.get("reason", "")), number)
     state = replace(state, lives_lost=_set(state.lives_lost, seat, after), adjustments=state.adjustments + (entry,))
-    return _check_limit(state)
+    return _check_limit(state, seq)
 
 
 HANDLERS: dict[str, Callable[[State, Action, int], State]] = {
@@ -1437,9 +1457,14 @@ def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:
 def folds_during(hand: Hand, trick: Trick) -> list[Fold]:
     """Folds recorded while ``trick`` was being played (or before its lead, after the last trick)."""
     index = trick.number - 1
-    start = hand.tricks[index - 1].plays[-1].seq if index > 0 else hand.deal_seq
-    end = trick.plays[-1].seq if trick.complete else None
+    start = _closed_at(hand.tricks[index - 1]) if index > 0 else hand.deal_seq
+    end = _closed_at(trick) if trick.complete and trick.number < TRICKS else None
     return [f for f in hand.folds if f.seq > start and (end is None or f.seq <= end)]
+
+
+def _closed_at(trick: Trick) -> int:
+    """The event that completed ``trick``: its last card, or the fold or elimination after it."""
+    return trick.closed_seq if trick.closed_seq is not None else trick.plays[-1].seq
 
 
 def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict[str, Any] | None:
@@ -1576,13 +1601,14 @@ def _consequences(before: State, action: Action, after: State) -> str:
 
 def position(state: State) -> int:
     """The trick in progress in the current hand: the number of the trick the next card
-    played joins (1 before the first card), 0 between hands. The audit places corrections
-    and notes in tricks by it."""
+    played joins (1 before the first card), 0 between hands; the fourth trick while answers
+    to a knock made after its last card are still due. The audit places corrections and
+    notes in tricks by it."""
     hand = state.hand
     if hand is None:
         return 0
     current = hand.current_trick
-    return current.number if current is not None else len(hand.tricks) + 1
+    return current.number if current is not None else min(len(hand.tricks) + 1, TRICKS)
 
 
 def leader_reason(state: State, hand: Hand, trick: Trick) -> str:

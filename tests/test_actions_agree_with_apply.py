@@ -95,9 +95,12 @@ def candidates(stream: streams.Stream, offer: dict[str, Any], rng: random.Random
         if offer.get("take_all") and len(gives) >= 3:
             out.append({**base, "take_all": True, "give": rng.sample(gives, 3)})
         return out
-    if kind == "challenge":
-        unseen = [c for c in deck(stream) if c not in stream.state.hand.seen]
-        return [{**base, "target": offer["target"], "cards": rng.sample(unseen, 4)} for _ in range(4)]
+    if kind == "challenge":  # the laid-down hand: the cards known to be in it, the rest unseen
+        hand = stream.state.hand
+        seat = stream.state.names.index(offer["target"])
+        laid = sorted(next(e.known for e in hand.laundries if e.seat == seat))
+        unseen = [c for c in deck(stream) if c not in hand.seen]
+        return [{**base, "target": offer["target"], "cards": laid + rng.sample(unseen, 4 - len(laid))} for _ in range(4)]
     if kind == "adjust":
         return [{"type": "adjust", "player": name, "amount": 1, "reason": "ruling"} for name in stream.state.names]
     if kind == "note":

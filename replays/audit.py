@@ -119,3 +119,14 @@ def irregularities(folded: Folded, full: bool) -> list[dict[str, Any]]:
         for item in (view or {}).get("irregularities", []):
             out.append({"hand": n, **item})
     return out
+
+
+def proved_by(folded: Folded, seq: int, full: bool) -> list[dict[str, Any]]:
+    """The irregularities that the action ``seq`` proves in the current state of ``folded``
+    (its ``proof_seq``), in the shape of :func:`irregularities`: the ``irregularities`` of
+    a write's 201 (api.md). Only the current hand is read: an action proves nothing in
+    another one. ``[]`` when there is none."""
+    rules, state = folded.stream.rules, folded.stream.state
+    number = rules.hand_number(state)
+    view = rules.hand_view(state, number, full) if number else None
+    return [{"hand": number, **item} for item in (view or {}).get("irregularities", []) if item.get("proof_seq") == seq]

@@ -21,7 +21,7 @@ from sqlite_utils import Database
 import schemas
 from engine import stream as streams
 from engine.core import RulesError
-from replays import replay
+from replays import audit, replay
 from schemas.common import ReasonSchema, utc_text
 from schemas.games import EventsQuerySchema, flatten
 from service import forks, games, history, http, store
@@ -43,7 +43,8 @@ class Parsed:
 
 @bp.post("/games/<game_id>/events")
 def record(game_id: str) -> Response:
-    """Record one action (``{"type": ..., ...}``); 201 ``{seq, version, event, state}``."""
+    """Record one action (``{"type": ..., ...}``); 201 ``{seq, version, event, state,
+    irregularities}`` (the revokes this event proves, as ``GET …/irregularities``)."""
     body = http.read_json()
     row = games.load(game_id)
     http.require_token(row)
@@ -159,6 +160,9 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
         out = {"seq": seq, "version": seq, "event": event, "state": rules.view(state, True)}
         if target is not None:  # undo or redo: what it cancelled or restored
             out["target"] = streams.target_json(rules, target, True)
+        # a redo proves again what the action it restores proved
+        proof = target.seq if target is not None and parsed.action["type"] == streams.REDO else seq
+        out["irregularities"] = audit.proved_by(after, proof, True)
         if key is not None:
             store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
         return 201, out, after

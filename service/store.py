@@ -414,3 +414,27 @@ def lineage_secrets(db: Database, game_id: str) -> list[tuple[str, int, int]]:
         "WHERE f.id = ? AND g.secret_from_hand IS NOT NULL ORDER BY l.key DESC",
         [game_id]).fetchall()
     return [(str(ancestor), int(shared), int(secret)) for ancestor, shared, secret in rows]
+
+
+@MIGRATIONS(name="0005_import_source")
+def _import_source(db: Database) -> None:
+    """``games.source_game``: for an imported game, the id of the game its export was made
+    from (the export's ``game.id``), so that importing the same game again is refused
+    (api.md, 409 ``already_imported``). Imports stored before this migration have none."""
+    games = db.table("games")
+    games.add_column("source_game", str)
+    games.create_index(["source_game"])
+
+
+def set_source_game(db: Database, game_id: str, source: str | None) -> None:
+    """Record the id of the game that imported game ``game_id`` was exported from."""
+    db.execute("UPDATE games SET source_game = ? WHERE id = ?", [source, game_id])
+
+
+def stored_as(db: Database, source: str) -> str | None:
+    """The id of the stored game that is game ``source`` (the original itself, first) or an
+    import of it (the earliest), or None."""
+    found = db.execute(
+        "SELECT id FROM games WHERE id = ? OR source_game = ? ORDER BY id = ? DESC, rowid LIMIT 1",
+        [source, source, source]).fetchone()
+    return None if found is None else str(found[0])

@@ -245,12 +245,24 @@ def rebuild(doc: Any) -> tuple[list[dict[str, Any]], replay.Folded]:
     return stored, folded
 
 
+def source_of(doc: Mapping[str, Any]) -> str | None:
+    """The id of the game an export document was made from (its ``game.id``), or None when
+    it names none (a hand-written document)."""
+    game = doc.get("game")
+    source = game.get("id") if isinstance(game, Mapping) else None
+    return source if isinstance(source, str) and 0 < len(source) <= 100 else None
+
+
 def import_document(db: Database, doc: Any) -> Imported:
     """Re-validate ``doc`` (a json export) and store it as a new game, in one transaction.
 
-    Raises ``ApiError`` 422 (see :func:`rebuild`); nothing is stored then.
+    Raises ``ApiError`` 422 (see :func:`rebuild`), then 409 ``already_imported`` (with
+    ``game_id``) when the game the export was made from (its ``game.id``) is stored here,
+    as the original or as an earlier import, whatever the length of either log; nothing
+    is stored then.
     """
     events, folded = rebuild(doc)
+    source = source_of(doc)
     created = events[0]["data"]
     rules = folded.stream.rules
     status = rules.status(folded.stream.state)
@@ -261,7 +273,14 @@ def import_document(db: Database, doc: Any) -> Imported:
     if version is not None and version != rules.RULES_VERSION:  # the games row holds the current shape
         created = {k: v for k, v in rules.upcast(version, {"type": streams.CREATED, **created}).items() if k != "type"}
     with store.immediate(db):
+        if source is not None:
+            already = store.stored_as(db, source)
+            if already is not None:
+                raise ApiError(409, "already_imported",
+                               f"This export's game is already stored here as game {already}: nothing was imported.",
+                               extra={"game_id": already})
         store.insert_game(db, game_id, created, token_hash, created_at, status)
+        store.set_source_game(db, game_id, source)
         store.set_version(db, game_id, folded.version, status,
                           secret_from_hand=forks.secret_from_hand(rules, folded.stream.state))
         db.execute("UPDATE games SET imported_at = ? WHERE id = ?", [imported_at, game_id])

@@ -45,6 +45,18 @@ def client(app):
 
 
 @pytest.fixture
+def other_db_path(tmp_path):
+    return tmp_path / "other.db"
+
+
+@pytest.fixture
+def other_client(other_db_path):
+    """A client of a second, separate server (its own database): where an export is imported
+    when the game it was made from must not be stored there already (409 ``already_imported``)."""
+    return create_app({"TESTING": True, "DATABASE": str(other_db_path)}).test_client()
+
+
+@pytest.fixture
 def runner(app):
     return app.test_cli_runner()
 

@@ -16,16 +16,21 @@ def _export(game: Game, fmt: str = "json"):
     return response.get_json() if fmt == "json" else response.get_data(as_text=True)
 
 
-def test_an_imported_fork_stays_out_of_match_histories(client):
+def test_an_imported_fork_stays_out_of_match_histories(client, other_client):
     game = create(client, players=["Ann", "Bob", "Cas", "Dee"], options={"limit": 1})
     fork = Game(client, game.post({"seq": 1}, "fork").get_json())
     assert fork.post({"type": "adjust", "player": "Ann", "amount": 1, "reason": "what if"}).status_code == 201
-    imported = client.post("/games/import", json=_export(fork))
-    assert imported.status_code == 201, imported.get_json()
+    # the original and the fork are stored on the other server too (issue 10: an import of a
+    # game already stored here is a 409 already_imported, so the fork's copy goes there)
+    for doc in (_export(game), _export(fork)):
+        imported = other_client.post("/games/import", json=doc)
+        assert imported.status_code == 201, imported.get_json()
     assert imported.get_json()["forked_from"] == {"game": game.id, "seq": 1}
-    ann = client.get("/players/ann").get_json()
-    assert ann["total_games"] == 1 and [g["id"] for g in ann["games"]] == [game.id]
-    assert ann["by_game"]["toepen"]["finished"] == 0
+    for reader in (client, other_client):
+        ann = reader.get("/players/ann").get_json()
+        assert ann["total_games"] == 1 and len(ann["games"]) == 1
+        assert ann["by_game"]["toepen"]["finished"] == 0
+    assert [g["id"] for g in client.get("/players/ann").get_json()["games"]] == [game.id]
 
 
 @pytest.fixture
@@ -58,15 +63,15 @@ def test_import_refuses_values_of_the_wrong_type_or_impossible_times(client, doc
     assert len(client.get("/games").get_json()["games"]) == before
 
 
-def test_import_checks_the_time_of_game_created_like_any_event(client, document):
+def test_import_checks_the_time_of_game_created_like_any_event(client, other_client, document):
     doc = copy.deepcopy(document)
     doc["events"][0]["at"] = "not a time"
     body = assert_problem(client.post("/games/import", json=doc), 422, "import_invalid")
     assert body["seq"] == 1 and body["rule_code"] == "validation_failed"
     doc["events"][0]["at"] = "2026-11-29T21:15:00+01:00"
-    imported = client.post("/games/import", json=doc)
+    imported = other_client.post("/games/import", json=doc)  # the original is stored on client's server
     assert imported.status_code == 201
-    log = client.get(f"/games/{imported.get_json()['id']}/events").get_json()["events"]
+    log = other_client.get(f"/games/{imported.get_json()['id']}/events").get_json()["events"]
     assert log[0]["at"] == "2026-11-29T20:15:00.000Z"
 
 

@@ -101,16 +101,20 @@ def test_undo_of_the_finishing_move_reopens_the_game_in_the_history(client, club
     assert client.get("/players/eve").get_json()["by_game"]["toepen"]["losses"] == 1
 
 
-def test_imports_count_and_forks_never_do(client, club, app):
+def test_imports_count_and_forks_never_do(client, other_client, club, app):
     doc = client.get(f"{club['short'].url}/export", headers=club["short"].auth).get_json()
-    assert client.post("/games/import", json=doc).status_code == 201
-    assert client.get("/players/fay").get_json()["by_game"]["toepen"]["wins"] == 2
+    # issue 10: importing a game already stored here is refused, so records are never doubled
+    refused = client.post("/games/import", json=doc)
+    assert refused.status_code == 409 and refused.get_json()["game_id"] == club["short"].id
+    assert client.get("/players/fay").get_json()["by_game"]["toepen"]["wins"] == 1
+    assert other_client.post("/games/import", json=doc).status_code == 201  # imports count where they land
+    assert other_client.get("/players/fay").get_json()["by_game"]["toepen"]["wins"] == 1
     fork = client.post(f"{club['short'].url}/fork", json={"seq": 1}, headers=club["short"].auth)
     assert fork.status_code == 201, fork.get_json()  # a fork (issue 6): recording on it never reaches the history
     forked = Game(client, fork.get_json())
     assert forked.post({"type": "adjust", "player": "Fay", "amount": 2, "reason": "what if"}).status_code == 201
     assert client.get(f"{forked.url}").get_json()["status"] == "finished"
-    assert client.get("/players/fay").get_json()["total_games"] == 2
+    assert client.get("/players/fay").get_json()["total_games"] == 1
     with app.app_context():
         db = store.connect(app.config["DATABASE"])
         rules = engine.GAMES["toepen"]

@@ -11,45 +11,19 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import time
-from pathlib import Path
 
 import pytest
 import requests
 
-from tests.test_server import _free_port, _kibitz
+from tests.serving import serving
 
 MIB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    port = _free_port()
-    folder = tmp_path_factory.mktemp("served")
-    log_path = folder / "server.log"
-    with log_path.open("w") as log:
-        proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(folder / "kibitz.db")],
-                                stdout=log, stderr=subprocess.STDOUT, text=True)
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if requests.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                        break
-                except requests.ConnectionError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"kibitz serve did not start: {Path(log_path).read_text()}")
-                time.sleep(0.1)
-            yield port
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with serving(tmp_path_factory.mktemp("served")) as base:
+        yield int(base.rsplit(":", 1)[1])
 
 
 def _headers_only(port: int, path: str, length: int, extra: str = "") -> tuple[str, dict[str, str], bytes]:

@@ -101,8 +101,9 @@ def _v0_document(client: Any) -> dict[str, Any]:
     return doc
 
 
-def test_import_of_an_old_version_keeps_its_log_and_rebuilds(client, version_0):
+def test_import_of_an_old_version_keeps_its_log_and_rebuilds(client, other_client, version_0):
     doc = _v0_document(client)
+    client = other_client  # the game the document was made from is stored on the first server
     body = client.post("/games/import", json=doc).get_json()
     assert body["state"]["tricks"][0]["plays"][2] == {"player": "Dee", "card": "AH", "seq": 7}
     again = client.get(f"/games/{body['id']}/export", headers={"Authorization": f"Bearer {body['token']}"}).get_json()

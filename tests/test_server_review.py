@@ -9,9 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import requests
 
+from tests.serving import serving
 from tests.test_server import server  # noqa: F401 - the module-scoped real server fixture
+
+
+@pytest.fixture(scope="module")
+def other_server(tmp_path_factory):
+    """A second real server, to import into: the first one stores the game (issue 10)."""
+    with serving(tmp_path_factory.mktemp("other")) as base:
+        yield base
 
 
 class Table:
@@ -90,15 +99,19 @@ def test_a_ruling_that_ends_a_toepen_game(server):  # noqa: F811
     game.post({"type": "adjust", "player": "Ann", "amount": 1, "reason": "too late"}, status=409)
 
 
-def test_export_import_round_trip_and_history(server):  # noqa: F811
+def test_export_import_round_trip_and_history(server, other_server):  # noqa: F811
     name = "Zoë Roundtrip"
     game = Table(server, {"game": "toepen", "players": [name, "Bob", "Cas"], "options": {"limit": 1}})
     game.post({"type": "deal"})
     game.post({"type": "adjust", "player": "Bob", "amount": 1, "reason": "ruling"})
     exported = game.get("/export")
-    imported = requests.post(f"{server}/games/import", json=exported, timeout=10)
+    # issue 10: the game is stored on this server, so importing it here again is refused
+    here = requests.post(f"{server}/games/import", json=exported, timeout=10)
+    assert here.status_code == 409 and here.json()["code"] == "already_imported", here.text
+    assert here.json()["game_id"] == game.id
+    imported = requests.post(f"{other_server}/games/import", json=exported, timeout=10)
     assert imported.status_code == 201, imported.text
-    again = requests.get(f"{server}/games/{imported.json()['id']}/export", timeout=10,
+    again = requests.get(f"{other_server}/games/{imported.json()['id']}/export", timeout=10,
                          headers={"Authorization": f"Bearer {imported.json()['token']}"}).json()
     for doc in (exported, again):
         doc["game"].pop("id")
@@ -108,5 +121,6 @@ def test_export_import_round_trip_and_history(server):  # noqa: F811
     tampered["events"][2] = {**tampered["events"][2], "data": {**tampered["events"][2]["data"], "player": "Nobody"}}
     refused = requests.post(f"{server}/games/import", json=tampered, timeout=10)
     assert refused.status_code == 422 and refused.json()["seq"] == 3
-    history = requests.get(f"{server}/players/zoë%20roundtrip", timeout=10).json()
-    assert history["by_game"]["toepen"]["games"] == 2 and history["by_game"]["toepen"]["wins"] == 2
+    for base in (server, other_server):  # one game each: the refused import doubled nothing
+        history = requests.get(f"{base}/players/zoë%20roundtrip", timeout=10).json()
+        assert history["by_game"]["toepen"]["games"] == 1 and history["by_game"]["toepen"]["wins"] == 1

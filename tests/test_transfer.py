@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 
 import engine
+from service.app import create_app
 from tests.conftest import OPEN_DEAL, Game, assert_problem, create, needs_examples
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "shared" / "examples").glob("*.json"))
@@ -49,10 +50,12 @@ def comparable(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
-def test_every_example_round_trips_exactly(client, path):
+def test_every_example_round_trips_exactly(client, other_client, tmp_path, path):
     game = play_scenario(client, path)
     first = export(client, game.id, game.token).get_json()
     jsonschema.validate(first, SCHEMA)
+    assert_problem(client.post("/games/import", json=first), 409, "already_imported")  # issue 10: stored here
+    client, here = other_client, client  # imported on another server
     imported = client.post("/games/import", json=first)
     assert imported.status_code == 201, imported.get_json()
     body = imported.get_json()
@@ -62,10 +65,11 @@ def test_every_example_round_trips_exactly(client, path):
     jsonschema.validate(second, SCHEMA)
     assert comparable(second) == comparable(first)
     assert second["game"]["created_at"] == first["game"]["created_at"]  # the night it was played
-    assert client.get(f"/games/{body['id']}").get_json()["state"] == client.get(game.url).get_json()["state"]
-    # and once more: an import of an import is the same game again
-    third = client.post("/games/import", json=second).get_json()
-    assert comparable(export(client, third["id"], third["token"]).get_json()) == comparable(first)
+    assert client.get(f"/games/{body['id']}").get_json()["state"] == here.get(game.url).get_json()["state"]
+    # and once more, on a third server: an import of an import is the same game again
+    third_server = create_app({"TESTING": True, "DATABASE": str(tmp_path / "third.db")}).test_client()
+    third = third_server.post("/games/import", json=second).get_json()
+    assert comparable(export(third_server, third["id"], third["token"]).get_json()) == comparable(first)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
@@ -189,17 +193,17 @@ def test_import_needs_json(client):
     assert_problem(client.post("/games/import", data="{", content_type="application/json"), 400, "malformed_json")
 
 
-def test_imported_game_takes_new_moves(client, open_game):
+def test_imported_game_takes_new_moves(client, other_client, open_game):
     doc = _open_doc(client, open_game)
-    body = client.post("/games/import", json=doc).get_json()
-    copy_game = Game(client, body)
+    body = other_client.post("/games/import", json=doc).get_json()  # the original is stored on client's server
+    copy_game = Game(other_client, body)
     assert copy_game.post({"type": "play", "player": "Ann", "card": "TH"}).status_code == 201
     assert client.get(open_game.url).get_json()["version"] == doc["game"]["version"]
 
 
-def test_table_game_created_with_a_title_round_trips(client):
+def test_table_game_created_with_a_title_round_trips(client, other_client):
     game = create(client, title="Friday club", dealer="cas")
     doc = export(client, game.id, game.token).get_json()
     assert doc["game"]["title"] == "Friday club" and doc["events"][0]["data"]["dealer"] == "Cas"
-    body = client.post("/games/import", json=doc).get_json()
-    assert comparable(export(client, body["id"], body["token"]).get_json()) == comparable(doc)
+    body = other_client.post("/games/import", json=doc).get_json()  # the original is stored on client's server
+    assert comparable(export(other_client, body["id"], body["token"]).get_json()) == comparable(doc)

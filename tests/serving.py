@@ -1,0 +1,46 @@
+"""A real ``kibitz serve`` (waitress) in a subprocess, for tests that need more than the one
+module-scoped server of ``tests/test_server.py`` (a second server to import into, raw sockets)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.test_server import _free_port, _kibitz
+
+
+@contextmanager
+def serving(folder: Path) -> Iterator[str]:
+    """Start ``kibitz serve`` on a free port with the database ``folder/kibitz.db``; yield its
+    base URL once ``/health`` answers; stop it afterwards."""
+    port = _free_port()
+    log_path = folder / "server.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(folder / "kibitz.db")],
+                                stdout=log, stderr=subprocess.STDOUT, text=True)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if requests.get(f"{base}/health", timeout=1).status_code == 200:
+                        break
+                except requests.ConnectionError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"kibitz serve did not start: {log_path.read_text()}")
+                time.sleep(0.1)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from service.cli_transfer import export_games, import_games
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 DEFAULT_DB = "./kibitz.db"
 
@@ -15,7 +20,9 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--host", default=None, help="Interface to listen on.  [default: 127.0.0.1; 0.0.0.0 with --lan]")
+@click.option("--lan", is_flag=True,
+              help="Listen on every network address (0.0.0.0) and print the URLs and a QR code a tablet can open.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
 @click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
               type=click.Path(dir_okay=False), help="SQLite database file (created on first start).")
@@ -23,11 +30,12 @@ def main() -> None:
 @click.option("--synchronous", default="FULL", show_default=True,
               type=click.Choice(["OFF", "NORMAL", "FULL", "EXTRA"], case_sensitive=False),
               help="SQLite synchronous level.")
-def serve(host: str, port: int, database: str, threads: int, synchronous: str) -> None:
-    """Serve the API with waitress, creating the database and its tables if needed."""
+def serve(host: str | None, lan: bool, port: int, database: str, threads: int, synchronous: str) -> None:
+    """Serve the API and the pages with waitress, creating the database and its tables if needed."""
     from service.app import create_app
     from service.server import create_server
 
+    host = host or ("0.0.0.0" if lan else "127.0.0.1")
     app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper()})
     try:
         server = create_server(app, host=host, port=port, threads=threads, ident="kibitz")
@@ -35,8 +43,27 @@ def serve(host: str, port: int, database: str, threads: int, synchronous: str) -
         raise click.ClickException(
             f"Cannot listen on {host}:{port}: {err.strerror or err}. Choose another with --port (or --host)."
         ) from err
-    click.echo(f"Kibitz on http://{host}:{port} (database {database})")
+    bound = int(server.effective_port)  # type: ignore[union-attr]
+    click.echo(f"Kibitz on http://{host}:{bound} (database {database})")
+    if lan:
+        _announce_lan(app, bound)
     server.run()
+
+
+def _announce_lan(app: Flask, port: int) -> None:
+    """Print the URLs a tablet on this network can open, and the first one as a QR code."""
+    from service import lan
+
+    urls = lan.lan_urls(port)
+    if not urls:
+        click.echo("No network address other than loopback was found: connect this machine to the club's "
+                   f"Wi-Fi and start again. On this machine: http://127.0.0.1:{port}/")
+        return
+    app.config["SHARE_BASE"] = urls[0].rstrip("/")
+    click.echo("Open on a tablet on the same network:")
+    for url in urls:
+        click.echo(f"  {url}")
+    click.echo(lan.terminal_qr(urls[0]), nl=False)
 
 
 @main.command("init-db")

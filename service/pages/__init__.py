@@ -7,6 +7,7 @@ documents the JSON API only, can tell them apart) and under a path the API does 
 ``/``                  home: games in progress, recent finished games, links
 ``/new``               new game form (its script creates the game with ``POST /games``)
 ``/table/<id>``        the table page: record a live game (needs the game's token)
+``/table/<id>/share``  POST with the token: the share link and its QR code (SVG, segno)
 ``/static/<file>``     the pages' CSS, scripts and vendored assets
 =====================  =========================================================
 
@@ -24,9 +25,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template
+import io
+from urllib.parse import urlsplit
 
-from service import games, store
+import segno
+from flask import Blueprint, Response, abort, current_app, render_template, request
+
+from service import games, http, store
 from service.db import get_db
 from service.pages import catalogue
 from service.problems import ApiError
@@ -76,12 +81,47 @@ def table(game_id: str) -> str | Response:
         if err.status == 404:
             abort(404)
         raise
+    deck = catalogue.deck_layout(row["game"], row["options"])
     return render_template(
         "table.html",
         game=games.summary(row),
         game_name=catalogue.GAMES[row["game"]].name,
-        deck=catalogue.deck_layout(row["game"], row["options"]),
+        deck=deck,
+        deck_names={card.code: card.name for line in deck for card in line.cards},
     )
+
+
+@bp.post("/table/<game_id>/share")
+def share(game_id: str) -> Response:
+    """The link that opens this game's table page on another device, and its QR code.
+
+    Needs the game's token (``Authorization: Bearer``): 401/403 problem bodies otherwise. The
+    token goes in the link's fragment (``#token=…``), which browsers never send to a server.
+    The link's origin is the one the page was opened under, except on a loopback name when
+    ``kibitz serve --lan`` found LAN addresses (``SHARE_BASE``): a tablet cannot open
+    ``127.0.0.1``. Answers ``{"link": str, "svg": str}`` (an SVG document drawn by segno).
+    """
+    row = games.load(game_id)
+    http.require_token(row)
+    token = http._bearer() or ""
+    link = f"{share_base()}/table/{game_id}#token={token}"
+    out = io.BytesIO()
+    segno.make(link, error="m").save(out, kind="svg", scale=6, border=2, xmldecl=False, svgns=True,
+                                      title="QR code of the share link", dark="#000", light="#fff")
+    return http.json_response({"link": link, "svg": out.getvalue().decode("utf-8")})
+
+
+LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
+
+
+def share_base() -> str:
+    """The origin a share link uses (``scheme://host:port``, no trailing slash)."""
+    here = request.host_url.rstrip("/")
+    host = urlsplit(here).hostname or ""
+    lan = current_app.config.get("SHARE_BASE")
+    if lan and (host in LOOPBACK_NAMES or host.startswith("127.")):
+        return str(lan).rstrip("/")
+    return here
 
 
 def _listed(row: dict[str, Any]) -> dict[str, Any]:

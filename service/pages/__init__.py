@@ -22,10 +22,9 @@ documented REST API, so a page can never accept what the API would refuse.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
-
-import io
 from urllib.parse import urlsplit
 
 import segno

@@ -573,6 +573,7 @@
     var known = p.hand_known || p.cards_known || [];
     if (extra.prefill) { for (var i = 0; i < known.length && i < 3; i++) { s.cards.push(String(known[i])); } }
     var spec = {
+      possible: entry.possible || null,
       type: type, player: entry.player, title: extra.title, label: extra.label || (WORDS[type] + " by " + entry.player),
       slots: [s], autoNext: false,
       build: function () {
@@ -597,6 +598,7 @@
     var g = slot("give", "Give", 1);
     if (take) { t.cards.push(String(take)); }
     startCompose({
+      possible: entry.possible || null,
       type: "swap", player: entry.player, title: entry.player + " swaps: tap the card taken from the centre, then the card given",
       label: "Swap by " + entry.player, slots: [t, g], autoNext: false,
       build: function () {
@@ -841,6 +843,11 @@
     return group;
   }
 
+  function listed(list, code) {
+    for (var i = 0; i < list.length; i++) { if (String(list[i]) === String(code)) { return true; } }
+    return false;
+  }
+
   function canPlay(code, owner) {
     var play = owner ? entries("play", owner) : entries("play");
     if (!play.length) { return false; }
@@ -1063,7 +1070,8 @@
         var copies = Number(b.getAttribute("data-copies") || "1");
         var here = compose.slots[compose.at];
         var usedHere = here ? here.cards.filter(function (x) { return x === code; }).length : 0;
-        b.disabled = (copies > 1 && used >= copies) || (copies === 1 && used === 1 && usedHere === 0);
+        b.disabled = (copies > 1 && used >= copies) || (copies === 1 && used === 1 && usedHere === 0) ||
+          (!!compose.possible && used === 0 && !listed(compose.possible, code));
         continue;
       }
       if (waiting()) { b.disabled = !(entries("play").length || pendingPlays().length); continue; }
@@ -1129,7 +1137,8 @@
     var known = hasBookkeeping();
     el("menu-note").hidden = known && !entries("note").length;
     el("menu-ruling").hidden = kind === "fuji_flush" || (known && !entries("adjust").length) || (!known && game.state.status !== "in_progress");
-    el("menu-abandon").hidden = (known && !entries("abandon").length) || (!known && game.state.status !== "in_progress");
+    // abandon: offered while the game is in progress (the service refuses it once the game is over)
+    el("menu-abandon").hidden = !entries("abandon").length && game.state.status !== "in_progress";
     el("menu-button").disabled = !token;
   }
 

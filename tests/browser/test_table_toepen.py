@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.table import act, deck, expect_status, open_table, settle, tap, version
+from tests.browser.table import act, expect_status, open_table, tap
 
 PLAYERS = ["Ann", "Bob", "Cas"]
 
@@ -32,22 +32,6 @@ def test_a_whole_toepen_game_recorded_by_tapping(server, page):
     plays = [e["data"]["card"] for e in server.events(game) if e["type"] == "play"]
     assert plays == ["7H", "8H", "9H", "TS", "7S", "8S", "TD", "7D", "8D", "TC", "7C", "8C"]
     expect(page.locator("#sheet table")).to_contain_text("Bob")
-
-
-def test_a_refusal_shows_the_services_sentence_and_changes_nothing(server, page):
-    game = server.create(game="toepen", players=PLAYERS, options={"limit": 2})
-    open_table(page, server, game)
-    act(page, "Deal")
-    tap(page, "7♥")
-    shown = version(page)
-    board = page.locator("#board").inner_text()
-    # Cas cannot play the card Bob has just played: conservation, judged by the service.
-    deck(page, "7♥").click(force=True)
-    expect(page.get_by_role("alert")).to_contain_text("7♥")
-    settle(page, shown)
-    assert page.locator("#board").inner_text() == board
-    expect_status(page, "Cas to play")
-    assert len(server.events(game)) == shown
 
 
 def test_undo_and_redo_say_what_they_do(server, page):

@@ -81,41 +81,69 @@ def backfill(db: Database) -> int:
 # --------------------------------------------------------------------------- reads
 
 
-def players(db: Database) -> list[dict[str, Any]]:
+def players(db: Database, since: str | None = None, until: str | None = None) -> list[dict[str, Any]]:
     """Every player seen (forks excepted), by name: ``{"name", "games", "finished", "wins",
-    "by_game": {game: {"games", "finished", "wins"}}}``; ``name`` is the latest spelling."""
+    "losses", "abandoned", "by_game": {game: {"games", "finished", "wins", "losses",
+    "abandoned", "average_<unit>"?}}}``; ``name`` is the latest spelling.
+
+    ``since`` / ``until`` (``YYYY-MM-DD``, UTC, both inclusive; None for no bound) keep the
+    games created in that period: the club table's "chosen period". ``average_<unit>`` is the
+    mean score over finished games (``lives_lost``, ``points``, ``chips``; None while there is
+    none; absent for Fuji Flush, which has no score).
+    """
+    where, params = period_clause(since, until)
     sql = (
         "SELECT player_key, game, COUNT(*) AS games, SUM(status = 'finished') AS finished, "
-        "SUM(result = 'won') AS wins, MAX(created_at) AS latest, name FROM player_results "
+        "SUM(result = 'won') AS wins, SUM(result = 'lost') AS losses, "
+        "SUM(status = 'abandoned') AS abandoned, AVG(score) AS average, MAX(unit) AS unit, "
+        f"MAX(created_at) AS latest, name FROM player_results {where} "
         "GROUP BY player_key, game ORDER BY player_key, game"
     )
     out: dict[str, dict[str, Any]] = {}
-    for row in db.query(sql):
-        entry = out.setdefault(row["player_key"], {"name": row["name"], "latest": row["latest"], "games": 0,
-                                                   "finished": 0, "wins": 0, "by_game": {}})
+    totals = ("games", "finished", "wins", "losses", "abandoned")
+    for row in db.query(sql, params):
+        entry = out.setdefault(row["player_key"], {"name": row["name"], "latest": row["latest"],
+                                                   **{field: 0 for field in totals}, "by_game": {}})
         if row["latest"] > entry["latest"]:
             entry["name"], entry["latest"] = row["name"], row["latest"]
-        for field in ("games", "finished", "wins"):
+        for field in totals:
             entry[field] += row[field]
-        entry["by_game"][row["game"]] = {"games": row["games"], "finished": row["finished"], "wins": row["wins"]}
+        per_game: dict[str, Any] = {field: row[field] for field in totals}
+        if row["unit"] is not None:
+            per_game[f"average_{row['unit']}"] = round(row["average"], 2) if row["average"] is not None else None
+        entry["by_game"][row["game"]] = per_game
     for entry in out.values():
         del entry["latest"]
     return list(out.values())
 
 
+def period_clause(since: str | None, until: str | None) -> tuple[str, list[str]]:
+    """``WHERE`` text and parameters keeping rows created from ``since`` to ``until``
+    (``YYYY-MM-DD`` dates, inclusive; stored times are ISO 8601 UTC, so they compare as text)."""
+    clauses, params = [], []
+    if since is not None:
+        clauses.append("created_at >= ?")
+        params.append(since)
+    if until is not None:
+        clauses.append("created_at < ?")
+        params.append(until + "T24")  # after every time of that day ("T23:59:59.999Z" < "T24")
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
 def stats(db: Database, name: str) -> dict[str, dict[str, Any]] | None:
-    """Per game type for one player: ``games``, ``finished``, ``wins``, ``losses``,
+    """Per game type for one player: ``games``, ``finished``, ``wins``, ``losses``, ``abandoned``,
     ``average_<unit>`` over finished games and the counters the game has (summed over
     finished games). None when nobody of that name has played."""
     sql = (
         "SELECT game, COUNT(*) AS games, SUM(status = 'finished') AS finished, SUM(result = 'won') AS wins, "
-        "SUM(result = 'lost') AS losses, AVG(score) AS average, MAX(unit) AS unit, "
+        "SUM(result = 'lost') AS losses, SUM(status = 'abandoned') AS abandoned, AVG(score) AS average, "
+        "MAX(unit) AS unit, "
         + ", ".join(f"SUM({counter}) AS {counter}" for counter in COUNTERS)
         + " FROM player_results WHERE player_key = ? GROUP BY game ORDER BY game"
     )
     out: dict[str, dict[str, Any]] = {}
     for row in db.query(sql, [key(name)]):
-        entry: dict[str, Any] = {field: row[field] for field in ("games", "finished", "wins", "losses")}
+        entry: dict[str, Any] = {field: row[field] for field in ("games", "finished", "wins", "losses", "abandoned")}
         if row["unit"] is not None:
             entry[f"average_{row['unit']}"] = round(row["average"], 2) if row["average"] is not None else None
         entry.update({counter: row[counter] for counter in COUNTERS if row[counter] is not None})

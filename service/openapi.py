@@ -169,8 +169,13 @@ def _transfer_and_history(spec: APISpec) -> None:
               {"in": "query", "name": "offset", "required": False, "schema": {"type": "integer", "minimum": 0}}]
     obj = {"type": "object"}
     spec.path(path="/players", operations={
-        "get": {"summary": "Every player seen, with games played and won per game type (forks never count)",
-                "responses": _ok(obj)},  # type: ignore[arg-type]
+        "get": {"summary": "Every player seen, with games played, won, lost and abandoned per game type (forks "
+                           "never count); since/until keep the games of a period",
+                "parameters": [{"in": "query", "name": bound, "required": False,
+                                "schema": {"type": "string", "format": "date"},
+                                "description": f"YYYY-MM-DD (UTC, inclusive): {words}"}
+                               for bound, words in (("since", "games from this day"), ("until", "games up to this day"))],
+                "responses": {**_ok(obj), **_problems((422,))}},  # type: ignore[arg-type]
     })
     spec.path(path="/players/{name}", operations={
         "get": {"summary": "A player's games and stats per game type", "parameters": [name, *paging],

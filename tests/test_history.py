@@ -39,10 +39,12 @@ def test_players_lists_every_name_once_case_insensitively(client, club):
     players = {p["name"].casefold(): p for p in client.get("/players").get_json()["players"]}
     assert players["ann"]["games"] == 3 and players["ann"]["wins"] == 2 and players["ann"]["finished"] == 3
     assert players["ann"]["name"] == "ann"  # the latest spelling
-    assert players["ann"]["by_game"] == {"stop_the_bus": {"games": 1, "finished": 1, "wins": 1},
-                                         "toepen": {"games": 2, "finished": 2, "wins": 1}}
-    assert players["yeonsu"] == {"name": "Yeonsu", "games": 1, "finished": 0, "wins": 0,
-                                 "by_game": {"fuji_flush": {"games": 1, "finished": 0, "wins": 0}}}
+    assert players["ann"]["by_game"] == {
+        "stop_the_bus": {"games": 1, "finished": 1, "wins": 1, "losses": 0, "abandoned": 0, "average_chips": 2.0},
+        "toepen": {"games": 2, "finished": 2, "wins": 1, "losses": 1, "abandoned": 0, "average_lives_lost": 5.0}}
+    assert players["yeonsu"] == {"name": "Yeonsu", "games": 1, "finished": 0, "wins": 0, "losses": 0, "abandoned": 0,
+                                 "by_game": {"fuji_flush": {"games": 1, "finished": 0, "wins": 0, "losses": 0,
+                                                            "abandoned": 0}}}
     assert players["dee"]["wins"] == 1 and players["eve"]["wins"] == 0 and players["fay"]["wins"] == 1
 
 
@@ -50,14 +52,14 @@ def test_a_players_stats_per_game_type(client, club):
     body = client.get("/players/%20ANN%20").get_json()
     assert body["key"] == "ann" and body["total_games"] == 3
     assert body["by_game"] == {
-        "stop_the_bus": {"games": 1, "finished": 1, "wins": 1, "losses": 0, "average_chips": 2.0, "hands": 2,
-                         "stops": 1},
-        "toepen": {"games": 2, "finished": 2, "wins": 1, "losses": 1, "average_lives_lost": 5.0, "hands": 2,
-                   "tricks_won": 1, "knocks": 0},
+        "stop_the_bus": {"games": 1, "finished": 1, "wins": 1, "losses": 0, "abandoned": 0, "average_chips": 2.0,
+                         "hands": 2, "stops": 1},
+        "toepen": {"games": 2, "finished": 2, "wins": 1, "losses": 1, "abandoned": 0, "average_lives_lost": 5.0,
+                   "hands": 2, "tricks_won": 1, "knocks": 0},
     }
     dee = client.get("/players/dee").get_json()["by_game"]["toepen"]
-    assert dee == {"games": 1, "finished": 1, "wins": 1, "losses": 0, "average_lives_lost": 0.0, "hands": 2,
-                   "tricks_won": 2, "knocks": 1}
+    assert dee == {"games": 1, "finished": 1, "wins": 1, "losses": 0, "abandoned": 0, "average_lives_lost": 0.0,
+                   "hands": 2, "tricks_won": 2, "knocks": 1}
     games = body["games"]
     assert [g["game"] for g in games] == ["toepen", "stop_the_bus", "toepen"]  # newest first
     assert games[0] | {"id": None, "date": None} == {
@@ -70,7 +72,7 @@ def test_a_players_stats_per_game_type(client, club):
 
 def test_in_progress_games_are_listed_without_stats(client, club):
     body = client.get("/players/Jisu").get_json()
-    assert body["by_game"] == {"fuji_flush": {"games": 1, "finished": 0, "wins": 0, "losses": 0}}
+    assert body["by_game"] == {"fuji_flush": {"games": 1, "finished": 0, "wins": 0, "losses": 0, "abandoned": 0}}
     assert body["games"][0]["status"] == "in_progress" and body["games"][0]["result"] == "in_progress"
 
 

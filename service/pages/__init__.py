@@ -127,3 +127,7 @@ def _listed(row: dict[str, Any]) -> dict[str, Any]:
     listed = games.summary(row)
     listed["game_name"] = catalogue.GAMES[row["game"]].name if row["game"] in catalogue.GAMES else row["game"]
     return listed
+
+
+# The read-only pages (game page, replay, audits, players, club table) add their routes here.
+from service.pages import review  # noqa: E402,F401

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response
 
 from replays import audit, replay
@@ -17,11 +19,22 @@ def state_at(game_id: str, seq: int) -> Response:
     """The state right after event ``seq``: ``{"seq", "version", "state"}``; 404 past the log."""
     row = games.load(game_id)
     full = games.reader_is_full(row)
+    return http.json_response(state_after(row, seq, full), version=row["version"])
+
+
+def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
+    """``{"seq", "version", "state"}``: the state right after event ``seq`` of the game ``row``
+    as ``full`` (the token) or public reader sees it (the API's ``states/<seq>`` and the replay page).
+
+    Raises :class:`ApiError` 404 ``not_found`` for a seq outside the log and 401
+    ``token_required`` for the public view of an open game's past state whose hand an undo
+    has put back in play.
+    """
     if not 1 <= games.path_number(seq) <= row["version"]:
         raise ApiError(404, "not_found", f"This game has no event {seq}: its events are 1 to {row['version']}.",
                        version=row["version"])
     rules = games.rules_of(row)
-    state = replay.state_at(rules, store.events(get_db(), game_id, upto=seq), seq)
+    state = replay.state_at(rules, store.events(get_db(), row["id"], upto=seq), seq)
     if not full and row["visibility"] == "open":
         reopened = replay.reopened_hands(rules, state, games.current(row).stream.state)
         if reopened:
@@ -29,8 +42,7 @@ def state_at(game_id: str, seq: int) -> Response:
                            f"The state after event {seq} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
                            "put back in play: only the scorekeeper (this game's token) may read it.",
                            version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
-    return http.json_response({"seq": seq, "version": row["version"], "state": rules.view(state, full)},
-                              version=row["version"])
+    return {"seq": seq, "version": row["version"], "state": rules.view(state, full)}
 
 
 @bp.get("/games/<game_id>/hands/<int:n>")

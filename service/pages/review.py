@@ -1,0 +1,547 @@
+"""The read-only pages (``../shared/spec/ui.md``): the public game page, replay, trick and turn
+audits, what-if forks, the player pages and the club table.
+
+Routes (on the pages blueprint, never under the API's ``/games`` or ``/players``):
+
+==========================================  ==================================================
+``/watch/<id>``                             game page: the public view, updating live
+``/watch/<id>/board``                       its board as an HTML fragment (``If-None-Match``: 304)
+``/watch/<id>/replay?step=<seq>``           replay: the state after each event, forwards and back
+``/watch/<id>/replay/board?step=<seq>``     the board at one step (fragment; the token if sent)
+``/watch/<id>/hands/<n>``                   hand (round) audit: its tricks or turns and result
+``/watch/<id>/hands/<n>/tricks/<t>``        trick audit: plays, winner, reasons, irregularities
+``/watch/<id>/hands/<n>/turns/<t>``         turn audit (Fuji Flush, Stop the Bus)
+``/watch/<id>/fork?seq=<seq>``              start a what-if game from event ``seq`` (token)
+``/people``, ``/people/<name>``             players, and one player's record with charts
+``/club``                                   the club table: every player's record per game
+==========================================  ==================================================
+
+Every page reads through the functions the REST reads use (``service.games``,
+``replays.audit``, ``replays.timeline``, ``service.history``, the engine's ``view`` and
+``score_sheet``), so a page shows exactly what the API says. Pages are public; a request
+that carries ``Authorization: Bearer <token>`` (the pages' scripts send the token this
+device keeps) gets the full view, as on the API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from flask import Response, render_template, request, url_for
+
+from engine.cards import SUIT_NAMES
+from replays import audit, timeline
+from service import games, history, http, store
+from service.db import get_db
+from service.pages import bp, catalogue, charts
+from service.problems import ApiError
+from service.views.history import period
+from service.views.replays import state_after
+
+#: Words for each game's score unit (``results``' ``unit``) on the pages.
+UNIT_WORDS = {"lives_lost": "lives lost", "points": "points", "chips": "chips"}
+#: What a hand is called in each game.
+HAND_WORD = {"toepen": "hand", "fool": "round", "fuji_flush": "hand", "stop_the_bus": "round"}
+FOOL_COLOURS = {"G": "green", "R": "red", "Y": "yellow", "B": "blue"}
+#: How often the game page asks whether the game moved on (milliseconds).
+POLL_MS = 1000
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def card_label(game: str, code: Any) -> str:
+    """A card as a person says it (ui.md "Names"): ``10♥``, ``Green 20``, ``Wild 1``, ``14``."""
+    return catalogue.card_name(game, code)
+
+
+def card_css(game: str, code: Any) -> str:
+    """The colour class of a card (suit or Fool! colour), as the table page's deck uses."""
+    text = str(code)
+    if game in ("toepen", "stop_the_bus") and len(text) == 2:
+        return f"suit-{text[1]}"
+    if game == "fool":
+        return "colour-W" if text in ("1", "W1") else f"colour-{text[:1]}"
+    return "number"
+
+
+def lead_words(game: str, lead: str | None) -> str | None:
+    """``"H"`` → ``"hearts"``, ``"G"`` → ``"green"``; None stays None."""
+    if lead is None:
+        return None
+    return SUIT_NAMES.get(lead) if game == "toepen" else FOOL_COLOURS.get(lead, lead)
+
+
+def turn_words(game: dict[str, Any], state: dict[str, Any]) -> str:
+    """Whose turn it is, in words, from the public state (``phase``, ``to_act``): the game
+    page's headline ("Cas to play", "Bob: stay or fold?", "Deal round 2 — dealer Cas")."""
+    kind, to_act = game["game"], state["to_act"]
+    if state["status"] == "finished":
+        winners = state.get("winners") or []
+        return f"Game over: {_names(winners)} won." if winners else "Game over."
+    if state["status"] == "abandoned":
+        return "The game was abandoned."
+    phase, who = state["phase"], _names(to_act)
+    if phase == "deal":
+        if kind == "fuji_flush":
+            return f"Deal — {state.get('first_player')} plays first"
+        number = (state.get("hand_number") or 0) + 1
+        dealer = state.get("next_dealer") or state.get("dealer")
+        return f"Deal {HAND_WORD[kind]} {number} — dealer {dealer}"
+    if not to_act:
+        return "Waiting for the next move"
+    if kind == "toepen":
+        if phase == "answering":
+            return f"{state.get('last_knocker')} knocked — {who}: stay or fold?"
+        knocked, may_fold = state.get("last_knocker"), state.get("can_fold") or []
+        if knocked and may_fold:
+            return f"{who} to play — {knocked} knocked (stake {state.get('stake')}): {_names(may_fold)} may fold"
+        return f"{who} to play"
+    if kind == "fool" and phase == "reveal":
+        return f"Round over — reveal the cards left: {who}"
+    if kind == "stop_the_bus":
+        if phase == "showdown":
+            return f"Showdown: {who} to show"
+        if phase == "final_turns":
+            return f"{who}: one more turn ({state.get('stopped_by')} stopped the bus)"
+        return f"{who} to swap"
+    return f"{who} to play"
+
+
+def _names(names: list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def score_columns(game: dict[str, Any], sheet: list[dict[str, Any]]) -> dict[str, Any]:
+    """The score sheet (the engine's ``score_sheet``, as in the CSV export) as a table:
+    ``{"key", "label", "unit", "players": [{"name", "amount", "total"}], "rows"}``."""
+    if not sheet:
+        return {"key": None, "rows": [], "players": [], "unit": ""}
+    first = sheet[0]
+    key = next(iter(first))
+    players = []
+    for name in game["players"]:
+        amount = next((k for k in first if k.startswith(f"{name} ") and k != f"{name} total"), None)
+        players.append({"name": name, "amount": amount, "total": f"{name} total"})
+    unit = players[0]["amount"][len(game["players"][0]) + 1:] if players and players[0]["amount"] else ""
+    return {"key": key, "label": key.capitalize(), "rows": sheet, "players": players, "unit": unit}
+
+
+def seat_cells(game: dict[str, Any], state: dict[str, Any]) -> list[dict[str, Any]]:
+    """One dict per seat for the seats table: name, whether to act / dealer, the score in the
+    game's unit and the cards known on the table, from the state view."""
+    kind = game["game"]
+    to_act, out = set(state["to_act"]), []
+    dealer = state.get("dealer") if state.get("phase") != "deal" else state.get("next_dealer") or state.get("dealer")
+    for player in state["players"]:
+        cell: dict[str, Any] = {"name": player["name"], "acting": player["name"] in to_act,
+                                "dealer": player["name"] == dealer, "notes": [], "cards": []}
+        if kind == "toepen":
+            cell["score"] = f"{player['lives_lost']} of {game['options']['limit']} lives lost"
+            cell["value"] = player["lives_lost"]
+            if player["eliminated"]:
+                cell["notes"].append("out of the game")
+            elif not player["in_hand"] and state.get("phase") != "deal":
+                cell["notes"].append("folded")
+            cell["cards_held"] = player["hand_size"]
+        elif kind == "fool":
+            cell["score"] = f"{player['score']} points"
+            cell["value"] = player["score"]
+            if player.get("tens"):
+                cell["notes"].append(f"{player['tens']} × +10")
+            if player["name"] in state.get("sitting_out", []):
+                cell["notes"].append("Fool: sits out this trick")
+            cell["cards_held"] = player["hand_size"]
+        elif kind == "fuji_flush":
+            cell["score"] = f"{player['hand_size']} cards in hand"
+            cell["value"] = player["hand_size"]
+            if player.get("won"):
+                cell["notes"].append("won")
+            if player.get("table_card") is not None:
+                cell["notes"].append(f"on the table: {player['table_card']}")
+            cell["cards_held"] = player["hand_size"]
+        else:
+            cell["score"] = f"{player['chips']} chips"
+            cell["value"] = player["chips"]
+            if player["out"]:
+                cell["notes"].append("out of the game")
+            rank = player.get("hand_rank")
+            if rank and player.get("hand_known"):
+                cell["notes"].append(rank["words"])
+            cell["cards_held"] = player["hand_size"]
+        known = player.get("cards_known") if "cards_known" in player else player.get("hand_known")
+        cell["cards"] = list(known or [])
+        out.append(cell)
+    return out
+
+
+def board_context(row: dict[str, Any], state: dict[str, Any], full: bool) -> dict[str, Any]:
+    """Everything the board templates show of one state view (``rules.view``)."""
+    game = games.summary(row)
+    kind = game["game"]
+    tricks = state.get("tricks") or []
+    current_trick = tricks[-1] if tricks else None
+    return {
+        "game": game,
+        "kind": kind,
+        "state": state,
+        "full": full,
+        "game_name": catalogue.GAMES[kind].name,
+        "hand_word": HAND_WORD[kind],
+        "headline": turn_words(game, state),
+        "seats": seat_cells(game, state),
+        "trick": current_trick,
+        "lead": lead_words(kind, (current_trick or {}).get("lead_suit") or (current_trick or {}).get("lead_colour")),
+        "card_label": lambda code: card_label(kind, code),
+        "card_css": lambda code: card_css(kind, code),
+    }
+
+
+def load_row(game_id: str) -> dict[str, Any]:
+    """The game row (404 page when there is none)."""
+    return games.load(game_id)
+
+
+def page_error(err: ApiError) -> tuple[str, int]:
+    """An API refusal shown as a page: its sentence, its status, a way home."""
+    return render_template("page_error.html", err=err), err.status
+
+
+def guarded(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Render an :class:`ApiError` raised by a page view as an HTML page with its status."""
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return view(*args, **kwargs)
+        except ApiError as err:
+            return page_error(err)
+    wrapper.__name__ = view.__name__
+    wrapper.__doc__ = view.__doc__
+    return wrapper
+
+
+def _fragment(html: str, version: int) -> Response:
+    response = Response(html, mimetype="text/html")
+    response.headers["ETag"] = http.etag(version)
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Vary"] = "Authorization"
+    return response
+
+
+def _not_modified(version: int) -> bool:
+    header = request.headers.get("If-None-Match")
+    return header is not None and header.strip() == http.etag(version)
+
+
+# --------------------------------------------------------------------------- game page
+
+
+def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
+    """The game page's board: the state view plus the score sheet and the hands to audit."""
+    rules = games.rules_of(row)
+    stream = games.current(row).stream
+    state = rules.view(stream.state, full)
+    context = board_context(row, state, full)
+    context["sheet"] = score_columns(context["game"], rules.score_sheet(stream.state))
+    context["version"] = stream.version
+    context["hands"] = list(range(1, rules.hand_number(stream.state) + 1))
+    return context
+
+
+@bp.get("/watch/<game_id>")
+@guarded
+def watch(game_id: str) -> Any:
+    """The public game page: seats, scores, the current trick/turn/centre, whose turn; it asks
+    ``/watch/<id>/board`` every second whether the game moved on."""
+    row = load_row(game_id)
+    context = game_context(row, games.reader_is_full(row))
+    return render_template("watch.html", poll_ms=POLL_MS, **context)
+
+
+@bp.get("/watch/<game_id>/board")
+@guarded
+def watch_board(game_id: str) -> Any:
+    """The game page's live part as a fragment; 304 while ``If-None-Match`` names the version."""
+    row = load_row(game_id)
+    if _not_modified(row["version"]):
+        response = Response(status=304)
+        response.headers["ETag"] = http.etag(row["version"])
+        return response
+    context = game_context(row, games.reader_is_full(row))
+    return _fragment(render_template("watch_board.html", **context), context["version"])
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def _step() -> int | None:
+    text = request.args.get("step", "")
+    return int(text) if text.isdigit() and len(text) < 19 else None
+
+
+def replay_context(row: dict[str, Any], step: int, full: bool) -> dict[str, Any]:
+    """The board right after event ``step`` (the same function as ``GET states/<seq>``)."""
+    body = state_after(row, step, full)
+    context = board_context(row, body["state"], full)
+    context.update(step=step, version=row["version"])
+    return context
+
+
+def timeline_steps(row: dict[str, Any], full: bool) -> list[dict[str, Any]]:
+    """Every event with its summary and ``undone`` (``GET timeline``)."""
+    rules = games.rules_of(row)
+    return list(timeline.timeline(rules, store.events(get_db(), row["id"], upto=row["version"]), full))
+
+
+@bp.get("/watch/<game_id>/replay")
+@guarded
+def replay(game_id: str) -> Any:
+    """Replay: Previous step / Next step and the Step slider over every event (``?step=seq``,
+    the last by default); the state as it was after that event; undone moves shown as such."""
+    row = load_row(game_id)
+    full = games.reader_is_full(row)
+    step = _step()
+    step = row["version"] if step is None or not 1 <= step <= row["version"] else step
+    steps = timeline_steps(row, full)
+    try:
+        context = replay_context(row, step, full)
+        sealed = None
+    except ApiError as err:
+        if err.status != 401:
+            raise
+        context, sealed = {"game": games.summary(row), "kind": row["game"], "step": step,
+                           "version": row["version"], "game_name": catalogue.GAMES[row["game"]].name}, err.detail
+    by_seq = {entry["seq"]: entry for entry in steps}
+    return render_template("replay.html", steps=steps, current=by_seq.get(step), sealed=sealed, **context)
+
+
+@bp.get("/watch/<game_id>/replay/board")
+@guarded
+def replay_board(game_id: str) -> Any:
+    """The replay's board at ``?step=seq`` as a fragment (full view with the token)."""
+    row = load_row(game_id)
+    full = games.reader_is_full(row)
+    step = _step()
+    if step is None or not 1 <= step <= row["version"]:
+        raise ApiError(404, "not_found", f"This game has no event {request.args.get('step', '')[:20]}: "
+                       f"its events are 1 to {row['version']}.", version=row["version"])
+    steps = {entry["seq"]: entry for entry in timeline_steps(row, full)}
+    context = replay_context(row, step, full)
+    return _fragment(render_template("replay_board.html", current=steps.get(step), **context), row["version"])
+
+
+@bp.get("/watch/<game_id>/replay/timeline")
+@guarded
+def replay_timeline(game_id: str) -> Any:
+    """The replay's list of steps as a fragment (with the token: every card named)."""
+    row = load_row(game_id)
+    full = games.reader_is_full(row)
+    step = _step() or row["version"]
+    steps = timeline_steps(row, full)
+    return _fragment(render_template("replay_steps.html", steps=steps, step=step, game=games.summary(row)),
+                     row["version"])
+
+
+# --------------------------------------------------------------------------- audits
+
+
+def hand_context(row: dict[str, Any], n: int, full: bool) -> dict[str, Any]:
+    """Hand ``n`` as ``GET hands/<n>`` shows it, plus each trick's audit for trick games."""
+    rules = games.rules_of(row)
+    folded = games.current(row)
+    events = store.events(get_db(), row["id"], upto=row["version"])
+    hand = audit.hand(folded, events, n, full)
+    if hand is None:
+        raise ApiError(404, "not_found", f"This game has no {HAND_WORD[row['game']]} {n}.", version=row["version"])
+    kind = row["game"]
+    tricks = [audit.trick(folded, events, n, trick["number"], full) for trick in hand.get("tricks", [])]
+    return {
+        "game": games.summary(row), "kind": kind, "hand": hand, "n": n, "tricks": tricks,
+        "turns": hand.get("turns", []) if not hand.get("tricks") and "tricks" not in hand else [],
+        "hands": list(range(1, rules.hand_number(folded.stream.state) + 1)),
+        "game_name": catalogue.GAMES[kind].name, "hand_word": HAND_WORD[kind],
+        "card_label": lambda code: card_label(kind, code), "card_css": lambda code: card_css(kind, code),
+        "lead_words": lambda lead: lead_words(kind, lead),
+    }
+
+
+@bp.get("/watch/<game_id>/hands/<int:n>")
+@guarded
+def hand_audit(game_id: str, n: int) -> Any:
+    """A hand's (round's) audit: every trick with its winner and reason, or every turn
+    explained; knocks, folds, reveals, the result, irregularities and corrections."""
+    row = load_row(game_id)
+    context = hand_context(row, games.path_number(n), games.reader_is_full(row))
+    return render_template("audit_hand.html", **context)
+
+
+@bp.get("/watch/<game_id>/hands/<int:n>/tricks/<int:t>")
+@guarded
+def trick_audit(game_id: str, n: int, t: int) -> Any:
+    """One trick: its plays (seq, time), winner and reasons in words, irregularities with the
+    event that proves them, corrections and notes; **What if…** forks before it (token)."""
+    row = load_row(game_id)
+    full = games.reader_is_full(row)
+    games.path_number(n)
+    games.path_number(t)
+    events = store.events(get_db(), game_id, upto=row["version"])
+    trick = audit.trick(games.current(row), events, n, t, full)
+    if trick is None:
+        raise ApiError(404, "not_found", f"This game has no trick {t} in hand {n}.", version=row["version"])
+    context = hand_context(row, n, full)
+    first = trick["plays"][0]["seq"] if trick["plays"] else row["version"]
+    branch = [{"seq": first - 1, "words": f"Before trick {t} (after event {first - 1})"}]
+    branch += [{"seq": play["seq"], "words": f"After {play['player']}'s {card_label(row['game'], play['card'])} "
+                f"(event {play['seq']})"} for play in trick["plays"]]
+    return render_template("audit_trick.html", trick=trick, t=t, branch=branch, **context)
+
+
+@bp.get("/watch/<game_id>/hands/<int:n>/turns/<int:t>")
+@guarded
+def turn_audit(game_id: str, n: int, t: int) -> Any:
+    """One turn (Fuji Flush, Stop the Bus) as ``GET hands/<n>`` explains it, with its
+    corrections; **What if…** forks before it (token)."""
+    row = load_row(game_id)
+    full = games.reader_is_full(row)
+    context = hand_context(row, games.path_number(n), full)
+    turns = context["hand"].get("turns") or []
+    if not 1 <= games.path_number(t) <= len(turns):
+        raise ApiError(404, "not_found", f"This game has no turn {t} in {HAND_WORD[row['game']]} {n}.",
+                       version=row["version"])
+    turn = turns[t - 1]
+    branch = [{"seq": turn["seq"] - 1, "words": f"Before turn {t} (after event {turn['seq'] - 1})"},
+              {"seq": turn["seq"], "words": f"After turn {t} (event {turn['seq']})"}]
+    return render_template("audit_turn.html", turn=turn, t=t, branch=branch, **context)
+
+
+@bp.get("/watch/<game_id>/fork")
+@guarded
+def fork(game_id: str) -> Any:
+    """The what-if page: a new game from the actions in force after ``?seq=``; its script
+    sends ``POST /games/<id>/fork`` with this device's token and opens the new table page."""
+    row = load_row(game_id)
+    seq = _step_arg("seq", row["version"])
+    steps = {entry["seq"]: entry for entry in timeline_steps(row, False)}
+    return render_template("fork.html", game=games.summary(row), seq=seq, at=steps.get(seq),
+                           game_name=catalogue.GAMES[row["game"]].name)
+
+
+def _step_arg(name: str, version: int) -> int:
+    text = request.args.get(name, "")
+    if not (text.isdigit() and len(text) < 19 and 1 <= int(text) <= version):
+        raise ApiError(422, "validation_failed", f"Give an event of this game, 1 to {version}.",
+                       errors={name: [f"Give an event of this game, 1 to {version}."]}, version=version)
+    return int(text)
+
+
+# --------------------------------------------------------------------------- players
+
+
+@bp.get("/people")
+def people() -> str:
+    """Every player seen, with games played and won (``GET /players``), linking to each."""
+    players = sorted(history.players(get_db()), key=lambda p: p["name"].casefold())
+    return render_template("people.html", players=players, game_names=_game_names())
+
+
+def _game_names() -> dict[str, str]:
+    return {game_id: game.name for game_id, game in catalogue.GAMES.items()}
+
+
+@bp.get("/people/<name>")
+def person(name: str) -> Any:
+    """A player's record: per game played, won, lost, abandoned (``GET /players/<name>``),
+    the recent games, a chart of scores over one game (``?game=<id>``, the latest finished by
+    default) and of results over time."""
+    db = get_db()
+    stats = history.stats(db, name) if len(name) <= 100 else None
+    if stats is None:
+        return page_error(ApiError(404, "not_found", f"Nobody called {name.strip()[:40]!r} has played a game here."))
+    played = history.games(db, name)
+    shown = played[0]["name"] if played else name
+    chosen_id = request.args.get("game")
+    chosen = next((g for g in played if g["id"] == chosen_id), None) if chosen_id else None
+    chosen = chosen or next((g for g in played if g["status"] == "finished"), played[0] if played else None)
+    over_game = None
+    if chosen is not None:
+        row = games.load(chosen["id"])
+        rules = games.rules_of(row)
+        sheet = score_columns(games.summary(row), rules.score_sheet(games.current(row).stream.state))
+        over_game = {"game": chosen, "sheet": sheet,
+                     "svg": charts.scores_over_game(sheet, shown, catalogue.GAMES[row["game"]].name)}
+    return render_template("player.html", name=shown, stats=stats, games=played[:20], total=len(played),
+                           over_game=over_game, over_time=charts.results_over_time(played),
+                           months=charts.results_by_month(played), game_names=_game_names(), unit_words=UNIT_WORDS)
+
+
+# --------------------------------------------------------------------------- club table
+
+#: The club table's columns: query name, heading, how a row is sorted by it.
+CLUB_COLUMNS: dict[str, tuple[str, Callable[[dict[str, Any]], Any]]] = {
+    "name": ("Player", lambda r: r["name"].casefold()),
+    "games": ("Played", lambda r: r["games"]),
+    "wins": ("Won", lambda r: r["wins"]),
+    "losses": ("Lost", lambda r: r["losses"]),
+    "abandoned": ("Abandoned", lambda r: r["abandoned"]),
+    "win_rate": ("Won %", lambda r: -1 if r["win_rate"] is None else r["win_rate"]),
+    "average": ("Average", lambda r: float("-inf") if r["average"] is None else r["average"]),
+}
+PERIODS = {"all": "All time", "week": "Last 7 days", "month": "Last 30 days", "year": "This year"}
+
+
+def _period_bounds(choice: str, today: date) -> tuple[str | None, str | None]:
+    if choice == "week":
+        return (today - timedelta(days=6)).isoformat(), today.isoformat()
+    if choice == "month":
+        return (today - timedelta(days=29)).isoformat(), today.isoformat()
+    if choice == "year":
+        return date(today.year, 1, 1).isoformat(), today.isoformat()
+    return None, None
+
+
+@bp.get("/club")
+def club() -> Any:
+    """Every player's record per game type over a chosen period (``GET /players?since=&until=``),
+    one table per game type, sorted by any column (``?sort=…&order=asc|desc``)."""
+    choice = request.args.get("period", "all")
+    try:
+        if request.args.get("since") or request.args.get("until"):
+            since, until = period()
+            choice = "custom"
+        else:
+            choice = choice if choice in PERIODS else "all"
+            since, until = _period_bounds(choice, datetime.now(UTC).date())
+    except ApiError as err:
+        return page_error(err)
+    sort = request.args.get("sort", "wins")
+    sort = sort if sort in CLUB_COLUMNS else "wins"
+    order = "asc" if request.args.get("order") == "asc" else "desc"
+    tables: dict[str, list[dict[str, Any]]] = {}
+    units: dict[str, str | None] = {}
+    for player in history.players(get_db(), since, until):
+        for kind, record in player["by_game"].items():
+            average_key = next((k for k in record if k.startswith("average_")), None)
+            units[kind] = average_key[len("average_"):] if average_key else None
+            decided = record["wins"] + record["losses"]
+            tables.setdefault(kind, []).append({
+                "name": player["name"], **{k: record[k] for k in ("games", "finished", "wins", "losses", "abandoned")},
+                "win_rate": round(100 * record["wins"] / decided) if decided else None,
+                "average": record.get(average_key) if average_key else None,
+            })
+    key = CLUB_COLUMNS[sort][1]
+    for rows in tables.values():
+        rows.sort(key=lambda r: r["name"].casefold())
+        rows.sort(key=key, reverse=order == "desc")
+    ordered = [(kind, tables[kind]) for kind in catalogue.GAMES if kind in tables]
+    return render_template("club.html", tables=ordered, units=units, unit_words=UNIT_WORDS, columns=CLUB_COLUMNS,
+                           sort=sort, order=order, period=choice, periods=PERIODS, since=since, until=until,
+                           game_names=_game_names(), sort_url=_sort_url)
+
+
+def _sort_url(column: str, sort: str, order: str) -> str:
+    args: dict[str, Any] = {k: v for k, v in request.args.items() if k not in ("sort", "order")}
+    flipped = "asc" if (column == sort and order == "desc") or (column != sort and column == "name") else "desc"
+    return url_for("pages.club", **{**args, "sort": column, "order": flipped})

@@ -1,0 +1,89 @@
+/* The read-only pages (game page, replay, audits, what-if): what this device's token adds.
+ * - Elements marked data-with-token are shown when this device holds the game's token.
+ * - A page marked data-refresh-with-token is fetched again with the token (full view: the
+ *   cards an open game hides from the public) and its #view swapped in.
+ * - "What if…" forks the game through POST /games/<id>/fork with the token, keeps the new
+ *   game's token on this device and opens its table page.
+ * Plain JavaScript, no build step; reads Kibitz.tokens from kibitz.js.
+ */
+(function () {
+  "use strict";
+  var K = window.Kibitz;
+  var holder = document.querySelector("[data-game-id]");
+  if (!holder) { return; }
+  var gameId = holder.getAttribute("data-game-id");
+  var token = K.tokens.get(gameId);
+
+  function reveal(root) {
+    if (!token) { return; }
+    var hidden = root.querySelectorAll("[data-with-token]");
+    for (var i = 0; i < hidden.length; i++) { hidden[i].hidden = false; }
+  }
+
+  function say(box, text) { if (box) { box.textContent = text; } }
+
+  function fork(seq, alertBox) {
+    say(alertBox, "");
+    return K.api("POST", "/games/" + encodeURIComponent(gameId) + "/fork", {token: token, body: {seq: seq}})
+      .then(function (answer) {
+        if (answer.status === 201 && answer.body && answer.body.token) {
+          K.tokens.set(answer.body.id, answer.body.token);
+          window.location.assign("/table/" + encodeURIComponent(answer.body.id));
+          return;
+        }
+        say(alertBox, (answer.body && answer.body.detail) || ("The what-if game could not be started (" + answer.status + ")."));
+      }, function () {
+        say(alertBox, "The service cannot be reached: try again when the connection is back.");
+      });
+  }
+
+  function wireWhatIf(root) {
+    var link = root.querySelector("#what-if");
+    var branch = root.querySelector("#branch");
+    if (!link) { return; }
+    if (branch) {
+      branch.addEventListener("change", function () {
+        link.setAttribute("href", branch.getAttribute("data-fork-base") + "?seq=" + encodeURIComponent(branch.value));
+      });
+    }
+    link.addEventListener("click", function (event) {
+      if (!token || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+      event.preventDefault();
+      var seq = parseInt(branch ? branch.value : /seq=(\d+)/.exec(link.href)[1], 10);
+      fork(seq, root.querySelector("#fork-alert"));
+    });
+  }
+
+  function wire(root) { reveal(root); wireWhatIf(root); }
+
+  /* The what-if page itself. */
+  var start = document.getElementById("fork-start");
+  if (start) {
+    if (!token) {
+      start.disabled = true;
+      document.getElementById("fork-no-token").hidden = false;
+    }
+    start.addEventListener("click", function () {
+      start.disabled = true;
+      fork(parseInt(start.getAttribute("data-seq"), 10), document.getElementById("fork-alert")).then(function () {
+        start.disabled = false;
+      });
+    });
+  }
+
+  wire(document);
+  var view = document.querySelector("[data-refresh-with-token]");
+  if (token && view && window.DOMParser) {
+    fetch(window.location.href, {headers: {"Authorization": "Bearer " + token}, cache: "no-store"})
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (text) {
+        if (!text) { return; }
+        var fresh = new DOMParser().parseFromString(text, "text/html").getElementById(view.id);
+        if (fresh) {
+          view.innerHTML = fresh.innerHTML;
+          wire(view);
+        }
+      }, function () { /* offline: the public view stays */ });
+  }
+  window.KibitzReview = {token: token, gameId: gameId, reveal: reveal};
+})();

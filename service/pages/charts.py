@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 from collections import Counter
 from typing import Any
 
 import pygal
 from pygal.style import Style
+
+# pygal appends a legacy ``sys.meta_path`` finder for its map plugins (unused here) that makes
+# every import no other finder resolves warn (ImportWarning: find_spec() not found); take it out.
+sys.meta_path[:] = [finder for finder in sys.meta_path if type(finder).__module__ != "pygal"]
 
 #: Distinct, print-safe colours (Okabe–Ito), readable on white.
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442", "#999999",

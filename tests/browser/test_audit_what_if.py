@@ -1,0 +1,50 @@
+"""Trick and turn audits in a real browser: plays, the winner and the reason in words, the
+irregularity with the event that proves it; **What if…** (only with the token) forks the game
+through ``POST …/fork`` and opens the new game's table page with its token on this device."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from tests.browser.recorded import fool_game
+
+
+def test_trick_audit_and_what_if(server, page, new_context):
+    game = fool_game(server.base)
+    page.goto(server.url(f"/watch/{game.id}/hands/1/tricks/1"))
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Trick 1 of round 1")
+    expect(page.get_by_role("row", name=re.compile(r"^6 Ilja Fool Red 7"))).to_be_visible()
+    expect(page.locator(".verdict")).to_have_text("Won by Anja; lead green.")
+    expect(page.locator(".reasons")).to_contain_text("G20 (Anja) is the highest green card")
+    irregular = page.locator(".irregularities")
+    expect(irregular).to_contain_text("Ilja did not follow green in trick 1 (event 6) but later played G6 (event 11)")
+    expect(irregular.get_by_role("link", name="event 11", exact=True)).to_have_attribute(
+        "href", f"/watch/{game.id}/replay?step=11")
+    expect(page.get_by_role("link", name="What if…", exact=True)).to_have_count(0)  # no token on this device
+
+    scorekeeper = new_context()
+    scorekeeper.add_init_script(f"window.localStorage.setItem('kibitz.token.{game.id}', '{game.token}');")
+    mine = scorekeeper.new_page()
+    mine.goto(server.url(f"/watch/{game.id}/hands/1/tricks/1"))
+    mine.get_by_label("Branch off", exact=True).select_option(label="After Uwe's Green 11 (event 5)")
+    mine.get_by_role("link", name="What if…", exact=True).click()
+    mine.wait_for_url(re.compile(r".*/table/[A-Za-z0-9]+$"))
+    fork_id = mine.url.rsplit("/", 1)[1]
+    fork_token = mine.evaluate(f"window.localStorage.getItem('kibitz.token.{fork_id}')")
+    forked = server.get(f"/games/{fork_id}", fork_token)
+    assert forked["forked_from"] == {"game": game.id, "seq": 5}
+    assert forked["version"] == 5 and forked["state"]["to_act"] == ["Ilja"]
+
+
+def test_turn_audit_explains_the_turn(server, page):
+    from tests.browser.recorded import fuji_game
+
+    game = fuji_game(server.base)
+    page.goto(server.url(f"/watch/{game.id}/hands/1"))
+    page.get_by_role("link", name=re.compile(r"^Turn 4: Gahee played 7")).click()
+    expect(page.locator(".verdict")).to_have_text("Gahee played 7, joining Nami's 7 (strength 14): Jisu is flushed "
+                                                  "and draws.")
+    page.get_by_role("link", name="Turn 5 →", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Turn 5 of hand 1")

@@ -79,10 +79,18 @@
       .then(function (text) {
         if (!text) { return; }
         var fresh = new DOMParser().parseFromString(text, "text/html").getElementById(view.id);
-        if (fresh) {
+        if (fresh && fresh.innerHTML !== view.innerHTML) {
+          var branch = view.querySelector("#branch");
+          var chosen = branch ? branch.value : null;
           view.innerHTML = fresh.innerHTML;
           wire(view);
+          branch = view.querySelector("#branch");
+          if (branch && chosen !== null) {
+            branch.value = chosen;
+            branch.dispatchEvent(new Event("change"));
+          }
         }
+        view.setAttribute("data-view", "full");
       }, function () { /* offline: the public view stays */ });
   }
   window.KibitzReview = {token: token, gameId: gameId, reveal: reveal};

@@ -28,6 +28,7 @@ def test_trick_audit_and_what_if(server, page, new_context):
     scorekeeper.add_init_script(f"window.localStorage.setItem('kibitz.token.{game.id}', '{game.token}');")
     mine = scorekeeper.new_page()
     mine.goto(server.url(f"/watch/{game.id}/hands/1/tricks/1"))
+    expect(mine.locator("#view")).to_have_attribute("data-view", "full")  # read again with the token
     mine.get_by_label("Branch off", exact=True).select_option(label="After Uwe's Green 11 (event 5)")
     mine.get_by_role("link", name="What if…", exact=True).click()
     mine.wait_for_url(re.compile(r".*/table/[A-Za-z0-9]+$"))

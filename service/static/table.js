@@ -109,10 +109,8 @@
   }
 
   function say(sentence) {
-    // Re-announce the same sentence too (a second identical refusal).
-    alertBox.textContent = "";
     lastSentence = sentence || "";
-    if (sentence) { window.setTimeout(function () { alertBox.textContent = lastSentence; }, 10); }
+    alertBox.textContent = lastSentence;
   }
 
   function names(list) {
@@ -283,7 +281,7 @@
     settle(item, "queued");
     render();
     retryTimer = window.setTimeout(function () { retryTimer = null; drain(); }, retryDelay);
-    retryDelay = Math.min(retryDelay * 2, 5000);
+    retryDelay = Math.min(retryDelay * 2, 3000);
   }
 
   function refused(item, answer) {
@@ -396,11 +394,13 @@
     }
   }
 
-  function changePlayer(index) {
+  /* One tap on a name in the waiting list: that card was played by `name`. */
+  function setPlayer(index, name) {
     var it = queue.items[index];
-    it.body.player = nextSeat(it.body.player);
+    if (!it || it.attempts > 0) { return; }
+    it.body.player = name;
     it.guessed = false;
-    it.label = it.body.player + " plays " + cardName(it.body.card);
+    it.label = name + " plays " + cardName(it.body.card);
     reguess();
     saveQueue();
     render();
@@ -1116,14 +1116,19 @@
     for (var i = 0; i < queue.items.length; i++) {
       var it = queue.items[i];
       var li = text("li", "queued" + (i === 0 && queue.stopped ? " refused" : ""));
-      if (it.body.type === "play" && !(i === 0 && sending)) {
-        var who = text("button", "who", it.body.player);
-        who.type = "button";
-        who.setAttribute("aria-label", "Player of " + cardName(it.body.card) + ": " + it.body.player + " (tap to change)");
-        who.addEventListener("click", (function (n) { return function () { changePlayer(n); }; })(i));
-        li.appendChild(who);
-        li.appendChild(document.createTextNode(" plays "));
+      if (it.body.type === "play" && it.attempts === 0) {
         li.appendChild(chip(it.body.card));
+        li.appendChild(document.createTextNode(" by "));
+        var seats = players();
+        for (var j = 0; j < seats.length; j++) {
+          if (!stillIn(seats[j]) && seats[j].name !== it.body.player) { continue; }
+          var who = text("button", "who" + (seats[j].name === it.body.player ? " primary" : ""), seats[j].name);
+          who.type = "button";
+          who.setAttribute("aria-label", cardName(it.body.card) + " by " + seats[j].name);
+          who.setAttribute("aria-pressed", seats[j].name === it.body.player ? "true" : "false");
+          who.addEventListener("click", (function (n, name) { return function () { setPlayer(n, name); }; })(i, seats[j].name));
+          li.appendChild(who);
+        }
         if (it.guessed) { li.appendChild(text("span", "hint", " (guessed)")); }
       } else {
         li.appendChild(document.createTextNode(it.label));

@@ -5,8 +5,9 @@ Fixtures
 ``browser``      one headless Chromium for the whole session (``/usr/bin/chromium``; Playwright's
                  own browser download is never used). ``kibitz.test`` resolves to 127.0.0.1, so a
                  page can be loaded under a non-local name (not a secure context, like a club LAN).
-``server``       a fresh ``kibitz serve`` on a free port with a temporary database, per test;
-                 ``server.stop()`` / ``server.start()`` restart it on the same port and database.
+``server``       one ``kibitz serve`` on a free port with a temporary database, shared by the session
+``own_server``   a ``kibitz serve`` for one test; ``stop()`` / ``start()`` restart it on the same
+                 port and database.
 ``page``         a new browser context and page at 1024×768 (landscape tablet).
 ``new_context``  a factory for more contexts (a second device, a phone viewport).
 
@@ -167,8 +168,20 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KibitzServer]:
+    """One ``kibitz serve`` shared by the tests that never stop it (each test makes its own games)."""
+    running = KibitzServer(tmp_path_factory.mktemp("kibitz"))
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[KibitzServer]:
+def own_server(tmp_path: Path) -> Iterator[KibitzServer]:
+    """A ``kibitz serve`` of this test alone, which it may stop and start again."""
     running = KibitzServer(tmp_path)
     running.start()
     try:
@@ -180,16 +193,19 @@ def server(tmp_path: Path) -> Iterator[KibitzServer]:
 @pytest.fixture
 def new_context(browser: Any) -> Iterator[Callable[..., Any]]:
     contexts: list[Any] = []
+    errors: list[str] = []
 
     def make(viewport: dict[str, int] | None = None, **kwargs: Any) -> Any:
         context = browser.new_context(viewport=viewport or TABLET, **kwargs)
         context.set_default_timeout(10_000)
+        context.on("page", lambda page: page.on("pageerror", lambda error: errors.append(str(error))))
         contexts.append(context)
         return context
 
     yield make
     for context in contexts:
         context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 @pytest.fixture

@@ -158,9 +158,10 @@ def _transfer_and_history(spec: APISpec) -> None:
     })
     spec.path(path="/games/import", operations={
         "post": {"summary": "Create a game from a json export, re-validating every event (422 import_invalid "
-                            "names the first refused seq and its rule_code)",
+                            "names the first refused seq and its rule_code; 409 already_imported names in "
+                            "game_id the stored game when the export's game is already stored here)",
                  "requestBody": {"required": True, "content": {JSON: {"schema": export_doc}}},
-                 "responses": {**_ok("CreatedGame", 201, "Imported"), **_problems((400, 413, 415, 422))}},
+                 "responses": {**_ok("CreatedGame", 201, "Imported"), **_problems((400, 409, 413, 415, 422))}},
     })
     name = {"in": "path", "name": "name", "required": True, "schema": {"type": "string"},
             "description": "matched trimmed and case-insensitively"}

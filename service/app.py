@@ -21,8 +21,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     Config: ``DATABASE`` (default ``$KIBITZ_DB`` or ``./kibitz.db``), ``SYNCHRONOUS``
     (SQLite ``synchronous``: ``FULL`` by default, or ``$KIBITZ_SYNCHRONOUS``),
-    ``MAX_CONTENT_LENGTH`` (1 MiB), ``CACHE_SIZE`` (games kept folded in memory, 256).
-    ``test_config`` overrides any of them. Creates or upgrades the tables.
+    ``MAX_CONTENT_LENGTH`` (1 MiB), ``CACHE_SIZE`` (games kept folded in memory, 256),
+    ``BUSY_TIMEOUT_MS`` (how long a write waits for another program's lock before its 503:
+    ``$KIBITZ_BUSY_TIMEOUT_MS``, else ``store.BUSY_TIMEOUT_MS``), ``MAX_PAGE_COUNT`` (cap
+    the database at that many pages, as if the disk were full there: ``$KIBITZ_MAX_PAGE_COUNT``,
+    else none). ``test_config`` overrides any of them. Creates or upgrades the tables.
     """
     app = Flask(__name__, static_folder=None)
     app.config.from_mapping(
@@ -30,15 +33,30 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         SYNCHRONOUS=os.environ.get("KIBITZ_SYNCHRONOUS", "FULL"),
         MAX_CONTENT_LENGTH=MIB,
         CACHE_SIZE=256,
+        BUSY_TIMEOUT_MS=_env_int("KIBITZ_BUSY_TIMEOUT_MS"),
+        MAX_PAGE_COUNT=_env_int("KIBITZ_MAX_PAGE_COUNT"),
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
-    app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"])
+    app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],
+                                                     **db.connect_options(app))
     db.init_app(app)
     problems.register(app)
     for blueprint in (games.bp, recording.bp, replays.bp, review.bp, transfer.bp, history.bp, meta.bp):
         app.register_blueprint(blueprint)
     app.register_blueprint(pages.bp)  # the HTML pages (ui.md), after the API's routes
     return app
+
+
+def _env_int(name: str) -> int | None:
+    """The whole number in environment variable ``name``, or None when unset or empty.
+    Raises ``ValueError`` naming the variable for anything else."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None

@@ -53,6 +53,12 @@ class FoldCache:
             if cached is None or cached.version <= folded.version:
                 self._games[game_id] = folded
 
+    def discard(self, game_id: str) -> None:
+        """Forget ``game_id``: after a failed batch, whose writes may have cached a fold of
+        events that were never committed."""
+        with self._lock:
+            self._games.pop(game_id, None)
+
     def clear(self) -> None:
         """Forget every cached game."""
         with self._lock:

@@ -10,6 +10,7 @@ number of connections is bounded by the server's worker threads.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from flask import Flask, current_app
 from sqlite_utils import Database
@@ -24,9 +25,29 @@ def get_db() -> Database:
     local: threading.local = current_app.extensions[_EXTENSION]
     db: Database | None = getattr(local, "db", None)
     if db is None:
-        db = store.connect(current_app.config["DATABASE"], current_app.config["SYNCHRONOUS"])
+        db = store.connect(current_app.config["DATABASE"], current_app.config["SYNCHRONOUS"],
+                           **connect_options(current_app))
         local.db = db
     return db
+
+
+def connect_options(app: Flask) -> dict[str, Any]:
+    """``store.connect``'s keyword options from the app's config (busy timeout, page cap)."""
+    return {"busy_timeout_ms": app.config.get("BUSY_TIMEOUT_MS"), "max_page_count": app.config.get("MAX_PAGE_COUNT")}
+
+
+def drop_connection() -> None:
+    """Close the current thread's connection after a storage fault; the next request of the
+    thread opens a new one (a connection SQLite opened read-only stays read-only)."""
+    local: threading.local = current_app.extensions[_EXTENSION]
+    db: Database | None = getattr(local, "db", None)
+    local.db = None
+    if db is not None:
+        try:
+            if db.conn.in_transaction:
+                db.conn.rollback()
+        finally:
+            db.close()
 
 
 def rollback_leftovers(_error: BaseException | None = None) -> None:
@@ -39,7 +60,7 @@ def rollback_leftovers(_error: BaseException | None = None) -> None:
 
 def init_app(app: Flask) -> None:
     """Create or upgrade the tables of ``DATABASE`` and set up per-thread connections."""
-    db = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"])
+    db = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"], **connect_options(app))
     try:
         store.migrate(db)
     finally:

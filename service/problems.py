@@ -14,6 +14,8 @@ from typing import Any
 from flask import Flask, Response, current_app, json
 from werkzeug.exceptions import HTTPException
 
+from service import db, store
+
 PROBLEM_TYPE = "urn:kibitz:problem:"
 PROBLEM_JSON = "application/problem+json"
 #: The ``detail`` of every 413 ``payload_too_large``.
@@ -86,7 +88,8 @@ def _phrase(status: int) -> str:
 
 def register(app: Flask) -> None:
     """Install the error handlers: ``ApiError``, every ``HTTPException``, 503
-    ``database_busy`` (SQLite still locked after the busy timeout) and a catch-all 500."""
+    ``storage_unavailable`` (a write the database cannot take now: ``store.fault``) and a
+    catch-all 500."""
 
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError) -> Response:
@@ -102,12 +105,19 @@ def register(app: Flask) -> None:
             headers["Allow"] = err.get_response().headers["Allow"]
         return problem(status, code, _detail(status, err), headers=headers)
 
-    @app.errorhandler(sqlite3.OperationalError)
-    def _busy(err: sqlite3.OperationalError) -> Response:
-        if "locked" not in str(err) and "busy" not in str(err):
+    @app.errorhandler(store.StorageUnavailable)
+    @app.errorhandler(sqlite3.Error)
+    def _storage(err: Exception) -> Response:
+        unavailable = store.fault(err)
+        if unavailable is None:
             return _internal(err)
-        return problem(503, "database_busy", "The database is busy with other writes; try again.",
-                       headers={"Retry-After": "1"})
+        app.logger.warning("storage unavailable: %s", unavailable.name)
+        try:
+            db.drop_connection()
+        except Exception:  # noqa: BLE001 - closing a broken connection must not hide the 503
+            app.logger.exception("closing the connection after a storage fault")
+        return problem(503, "storage_unavailable", unavailable.detail,
+                       headers={"Retry-After": str(unavailable.retry_after)})
 
     @app.errorhandler(Exception)
     def _internal(err: Exception) -> Response:

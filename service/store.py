@@ -13,6 +13,11 @@ Tables (created by :data:`MIGRATIONS`):
 Writes go through :func:`immediate`, a ``BEGIN IMMEDIATE`` transaction: SQLite lets one
 writer in at a time, across threads and processes, and makes the others wait
 (``busy_timeout``).
+
+A write the storage cannot take (disk full, read-only file or disk, I/O error, a lock held
+past the busy timeout) raises a ``sqlite3`` error that :func:`fault` classifies; the service
+answers it with 503 ``storage_unavailable`` (:class:`StorageUnavailable`). Backups and
+checks of a whole database live in ``service.store_admin``.
 """
 
 from __future__ import annotations
@@ -118,26 +123,105 @@ def _player_results(db: Database) -> None:
 
     history.backfill(db)
 
-def connect(path: str | Path, synchronous: str = "FULL") -> Database:
+def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
+            max_page_count: int | None = None) -> Database:
     """Open ``path`` (created if missing) in WAL mode and return a ``Database``.
 
     ``synchronous`` is one of :data:`SYNCHRONOUS_LEVELS` (``FULL`` by default: a committed
-    event survives a power cut). The connection is in driver autocommit mode: transactions
+    event survives a power cut). ``busy_timeout_ms`` is how long a write waits for another
+    connection's lock (:data:`BUSY_TIMEOUT_MS` by default). ``max_page_count`` caps the
+    database at that many pages (SQLite's ``PRAGMA max_page_count``; never below its current
+    size): a write that needs more fails as if the disk were full (``KIBITZ_MAX_PAGE_COUNT``,
+    for trying out a full disk). The connection is in driver autocommit mode: transactions
     are opened explicitly (:func:`immediate`, ``db.atomic()``). Raises ``ValueError`` for an
-    unknown ``synchronous`` level.
+    unknown ``synchronous`` level, ``sqlite3.Error`` when the file cannot be opened.
     """
     level = synchronous.upper()
     if level not in SYNCHRONOUS_LEVELS:
         raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_LEVELS)}, not {synchronous!r}")
-    conn = sqlite3.connect(str(path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute(f"PRAGMA synchronous = {level}")
+    timeout = BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout / 1000, check_same_thread=False)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(f"PRAGMA synchronous = {level}")
+        if max_page_count is not None:
+            conn.execute(f"PRAGMA max_page_count = {int(max_page_count)}")
+    except BaseException:
+        conn.close()
+        raise
     return Database(conn, execute_plugins=False)
 
 
+# --- storage faults ------------------------------------------------------------------
+
+#: SQLite's primary result codes that mean "the storage cannot take this now", by kind.
+FAULT_KINDS = {
+    sqlite3.SQLITE_FULL: "full",
+    sqlite3.SQLITE_READONLY: "read_only",
+    sqlite3.SQLITE_CANTOPEN: "cannot_open",
+    sqlite3.SQLITE_IOERR: "io_error",
+    sqlite3.SQLITE_PROTOCOL: "io_error",
+    sqlite3.SQLITE_NOLFS: "io_error",
+    sqlite3.SQLITE_BUSY: "busy",
+    sqlite3.SQLITE_LOCKED: "busy",
+    sqlite3.SQLITE_CORRUPT: "damaged",
+    sqlite3.SQLITE_NOTADB: "damaged",
+}
+
+#: What the 503 says for each kind (the table reads it), and its ``Retry-After`` in seconds.
+FAULT_DETAILS = {
+    "full": ("The server's disk is full: nothing was stored. Free some space on the server, then try again.", 5),
+    "read_only": ("The server cannot write to its database (the file or its disk is read-only): nothing was "
+                  "stored. Make it writable again, then try again.", 5),
+    "cannot_open": ("The server cannot open its database file: nothing was stored. Check the file and its "
+                    "folder on the server, then try again.", 5),
+    "io_error": ("The server's disk reported an error: nothing was stored. Try again.", 5),
+    "busy": ("The database stayed locked by another program for too long: nothing was stored. Try again.", 1),
+    "damaged": ("The server's database file is damaged: nothing was stored. Run kibitz check on the server "
+                "and restore a backup (README, 'Running a club server').", 30),
+}
+
+
+class StorageUnavailable(Exception):
+    """A write the database could not take now: ``kind`` (a :data:`FAULT_KINDS` value),
+    ``detail`` (a sentence), ``retry_after`` (seconds) and SQLite's error ``name``."""
+
+    def __init__(self, kind: str, detail: str, retry_after: int, name: str) -> None:
+        super().__init__(detail)
+        self.kind, self.detail, self.retry_after, self.name = kind, detail, retry_after, name
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.detail}"
+
+
+def fault(err: BaseException) -> StorageUnavailable | None:
+    """The storage fault that ``err`` is (a ``sqlite3`` error whose code is one of
+    :data:`FAULT_KINDS`, or a :class:`StorageUnavailable` already), or None for any other
+    error (a constraint, a bug)."""
+    if isinstance(err, StorageUnavailable):
+        return err
+    if not isinstance(err, sqlite3.Error):
+        return None
+    code = getattr(err, "sqlite_errorcode", None)
+    kind = FAULT_KINDS.get(code & 0xFF) if isinstance(code, int) else None
+    if kind is None and isinstance(err, sqlite3.OperationalError):  # no code: go by SQLite's message
+        text = str(err)
+        kind = ("busy" if "locked" in text or "busy" in text else "full" if "full" in text
+                else "read_only" if "readonly" in text else "io_error" if "I/O" in text else None)
+    if kind is None:
+        return None
+    detail, retry_after = FAULT_DETAILS[kind]
+    return StorageUnavailable(kind, detail, retry_after, str(getattr(err, "sqlite_errorname", "") or err))
+
+
 def migrate(db: Database) -> None:
-    """Create or upgrade the tables; safe to call from several processes at once."""
+    """Create or upgrade the tables; safe to call from several processes at once.
+
+    Takes the write lock only when a migration is pending, so a database that is up to date
+    can be opened (and read) even where it cannot be written now."""
+    if db.table(MIGRATIONS.migrations_table).exists() and not MIGRATIONS.pending(db):
+        return
     with immediate(db):
         MIGRATIONS.apply(db)
 

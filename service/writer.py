@@ -16,11 +16,19 @@ threshold, stalling that batch); instead a second thread runs a ``PASSIVE`` chec
 its own connection every :data:`CHECKPOINT_EVERY` commits, while writers go on appending.
 
 The threads start on the first write and stop after :data:`IDLE_SECONDS` without any.
+
+A storage fault anywhere in a batch (disk full, read-only, I/O error, a lock held past the
+busy timeout: ``store.fault``) rolls the whole transaction back, so none of the batch's
+events, idempotency records or projection rows is stored, and every write of the batch
+fails with ``store.StorageUnavailable`` (503). The writer then drops its connection and
+opens a new one for the next batch: a connection SQLite opened read-only (because the file
+was read-only then) would stay read-only after the file became writable again.
 """
 
 from __future__ import annotations
 
 import queue
+import sqlite3
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -43,9 +51,11 @@ CHECKPOINT_EVERY = 200
 class GroupCommitter:
     """Runs write jobs on one connection, many per transaction, committing once per batch."""
 
-    def __init__(self, database: str, synchronous: str) -> None:
+    def __init__(self, database: str, synchronous: str, *, busy_timeout_ms: int | None = None,
+                 max_page_count: int | None = None) -> None:
         self._database = database
         self._synchronous = synchronous
+        self._options: dict[str, Any] = {"busy_timeout_ms": busy_timeout_ms, "max_page_count": max_page_count}
         self._jobs: queue.Queue[tuple[Job, Future[Any]]] = queue.Queue()
         self._lock = threading.Lock()
         self._running = False
@@ -54,7 +64,9 @@ class GroupCommitter:
         """Run ``job(db)`` inside a write transaction and return its result once committed.
 
         An exception raised by ``job`` rolls back what ``job`` wrote (and nothing else) and
-        is raised here; so is an error committing the batch (then nothing of it is stored).
+        is raised here. A storage fault in the batch (``store.fault``), or an error
+        committing it, stores nothing of the batch and raises ``store.StorageUnavailable``
+        (or the commit's error) for every job in it.
         """
         future: Future[T] = Future()
         self._jobs.put((job, future))
@@ -64,9 +76,11 @@ class GroupCommitter:
                 threading.Thread(target=self._serve, name="kibitz-writer", daemon=True).start()
         return future.result()
 
+    def _connect(self) -> Database:
+        return store.connect(self._database, self._synchronous, **self._options)
+
     def _serve(self) -> None:
-        db = store.connect(self._database, self._synchronous)
-        db.execute("PRAGMA wal_autocheckpoint = 0")
+        db: Database | None = None
         due, done = threading.Event(), threading.Event()
         threading.Thread(target=self._checkpoint, args=(due, done), name="kibitz-checkpoint", daemon=True).start()
         commits = 0
@@ -86,7 +100,7 @@ class GroupCommitter:
                         batch.append(self._jobs.get_nowait())
                     except queue.Empty:
                         break
-                self._commit(db, batch)
+                db = self._commit(db, batch)
                 commits += 1
                 if commits >= CHECKPOINT_EVERY:
                     commits = 0
@@ -94,11 +108,12 @@ class GroupCommitter:
         finally:
             done.set()
             due.set()
-            db.close()
+            if db is not None:
+                db.close()
 
     def _checkpoint(self, due: threading.Event, done: threading.Event) -> None:
         """Copy the write-ahead log into the database whenever the writer asks, until it stops."""
-        db = store.connect(self._database, self._synchronous)
+        db: Database | None = None
         try:
             while True:
                 due.wait()
@@ -106,40 +121,60 @@ class GroupCommitter:
                 if done.is_set():
                     return
                 try:
+                    db = db or self._connect()
                     db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                except Exception:  # noqa: BLE001 - a busy checkpoint is retried next time
-                    continue
+                except Exception:  # noqa: BLE001 - a busy or failed checkpoint is retried next time
+                    if db is not None:
+                        db.close()
+                    db = None
         finally:
-            db.close()
+            if db is not None:
+                db.close()
 
-    @staticmethod
-    def _commit(db: Database, batch: list[tuple[Job, Future[Any]]]) -> None:
+    def _commit(self, db: Database | None, batch: list[tuple[Job, Future[Any]]]) -> Database | None:
+        """Run ``batch`` in one transaction on ``db`` (opened if None); answer every future.
+
+        Returns the connection to use for the next batch: None after a storage fault (the
+        next batch opens a fresh one)."""
         outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
         try:
+            if db is None:
+                db = self._connect()
+                db.execute("PRAGMA wal_autocheckpoint = 0")
             db.execute("BEGIN IMMEDIATE")
-        except Exception as err:  # the database stayed locked past the busy timeout
-            for _job, future in batch:
-                future.set_exception(err)
-            return
-        for job, future in batch:
-            db.execute("SAVEPOINT job")
-            try:
-                result = job(db)
-            except BaseException as err:  # noqa: BLE001 - handed to the waiting request
-                db.execute("ROLLBACK TO job")
-                db.execute("RELEASE job")
-                outcomes.append((future, None, err))
-            else:
-                db.execute("RELEASE job")
-                outcomes.append((future, result, None))
-        try:
+            for job, future in batch:
+                db.execute("SAVEPOINT job")
+                try:
+                    result = job(db)
+                except BaseException as err:  # noqa: BLE001 - handed to the waiting request
+                    if store.fault(err) is not None:
+                        raise  # the storage failed, not this write: the whole batch is abandoned
+                    db.execute("ROLLBACK TO job")
+                    db.execute("RELEASE job")
+                    outcomes.append((future, None, err))
+                else:
+                    db.execute("RELEASE job")
+                    outcomes.append((future, result, None))
             db.execute("COMMIT")
-        except Exception as err:
-            if db.conn.in_transaction:
-                db.conn.rollback()
-            outcomes = [(future, None, failure or err) for future, _result, failure in outcomes]
-        for future, result, failure in outcomes:
-            if failure is None:
+        except Exception as err:  # noqa: BLE001 - nothing of the batch is stored; each request is told
+            unavailable = store.fault(err)
+            if db is not None:
+                try:
+                    if db.conn.in_transaction:
+                        db.conn.rollback()
+                except sqlite3.Error:
+                    pass  # SQLite has rolled back already, or the connection is unusable: dropped below
+                if unavailable is not None:
+                    db.close()
+                    db = None
+            failure: BaseException = unavailable or err
+            done = {id(future): own for future, _result, own in outcomes if own is not None}
+            for _job, future in batch:
+                future.set_exception(done.get(id(future)) or failure)
+            return db
+        for future, result, own in outcomes:
+            if own is None:
                 future.set_result(result)
             else:
-                future.set_exception(failure)
+                future.set_exception(own)
+        return db

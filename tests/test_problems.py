@@ -61,5 +61,5 @@ def test_a_locked_database_is_503_not_500(open_game, client, db_path, monkeypatc
     finally:
         blocker.rollback()
         blocker.close()
-    body = assert_problem(response, 503, "database_busy")
+    body = assert_problem(response, 503, "storage_unavailable")
     assert response.headers["Retry-After"] == "1" and "version" not in body

@@ -120,7 +120,7 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
     Returns the 201 response (or the stored first response of a retried
     ``Idempotency-Key``), sent only once the event is committed. Raises ``ApiError``: 422
     ``idempotency_key_reused``, 422 ``validation_failed``, 412 ``version_mismatch``, 409
-    with the rules code.
+    with the rules code; ``store.StorageUnavailable`` (503) when the storage cannot take it.
     """
     game_id, rules = row["id"], games.rules_of(dict(row))
     key = http.idempotency_key()
@@ -167,7 +167,11 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
             store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
         return 201, out, after
 
-    status, out, after = games.writer().run(write)
+    try:
+        status, out, after = games.writer().run(write)
+    except store.StorageUnavailable:  # nothing of the batch is stored: neither is its fold
+        cache.discard(game_id)
+        raise
     if after is not None:
         cache.put(game_id, after)
     return http.json_response(out, status, version=out.get("version"))

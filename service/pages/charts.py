@@ -96,7 +96,7 @@ def results_by_month(played: list[dict[str, Any]]) -> dict[str, Any]:
         **{**STYLE.__dict__, "colors": ("#009E73", "#D55E00", "#999999")})))
     chart.x_labels = [row["month"] for row in rows]
     chart.y_labels = _integer_labels([float(row["won"] + row["lost"] + row["other"]) for row in rows])
-    for field, words in (("won", "won"), ("lost", "lost"), ("other", "abandoned or in play")):
+    for field, words in (("won", "won"), ("lost", "lost"), ("other", "other")):
         chart.add(words, [row[field] for row in rows])
     label = "Chart: games won, lost and other per month; the table below gives the numbers."
     return {"rows": rows, "svg": _named(chart.render(is_unicode=True), label)}

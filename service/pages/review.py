@@ -117,18 +117,13 @@ def _names(names: list[str]) -> str:
 
 
 def score_columns(game: dict[str, Any], sheet: list[dict[str, Any]]) -> dict[str, Any]:
-    """The score sheet (the engine's ``score_sheet``, as in the CSV export) as a table:
-    ``{"key", "label", "unit", "players": [{"name", "amount", "total"}], "rows"}``."""
-    if not sheet:
-        return {"key": None, "rows": [], "players": [], "unit": ""}
-    first = sheet[0]
-    key = next(iter(first))
-    players = []
-    for name in game["players"]:
-        amount = next((k for k in first if k.startswith(f"{name} ") and k != f"{name} total"), None)
-        players.append({"name": name, "amount": amount, "total": f"{name} total"})
-    unit = players[0]["amount"][len(game["players"][0]) + 1:] if players and players[0]["amount"] else ""
-    return {"key": key, "label": key.capitalize(), "rows": sheet, "players": players, "unit": unit}
+    """The score sheet (the engine's ``score_sheet``, as in the CSV export; its columns are the
+    engine's ``SHEET``) as a table: ``{"key", "label", "unit", "players": [{"name", "amount",
+    "total"}], "rows"}``."""
+    columns = games.rules_of(game).SHEET
+    key = columns.first[0]
+    players = [dict(zip(("amount", "total"), columns.of(name), strict=True), name=name) for name in game["players"]]
+    return {"key": key, "label": key.capitalize(), "rows": sheet, "players": players, "unit": columns.unit}
 
 
 def seat_cells(game: dict[str, Any], state: dict[str, Any]) -> list[dict[str, Any]]:

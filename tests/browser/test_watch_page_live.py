@@ -38,7 +38,7 @@ def test_the_page_is_reachable_from_home_and_links_to_replay_and_audits(server, 
     page.get_by_role("link", name="Watch Fool! (Anja, Bettina, Uwe, Ilja)", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Fool!")
     expect(page.locator(".plays")).to_contain_text("Anja Green 20")
-    page.get_by_role("link", name="Round 1: every trick, who won and why").click()
+    page.get_by_role("link", name="Round 1: every trick, who won, the Fools and why").click()
     page.get_by_role("link", name="Trick 1", exact=False).first.click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Trick 1 of round 1")
     page.get_by_role("link", name="Replay", exact=True).click()

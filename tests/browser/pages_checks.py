@@ -49,3 +49,11 @@ def small_tap_targets(page: Any, within: str = "main") -> list[str]:
         }
         return out;
     }""", [within, TAP]))
+
+
+def keep_token(context: Any, game_id: str, token: str) -> None:
+    """Make ``context`` a device that keeps ``game_id``'s token (``kibitz.token.<id>`` in
+    localStorage, as the new-game and table pages store it) on every page it opens."""
+    context.add_init_script(
+        "try { if (location.protocol.indexOf('http') === 0) { "
+        f"window.localStorage.setItem('kibitz.token.{game_id}', '{token}'); }} }} catch (e) {{}}")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, TABLET, KibitzServer
+from tests.browser.pages_checks import keep_token
 from tests.browser.recorded import Recorder, club_evening
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,8 +62,7 @@ def shoot(out: Path, only: set[str] | None = None, log: Callable[[str], Any] = p
                     for size, viewport in SIZES.items():
                         context = browser.new_context(viewport=viewport)
                         if holder is not None:
-                            context.add_init_script(
-                                f"window.localStorage.setItem('kibitz.token.{holder.id}', '{holder.token}');")
+                            keep_token(context, holder.id, holder.token)
                         page = context.new_page()
                         page.goto(server.url(path))
                         page.wait_for_load_state("networkidle")

@@ -8,6 +8,7 @@ import re
 
 from playwright.sync_api import expect
 
+from tests.browser.pages_checks import keep_token
 from tests.browser.recorded import fool_game
 
 
@@ -25,7 +26,7 @@ def test_trick_audit_and_what_if(server, page, new_context):
     expect(page.get_by_role("link", name="What if…", exact=True)).to_have_count(0)  # no token on this device
 
     scorekeeper = new_context()
-    scorekeeper.add_init_script(f"window.localStorage.setItem('kibitz.token.{game.id}', '{game.token}');")
+    keep_token(scorekeeper, game.id, game.token)
     mine = scorekeeper.new_page()
     mine.goto(server.url(f"/watch/{game.id}/hands/1/tricks/1"))
     expect(mine.locator("#view")).to_have_attribute("data-view", "full")  # read again with the token

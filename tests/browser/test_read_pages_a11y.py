@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import PHONE, TABLET, KibitzServer
-from tests.browser.pages_checks import axe_violations, sideways_overflow, small_tap_targets
+from tests.browser.pages_checks import axe_violations, keep_token, sideways_overflow, small_tap_targets
 from tests.browser.recorded import Recorder, club_evening
 from tests.browser.screenshots import pages
 
@@ -39,7 +39,7 @@ def open_page(new_context: Any, evening: tuple[KibitzServer, dict[str, Recorder]
     path, holder = pages(games)[name]
     context = new_context(viewport)
     if holder is not None:  # the scorekeeper's device: the token kept in localStorage
-        context.add_init_script(f"window.localStorage.setItem('kibitz.token.{holder.id}', '{holder.token}');")
+        keep_token(context, holder.id, holder.token)
     page = context.new_page()
     page.goto(server.url(path))
     page.wait_for_load_state("networkidle")

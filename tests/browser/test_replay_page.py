@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from tests.browser.pages_checks import keep_token
 from tests.browser.recorded import create, toepen_table_game
 
 OPEN_DEAL = {"type": "deal", "hands": {"Ann": ["TH", "9C", "JD", "QS"], "Bob": ["7H", "8C", "AD", "KS"],
@@ -63,7 +64,7 @@ def test_the_public_view_hides_open_hands_and_the_token_shows_them(server, page,
     expect(seats).not_to_contain_text("10♥")
 
     scorekeeper = new_context()
-    scorekeeper.add_init_script(f"window.localStorage.setItem('kibitz.token.{game.id}', '{game.token}');")
+    keep_token(scorekeeper, game.id, game.token)
     full = scorekeeper.new_page()
     full.goto(server.url(f"/watch/{game.id}/replay?step=2"))
     expect(full.locator("#replay-board .seats-table")).to_contain_text("10♥")

@@ -1,0 +1,88 @@
+"""``kibitz serve --lan``: listens on every address and prints the LAN URLs and a QR code.
+
+The test machines have no network beyond loopback, so the test checks what is printed (the
+addresses psutil reports, the QR code segno draws of the first URL) and talks to the server
+over loopback only, never to the printed addresses.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import requests
+
+from service import lan
+from tests.browser.conftest import free_port, kibitz_command
+
+
+def _serve(tmp_path, *args: str) -> tuple[subprocess.Popen[str], list[str]]:
+    proc = subprocess.Popen([*kibitz_command(), "serve", "--db", str(tmp_path / "k.db"), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.stdout is not None
+    lines = [proc.stdout.readline().rstrip("\n")]
+    return proc, lines
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    proc.wait(timeout=10)
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+def test_lan_prints_every_lan_url_and_a_qr_code_of_the_first(tmp_path):
+    port = free_port()
+    proc, lines = _serve(tmp_path, "--lan", "--port", str(port))
+    try:
+        assert lines[0].startswith(f"Kibitz on http://0.0.0.0:{port} ")
+        urls = lan.lan_urls(port)
+        assert proc.stdout is not None
+        if not urls:
+            assert "No network address other than loopback" in proc.stdout.readline()
+            return
+        assert proc.stdout.readline().strip() == "Open on a tablet on the same network:"
+        printed = [proc.stdout.readline().strip() for _ in urls]
+        assert printed == urls
+        for url in printed:
+            assert url.startswith("http://") and url.endswith(f":{port}/")
+            assert not url.startswith("http://127.")
+        qr = lan.terminal_qr(urls[0]).splitlines()
+        drawn = [proc.stdout.readline().rstrip("\n") for _ in qr]
+        assert drawn == qr
+        assert any("▀" in line or "▄" in line for line in drawn)
+        # the same server answers on loopback too (0.0.0.0 includes it)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                health = requests.get(f"http://127.0.0.1:{port}/health", timeout=1)
+                break
+            except requests.ConnectionError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        assert health.json() == {"status": "ok"}
+        # a share link asked for on this machine points at the LAN address a tablet can open
+        game = requests.post(f"http://127.0.0.1:{port}/games", json={"game": "toepen", "players": ["A", "B", "C"]},
+                             timeout=5).json()
+        shared = requests.post(f"http://127.0.0.1:{port}/table/{game['id']}/share",
+                               headers={"Authorization": f"Bearer {game['token']}"}, timeout=5).json()
+        assert shared["link"] == f"{urls[0]}table/{game['id']}#token={game['token']}"
+        assert shared["svg"].startswith("<svg")
+    finally:
+        _stop(proc)
+
+
+def test_without_lan_it_stays_on_loopback(tmp_path):
+    port = free_port()
+    proc, lines = _serve(tmp_path, "--port", str(port))
+    try:
+        assert lines[0].startswith(f"Kibitz on http://127.0.0.1:{port} ")
+    finally:
+        _stop(proc)
+
+
+def test_lan_addresses_leave_out_loopback_and_link_local():
+    for address in lan.lan_addresses():
+        assert not address.startswith(("127.", "169.254."))

@@ -784,6 +784,7 @@
   }
 
   function scoreLine(p) {
+    if (kind === "fuji_flush") { return p.hand_size + (p.hand_size === 1 ? " card" : " cards") + " · pushed through " + p.pushed_through; }
     if (kind === "toepen") { return "Lives lost " + p.lives_lost + "/" + game.options.limit; }
     if (kind === "fool") { return "Score " + p.score + (p.tens ? " · +10 ×" + p.tens : ""); }
     if (kind === "stop_the_bus") { return "Chips " + p.chips; }
@@ -814,7 +815,7 @@
       if (kind === "stop_the_bus" && s.stopped_by === p.name) { head.appendChild(text("span", "badge", "stopped")); }
       seat.appendChild(head);
       var info = scoreLine(p);
-      if (s.phase !== "deal" || kind === "fool") { info += " · " + p.hand_size + (p.hand_size === 1 ? " card" : " cards"); }
+      if (kind !== "fuji_flush" && (s.phase !== "deal" || kind === "fool")) { info += " · " + p.hand_size + (p.hand_size === 1 ? " card" : " cards"); }
       seat.appendChild(text("div", "seat-info", info));
       if (kind === "fuji_flush" && p.table_card !== null && p.table_card !== undefined) {
         var lying = text("div", "seat-table", "In front: ");
@@ -833,11 +834,12 @@
     group.setAttribute("role", "group");
     group.setAttribute("aria-label", "Hand: " + name);
     for (var i = 0; i < known.length; i++) {
+      var usable = !!token && (compose || (!waiting() && canPlay(known[i], name)) || (guessing() && entries("play").length > 0));
+      if (!usable) { group.appendChild(chip(known[i])); continue; }
       var b = text("button", "card small " + cardClass(known[i]), cardName(known[i]));
       b.type = "button";
       b.setAttribute("data-card", String(known[i]));
       b.setAttribute("data-owner", name);
-      b.disabled = !(compose || (!waiting() && canPlay(known[i], name)) || (waiting() && entries("play").length));
       group.appendChild(b);
     }
     return group;
@@ -1190,9 +1192,10 @@
     var names2 = playerNames();
     var table = text("table", "score-sheet");
     var thead = text("thead"), tr = text("tr");
-    var lead = kind === "fuji_flush" ? ["Turn", "Player", "Card"] : [kind === "toepen" ? "Hand" : "Round", "Dealer"];
+    var lead = kind === "fuji_flush" ? ["Turn", "Play"] : [kind === "toepen" ? "Hand" : "Round", "Dealer"];
+    var skip = kind === "fuji_flush" ? 3 : 2;  // the CSV's leading columns (Fuji Flush: turn, player, card)
     for (var l = 0; l < lead.length; l++) { var th0 = text("th", null, lead[l]); th0.scope = "col"; tr.appendChild(th0); }
-    for (var n = 0; n < names2.length; n++) { var th = text("th", null, names2[n]); th.scope = "col"; tr.appendChild(th); }
+    for (var n = 0; n < names2.length; n++) { var th = text("th", "num", names2[n]); th.scope = "col"; tr.appendChild(th); }
     thead.appendChild(tr);
     table.appendChild(thead);
     var tbody = text("tbody");
@@ -1200,13 +1203,10 @@
     for (var r = 0; r < shown.length; r++) {
       var cells = shown[r];
       var row = text("tr");
-      for (var c = 0; c < lead.length; c++) {
-        var v = cells[c] || "";
-        if (kind === "fuji_flush" && c === 2) { v = cardName(v); }
-        row.appendChild(text(c === 0 ? "th" : "td", null, v));
-      }
+      row.appendChild(text("th", null, cells[0] || ""));
+      row.appendChild(text("td", null, kind === "fuji_flush" ? (cells[1] || "") + " " + cardName(cells[2] || "") : (cells[1] || "")));
       for (var p = 0; p < names2.length; p++) {
-        var change = cells[lead.length + 2 * p], total = cells[lead.length + 2 * p + 1];
+        var change = cells[skip + 2 * p], total = cells[skip + 2 * p + 1];
         var td = text("td", "num");
         td.appendChild(text("strong", null, total));
         if (change !== undefined && change !== "" && change !== "0") {
@@ -1220,7 +1220,9 @@
     var caption = text("caption", "hint", head.length ? (kind === "toepen" ? "Lives lost: total (this hand)" : kind === "fool" ? "Points: total (this round)"
       : kind === "stop_the_bus" ? "Chips: total (this round)" : "Cards left: total (this turn), last turns") : "");
     table.insertBefore(caption, table.firstChild);
-    box.appendChild(table);
+    var scroller = text("div", "sheet-scroll");
+    scroller.appendChild(table);
+    box.appendChild(scroller);
   }
 
   // ------------------------------------------------------------------ events

@@ -198,7 +198,7 @@ def new_context(browser: Any) -> Iterator[Callable[..., Any]]:
     def make(viewport: dict[str, int] | None = None, **kwargs: Any) -> Any:
         context = browser.new_context(viewport=viewport or TABLET, **kwargs)
         context.set_default_timeout(10_000)
-        context.on("page", lambda page: page.on("pageerror", lambda error: errors.append(str(error))))
+        context.on("page", lambda page: page.on("pageerror", lambda error: _page_error(page, error, errors)))
         contexts.append(context)
         return context
 
@@ -206,6 +206,12 @@ def new_context(browser: Any) -> Iterator[Callable[..., Any]]:
     for context in contexts:
         context.close()
     assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def _page_error(page: Any, error: Any, errors: list[str]) -> None:
+    """Collect a JavaScript error of one of our pages (not of an init script on about:blank)."""
+    if page.url.startswith("http"):
+        errors.append(f"{page.url}: {error}")
 
 
 @pytest.fixture

@@ -1,8 +1,11 @@
-"""The ``kibitz`` command: ``kibitz serve`` (waitress), ``kibitz init-db`` and ``kibitz replay``."""
+"""The ``kibitz`` command: ``kibitz serve`` (waitress), ``kibitz init-db``, ``kibitz replay``,
+``kibitz backup`` and ``kibitz check`` (and ``export``/``import``, ``service.cli_transfer``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import signal
+import sqlite3
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -31,12 +34,25 @@ def main() -> None:
               type=click.Choice(["OFF", "NORMAL", "FULL", "EXTRA"], case_sensitive=False),
               help="SQLite synchronous level.")
 def serve(host: str | None, lan: bool, port: int, database: str, threads: int, synchronous: str) -> None:
-    """Serve the API and the pages with waitress, creating the database and its tables if needed."""
+    """Serve the API and the pages with waitress, creating the database and its tables if needed.
+
+    Refuses a damaged or unreadable database file (``PRAGMA quick_check``) in one sentence.
+    On SIGTERM or SIGINT it finishes the requests in progress, then checkpoints the
+    write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``)."""
+    from service import store_admin
     from service.app import create_app
     from service.server import create_server
 
     host = host or ("0.0.0.0" if lan else "127.0.0.1")
-    app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper()})
+    problem = store_admin.startup_problem(database)
+    if problem is not None:
+        raise click.ClickException(_refusal(database, problem))
+    try:
+        app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper()})
+    except sqlite3.Error as err:
+        raise click.ClickException(_refusal(database, f"unusable ({err})")) from err
+    except ValueError as err:  # a KIBITZ_* setting that is not a number
+        raise click.ClickException(str(err)) from err
     try:
         server = create_server(app, host=host, port=port, threads=threads, ident="kibitz")
     except OSError as err:  # the port is taken, or the host is not an address of this machine
@@ -47,7 +63,31 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     click.echo(f"Kibitz on http://{host}:{bound} (database {database})")
     if lan:
         _announce_lan(app, bound)
-    server.run()
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        server.run()  # returns once a signal stopped it, after the requests in progress
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        try:
+            store_admin.checkpoint(database)
+        except sqlite3.Error as err:
+            click.echo(f"Stopped; the write-ahead log of {database} could not be checkpointed ({err}): "
+                       "it is kept beside the file and read on the next start.", err=True)
+        else:
+            click.echo(f"Stopped; every event is in {database}.")
+
+
+def _stop(signum: int, _frame: Any) -> None:
+    """SIGTERM/SIGINT: leave waitress's loop (it then finishes the requests in progress)."""
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def _refusal(database: str, problem: str) -> str:
+    """The one sentence ``kibitz serve`` refuses a database file with."""
+    return (f"Cannot serve {database}: the database file is {problem}; restore it from a backup "
+            f"(stop, copy the backup made with kibitz backup over it, run kibitz check --db {database}) "
+            "as README's 'Running a club server' explains.")
 
 
 def _announce_lan(app: Flask, port: int) -> None:
@@ -112,6 +152,42 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
         f"version {row['version']}") if part)
     for line in timeline.render(title, steps, word=rules.HAND_WORD):
         click.echo(line)
+
+
+@main.command()
+@click.argument("dest", type=click.Path(dir_okay=False))
+@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
+              type=click.Path(dir_okay=False), help="SQLite database file to back up (may be in use).")
+@click.option("--force", is_flag=True, help="Replace DEST if it exists.")
+def backup(dest: str, database: str, force: bool) -> None:
+    """Copy the database, while it is in use, into DEST: one consistent, self-contained file."""
+    from service import store_admin
+
+    try:
+        copied = store_admin.backup(database, dest, force=force)
+    except store_admin.BackupError as err:
+        raise click.ClickException(str(err)) from err
+    click.echo(f"Backed up {database} to {copied.path}: {copied.games} games, {copied.events} events, "
+               f"{copied.bytes:,} bytes.")
+
+
+@main.command()
+@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
+              type=click.Path(dir_okay=False), help="SQLite database file to check (opened read-only).")
+def check(database: str) -> None:
+    """Verify a database: SQLite's integrity check, every game's events numbered 1..n, every game
+    rebuilt through its rules. Prints each problem; exit status 1 when there is one."""
+    from service import checking
+
+    report = checking.check(database)
+    for problem in report.problems:
+        click.echo(str(problem))
+    counted = f"{report.games} games, {report.events} events"
+    if report.ok:
+        click.echo(f"{database}: no problems ({counted} checked).")
+        return
+    click.echo(f"{database}: {len(report.problems)} problem(s) ({counted} checked).", err=True)
+    raise SystemExit(1)
 
 
 main.add_command(export_games)

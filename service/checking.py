@@ -1,0 +1,140 @@
+"""``kibitz check``: verify a whole database without changing it.
+
+Three things, each problem named with its game and event where it has one:
+
+1. SQLite's own ``PRAGMA integrity_check`` of the file (damaged pages, broken indexes);
+2. every game's events numbered ``1..n`` without a gap, ``n`` being ``games.version``, and no
+   event without its game;
+3. every game rebuilds through its rules (``replays.replay``: ``engine.stream`` and the
+   game's reducer), event by event, and ends in the status its ``games`` row says.
+
+The database is opened read-only (``service.store_admin.open_read_only``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import engine
+from engine.core import RulesError
+from replays import replay
+from service import store_admin
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong: the game (None for the file as a whole), the event's seq (None when
+    it is not about one event) and what is wrong, in words."""
+
+    game_id: str | None
+    seq: int | None
+    what: str
+
+    def __str__(self) -> str:
+        where = "database" if self.game_id is None else f"game {self.game_id}"
+        if self.seq is not None:
+            where += f", event {self.seq}"
+        return f"{where}: {self.what}"
+
+
+@dataclass
+class Report:
+    """What :func:`check` found: the problems, and how many games and events it looked at."""
+
+    path: Path
+    problems: list[Problem] = field(default_factory=list)
+    games: int = 0
+    events: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check(path: str | Path) -> Report:
+    """Check the database at ``path`` (see the module's docstring); never raises for what
+    it finds, and never writes to the file."""
+    report = Report(Path(path))
+    try:
+        with store_admin.open_read_only(path) as conn:
+            _check(conn, report)
+    except FileNotFoundError as err:
+        report.problems.append(Problem(None, None, str(err)))
+    except sqlite3.Error as err:
+        report.problems.append(Problem(None, None, f"cannot be read: {err}"))
+    return report
+
+
+def _check(conn: sqlite3.Connection, report: Report) -> None:
+    try:
+        damage = store_admin.integrity(conn)
+    except sqlite3.DatabaseError as err:  # too damaged to finish: go on, to name the games it hit
+        damage = [f"{err} (the check could not finish)"]
+    report.problems.extend(Problem(None, None, f"SQLite integrity check: {message}") for message in damage)
+    try:
+        missing = store_admin.missing_tables(conn)
+    except sqlite3.DatabaseError as err:
+        report.problems.append(Problem(None, None, f"the list of tables cannot be read: {err}"))
+        return
+    if missing:
+        report.problems.append(Problem(None, None, f"not a Kibitz database: no {', '.join(missing)} table"))
+        return
+    try:
+        rows = store_admin.games(conn)
+        orphans = store_admin.orphan_events(conn)
+    except sqlite3.DatabaseError as err:
+        report.problems.append(Problem(None, None, f"the games cannot be listed: {err}"))
+        return
+    for game_id, count in orphans:
+        report.problems.append(Problem(game_id, None, f"{count} stored event(s) belong to no game (no games row)"))
+    for row in rows:
+        report.games += 1
+        try:
+            _check_game(conn, row, report)
+        except sqlite3.DatabaseError as err:
+            report.problems.append(Problem(row["id"], None, f"cannot be read: {err}"))
+
+
+def _check_game(conn: sqlite3.Connection, row: dict[str, object], report: Report) -> None:
+    game_id = str(row["id"])
+    seqs = store_admin.event_seqs(conn, game_id)
+    report.events += len(seqs)
+    if not seqs:
+        report.problems.append(Problem(game_id, None, "has no events (not even game_created)"))
+        return
+    expected = 1
+    for seq in seqs:
+        if seq > expected:
+            missing = f"event {expected}" if seq == expected + 1 else f"events {expected} to {seq - 1}"
+            report.problems.append(Problem(game_id, expected, f"{missing} missing: a gap in the log before "
+                                                              f"event {seq}"))
+        expected = seq + 1
+    if row["version"] != seqs[-1]:
+        report.problems.append(Problem(game_id, None, f"games.version is {row['version']} but the last stored "
+                                                      f"event is {seqs[-1]}"))
+    rules = engine.GAMES.get(str(row["game"]))
+    if rules is None:
+        report.problems.append(Problem(game_id, None, f"unknown game {row['game']!r}: it cannot be rebuilt"))
+        return
+    folded: replay.Folded | None = None
+    seq = 0
+    try:
+        for event in store_admin.game_events(conn, game_id):
+            seq = int(event["seq"])
+            folded = replay.fold(rules, [event]) if folded is None else replay.extend(folded, seq, replay.action(event))
+    except sqlite3.DatabaseError as err:
+        report.problems.append(Problem(game_id, seq or None, f"cannot be read: {err}"))
+        return
+    except RulesError as err:
+        report.problems.append(Problem(game_id, seq, f"no longer rebuilds through the rules of {rules.GAME}: "
+                                                     f"{err.message} ({err.code})"))
+        return
+    except Exception as err:  # noqa: BLE001 - any failure to fold is reported, never raised
+        report.problems.append(Problem(game_id, seq, f"no longer rebuilds through the rules of {rules.GAME}: "
+                                                     f"{type(err).__name__}: {err}"))
+        return
+    if folded is not None and rules.status(folded.stream.state) != row["status"]:
+        report.problems.append(Problem(game_id, None, f"games.status is {row['status']!r} but its events make it "
+                                                      f"{rules.status(folded.stream.state)!r}"))

@@ -1,0 +1,182 @@
+"""Whole-database storage work for running a club server: backups, checks, the checkpoint at
+shutdown. Every SQL statement of ``kibitz backup``, ``kibitz check`` and ``kibitz serve``'s
+start-up and shutdown checks is here, beside ``service.store``.
+
+- :func:`backup` copies a live database with SQLite's online backup API into one
+  self-contained file (rollback-journal mode: no ``-wal`` or ``-shm`` needed beside it).
+- :func:`open_read_only` opens a database with a ``mode=ro`` URI, so a check never changes it.
+- :func:`integrity`, :func:`games`, :func:`event_seqs`, :func:`orphan_events` are the reads of
+  ``kibitz check`` (``service.checking`` folds the games).
+- :func:`startup_problem` is ``kibitz serve``'s quick check; :func:`checkpoint` is run when it
+  stops.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from service import store
+
+#: The tables a Kibitz database must have for ``kibitz serve`` to read it.
+TABLES = ("games", "events", "idempotency")
+
+
+class BackupError(Exception):
+    """A backup that could not be made; the message is a sentence for the terminal."""
+
+
+@dataclass(frozen=True)
+class Copied:
+    """What :func:`backup` wrote: the destination, its size in bytes, games and events."""
+
+    path: Path
+    bytes: int
+    games: int
+    events: int
+
+
+def backup(source: str | Path, dest: str | Path, *, force: bool = False) -> Copied:
+    """Copy the database ``source`` (live: servers may go on writing) to ``dest``.
+
+    The copy is one consistent snapshot (SQLite's online backup API, in one step under a
+    read transaction, so writers are not held up in WAL mode), switched to rollback-journal
+    mode so that it is a single self-contained file, checked (``PRAGMA quick_check``), and
+    only then moved into place (a temporary file beside ``dest``, renamed). Raises
+    :class:`BackupError` when ``source`` is missing or not a database, when ``dest`` exists
+    and ``force`` is false, or when the copy fails.
+    """
+    source, dest = Path(source), Path(dest)
+    if not source.is_file():
+        raise BackupError(f"There is no database file {source}.")
+    if dest.exists() and not force:
+        raise BackupError(f"{dest} exists already: choose another name, or add --force to replace it.")
+    if dest.exists() and dest.resolve() == source.resolve():
+        raise BackupError(f"{dest} is the database itself: back it up to another file.")
+    if not dest.parent.is_dir():
+        raise BackupError(f"There is no folder {dest.parent} to write {dest.name} into.")
+    temp = dest.with_name(f".{dest.name}.part-{os.getpid()}")
+    try:
+        with closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=store.BUSY_TIMEOUT_MS / 1000)) as src:
+            _tables_or_fail(src, source)
+            with closing(sqlite3.connect(temp, isolation_level=None)) as out:
+                src.backup(out)
+                out.execute("PRAGMA journal_mode = DELETE")
+                verdict = out.execute("PRAGMA quick_check").fetchall()
+                if verdict != [("ok",)]:
+                    raise BackupError(f"The copy of {source} does not pass SQLite's check: {verdict[0][0]}.")
+                games_n, events_n = out.execute(
+                    "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM events)").fetchone()
+        os.replace(temp, dest)
+    except sqlite3.Error as err:
+        raise BackupError(f"Could not back up {source}: {err}.") from err
+    finally:
+        for leftover in (temp, temp.with_name(temp.name + "-journal")):
+            if leftover.exists():
+                leftover.unlink()
+    return Copied(dest, dest.stat().st_size, int(games_n), int(events_n))
+
+
+def _tables_or_fail(conn: sqlite3.Connection, path: Path) -> None:
+    missing = missing_tables(conn)
+    if missing:
+        raise BackupError(f"{path} is not a Kibitz database (no {', '.join(missing)} table).")
+
+
+@contextmanager
+def open_read_only(path: str | Path) -> Iterator[sqlite3.Connection]:
+    """A connection to ``path`` that cannot change it (``mode=ro``). Raises ``sqlite3.Error``
+    when the file cannot be opened, ``FileNotFoundError`` when there is none."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"There is no database file {path}.")
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=store.BUSY_TIMEOUT_MS / 1000)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def integrity(conn: sqlite3.Connection, quick: bool = False) -> list[str]:
+    """SQLite's ``PRAGMA integrity_check`` (``quick_check`` if ``quick``): ``[]`` when the file
+    is sound, else SQLite's messages (at most 100)."""
+    pragma = "quick_check" if quick else "integrity_check"
+    rows = [str(row[0]) for row in conn.execute(f"PRAGMA {pragma}(100)")]
+    return [] if rows == ["ok"] else rows
+
+
+def missing_tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables of :data:`TABLES` that ``conn``'s database lacks."""
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return [name for name in TABLES if name not in names]
+
+
+def games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every ``games`` row's ``id``, ``game``, ``version`` and ``status``, oldest first."""
+    rows = conn.execute("SELECT id, game, version, status FROM games ORDER BY rowid").fetchall()
+    return [{"id": row[0], "game": row[1], "version": row[2], "status": row[3]} for row in rows]
+
+
+def event_seqs(conn: sqlite3.Connection, game_id: str) -> list[int]:
+    """The stored ``seq`` numbers of ``game_id``, in order."""
+    return [int(row[0]) for row in conn.execute("SELECT seq FROM events WHERE game_id = ? ORDER BY seq", [game_id])]
+
+
+def game_events(conn: sqlite3.Connection, game_id: str) -> Iterator[dict[str, Any]]:
+    """The events of ``game_id`` in ``seq`` order, ``data`` decoded; raises ``ValueError``
+    (with the ``seq``) for data that is not JSON."""
+    for seq, kind, data, recorded_at, at in conn.execute(
+            "SELECT seq, type, data, recorded_at, at FROM events WHERE game_id = ? ORDER BY seq", [game_id]):
+        try:
+            decoded = json.loads(data)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"event {seq}'s data is not JSON ({err})") from err
+        yield {"seq": seq, "type": kind, "data": decoded, "recorded_at": recorded_at, "at": at}
+
+
+def orphan_events(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """``(game_id, count)`` of events whose game has no ``games`` row."""
+    rows = conn.execute("SELECT game_id, count(*) FROM events WHERE game_id NOT IN (SELECT id FROM games) "
+                        "GROUP BY game_id ORDER BY game_id").fetchall()
+    return [(str(game_id), int(count)) for game_id, count in rows]
+
+
+def startup_problem(path: str | Path) -> str | None:
+    """``kibitz serve``'s check before it serves ``path``: None when the file is missing (it
+    will be created) or sound and readable (``PRAGMA quick_check``, the schema readable);
+    else what is wrong, in a few words ("damaged: …", "not a database", "unreadable: …")."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    if not os.access(path, os.R_OK) or path.is_dir():
+        return "unreadable: permission denied" if not path.is_dir() else "unreadable: it is a folder"
+    try:
+        with open_read_only(path) as conn:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            damage = integrity(conn, quick=True)
+            if damage:
+                return f"damaged ({damage[0]})"
+            names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for table in TABLES:
+                if table in names:
+                    conn.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()
+    except sqlite3.DatabaseError as err:
+        kind = store.fault(err)
+        if kind is not None and kind.kind == "damaged":
+            return f"damaged or not a database ({err})"
+        return f"unreadable ({err})"
+    return None
+
+
+def checkpoint(path: str | Path) -> None:
+    """Copy the write-ahead log of ``path`` into the database file and empty it
+    (``PRAGMA wal_checkpoint(TRUNCATE)``), so the file alone holds every committed event.
+    Raises ``sqlite3.Error`` if the checkpoint cannot run."""
+    with closing(sqlite3.connect(str(path), timeout=store.BUSY_TIMEOUT_MS / 1000)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()

@@ -1,0 +1,139 @@
+"""``kibitz check`` names every planted fault (a gap in a log, a damaged page, an event that no
+longer rebuilds) and never changes the file; ``kibitz serve`` refuses a damaged or unreadable
+file at start-up in one sentence, never a traceback."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from service.app import create_app
+from tests.club_server import kibitz
+from tests.conftest import OPEN_DEAL, PLAYERS
+from tests.test_server import _free_port, _kibitz
+
+
+def make_database(path: Path, games: int = 3, notes: int = 5) -> list[str]:
+    """A database of ``games`` open Toepen games, each dealt, Bob's lead 7H played, then
+    ``notes`` notes; checkpointed into the file alone. Returns the game ids."""
+    client = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()
+    ids = []
+    for _ in range(games):
+        body = client.post("/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"}).get_json()
+        auth = {"Authorization": f"Bearer {body['token']}"}
+        url = f"/games/{body['id']}/events"
+        assert client.post(url, json=OPEN_DEAL, headers=auth).status_code == 201
+        assert client.post(url, json={"type": "play", "player": "Bob", "card": "7H"}, headers=auth).status_code == 201
+        for n in range(notes):
+            assert client.post(url, json={"type": "note", "text": f"note {n} " + "x" * 400},
+                               headers=auth).status_code == 201
+        ids.append(body["id"])
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return ids
+
+
+def tamper(path: Path, *sql: str) -> None:
+    """Change a test copy the way no Kibitz code can: drop the immutability triggers first."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("DROP TRIGGER events_no_delete")
+    for statement in sql:
+        conn.execute(statement)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def stored(tmp_path) -> tuple[Path, list[str]]:
+    path = tmp_path / "kibitz.db"
+    return path, make_database(path)
+
+
+def test_a_sound_database_passes(stored):
+    path, ids = stored
+    done = kibitz("check", "--db", str(path))
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.strip() == f"{path}: no problems (3 games, {3 * 8} events checked)."
+
+
+def test_a_gap_and_a_version_that_disagrees_are_named_with_game_and_event(stored):
+    path, ids = stored
+    tamper(path, f"DELETE FROM events WHERE game_id = '{ids[0]}' AND seq = 4",
+           f"DELETE FROM events WHERE game_id = '{ids[1]}' AND seq IN (2, 3)",
+           f"DELETE FROM events WHERE game_id = '{ids[2]}' AND seq = 8")
+    before = digest(path)
+    done = kibitz("check", "--db", str(path))
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert f"game {ids[0]}, event 4: event 4 missing: a gap in the log before event 5" in lines
+    assert f"game {ids[1]}, event 2: events 2 to 3 missing: a gap in the log before event 4" in lines
+    assert f"game {ids[2]}: games.version is 8 but the last stored event is 7" in lines
+    assert f"{path}: " in done.stderr and "problem(s)" in done.stderr
+    assert digest(path) == before  # checking never changes the file
+
+
+def test_an_event_that_no_longer_rebuilds_is_named(stored):
+    path, ids = stored
+    # event 3 is Bob's lead 7H; Bob was dealt 7H 8C AD KS, so 9S is a card he cannot hold
+    tamper(path, f"""UPDATE events SET data = '{{"player":"Bob","card":"9S"}}' WHERE game_id = '{ids[1]}' AND seq = 3""")
+    done = kibitz("check", "--db", str(path))
+    assert done.returncode == 1
+    [line] = [line for line in done.stdout.splitlines() if ids[1] in line]
+    assert line.startswith(f"game {ids[1]}, event 3: no longer rebuilds through the rules of toepen: ")
+    assert not [line for line in done.stdout.splitlines() if ids[0] in line or ids[2] in line]
+
+
+def test_a_damaged_page_is_found_and_kibitz_serve_refuses_the_file_in_one_sentence(tmp_path):
+    path = tmp_path / "kibitz.db"
+    make_database(path, games=25, notes=8)
+    size = path.stat().st_size
+    assert size > 80_000
+    with path.open("r+b") as file:  # 8 KiB of damage in the middle of the file
+        file.seek(size // 2 // 4096 * 4096)
+        file.write(bytes((n * 37 + 11) % 256 for n in range(8192)))
+    done = kibitz("check", "--db", str(path))
+    assert done.returncode == 1
+    assert any(line.startswith("database: SQLite integrity check: ") for line in done.stdout.splitlines()), done.stdout
+    assert f"{path}: " in done.stderr
+
+    proc = subprocess.run([*_kibitz(), "serve", "--port", str(_free_port()), "--db", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    [sentence] = proc.stderr.splitlines()
+    assert sentence.startswith(f"Error: Cannot serve {path}: the database file is damaged")
+    assert "restore it from a backup" in sentence and f"kibitz check --db {path}" in sentence
+    assert "Traceback" not in proc.stderr
+
+
+def test_kibitz_serve_refuses_a_file_that_is_not_a_database_in_one_sentence(tmp_path):
+    path = tmp_path / "kibitz.db"
+    path.write_bytes(b"these are the minutes of the club meeting, not a database\n" * 100)
+    proc = subprocess.run([*_kibitz(), "serve", "--port", str(_free_port()), "--db", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    [sentence] = proc.stderr.splitlines()
+    assert sentence.startswith(f"Error: Cannot serve {path}: the database file is damaged or not a database")
+    checked = kibitz("check", "--db", str(path))
+    assert checked.returncode == 1 and "database: " in checked.stdout
+
+
+def test_check_of_a_copy_with_foreign_events_names_them(stored, tmp_path):
+    path, ids = stored
+    copy = tmp_path / "copy.db"
+    shutil.copy(path, copy)
+    tamper(copy, f"DELETE FROM games WHERE id = '{ids[0]}'")
+    done = kibitz("check", "--db", str(copy))
+    assert done.returncode == 1
+    assert f"game {ids[0]}: 8 stored event(s) belong to no game (no games row)" in done.stdout.splitlines()

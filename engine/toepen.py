@@ -1394,20 +1394,30 @@ def view(state: State, full: bool) -> dict[str, Any]:
 
     ``full`` is True for the scorekeeper (the game's token): in ``open`` games the cards in
     players' hands are shown only then, or once the hand is over.
+
+    The fields "for the current hand" (``hand_number``, ``dealer``, ``stake``,
+    ``last_knocker``, ``stock_size``, ``tricks``; each player's ``in_hand``, ``hand_size``,
+    ``cards_known``) follow api.md, "Which hand is current": while a hand is in play they
+    describe it; between hands and once the game is over they keep the values of the hand
+    that has just ended (``phase`` ``deal`` and ``next_dealer`` say who deals next);
+    before the first deal ``hand_number`` is 0, ``dealer`` the first dealer, lists are
+    ``[]``, counts 0 and every other such field null. ``answers_due`` and ``can_fold``
+    (who may answer now) are ``[]`` whenever no hand is in play.
     """
     hand = state.hand
+    shown = current_hand(state)
     names = state.names
     winners, losers = winners_losers(state)
     show_cards = full or state.visibility == "table"
     players = []
     for seat, name in enumerate(names):
-        holding = hand.holdings[seat] if hand is not None else Holding()
+        holding = shown.holdings[seat] if shown is not None else Holding()
         entry: dict[str, Any] = {
             "name": name,
             "seat": seat + 1,
             "lives_lost": state.lives_lost[seat],
             "lives_left": lives_left(state, seat),
-            "in_hand": hand.in_hand[seat] if hand is not None else not state.eliminated[seat],
+            "in_hand": shown.in_hand[seat] if shown is not None else None,
             "hand_size": holding.size,
             "eliminated": state.eliminated[seat],
         }
@@ -1420,12 +1430,12 @@ def view(state: State, full: bool) -> dict[str, Any]:
         "to_act": [names[s] for s in to_act(state)],
         "players": players,
         "hand_number": hand_number(state),
-        "dealer": names[hand.dealer] if hand is not None else names[state.dealer],
+        "dealer": names[shown.dealer] if shown is not None else names[state.dealer],
         "next_dealer": names[state.dealer] if hand is None and not state.finished else None,
-        "stake": hand.stake if hand is not None else None,
-        "last_knocker": names[hand.last_knocker] if hand is not None and hand.last_knocker is not None else None,
-        "stock_size": hand.stock if hand is not None else None,
-        "tricks": [_trick_json(state, hand, t) for t in hand.tricks] if hand is not None else [],
+        "stake": shown.stake if shown is not None else None,
+        "last_knocker": names[shown.last_knocker] if shown is not None and shown.last_knocker is not None else None,
+        "stock_size": shown.stock if shown is not None else None,
+        "tricks": [_trick_json(state, shown, t) for t in shown.tricks] if shown is not None else [],
         "answers_due": [names[s] for s in hand.answers_due] if hand is not None else [],
         "can_fold": (
             [names[s] for s in hand.players if _can(check_answer, state, s, "fold")]
@@ -1437,6 +1447,15 @@ def view(state: State, full: bool) -> dict[str, Any]:
         out["winners"] = winners
         out["losers"] = losers
     return out
+
+
+def current_hand(state: State) -> Hand | None:
+    """The hand the state's "current hand" fields describe (api.md, "Which hand is
+    current"): the hand in play, else the one that has just ended (between hands and at
+    game over), else None (before the first deal)."""
+    if state.hand is not None:
+        return state.hand
+    return state.history[-1] if state.history else None
 
 
 def _can(check: Callable[..., object], *args: Any) -> bool:

@@ -1184,8 +1184,17 @@ def view(state: State, full: bool) -> dict[str, Any]:
 
     ``full`` is True for the scorekeeper (the game's token): in ``open`` games the cards in
     players' hands are shown only then.
+
+    The fields "for the current round" (``round_number``/``hand_number``, ``dealer``,
+    ``tricks``, ``sitting_out``, ``lead_colour``; each player's ``hand_size``, ``is_fool``,
+    ``cards_known``, ``cards_unknown``) follow api.md, "Which hand is current": between
+    rounds and once the game is over they keep the values of the round that has just ended
+    (``hand_size`` = the cards each player was left holding; ``phase`` ``deal`` and
+    ``next_dealer`` say who deals next); before the first deal ``round_number`` is 0,
+    ``dealer`` the first dealer, lists are ``[]``, counts 0 and ``is_fool`` and
+    ``lead_colour`` null.
     """
-    rnd = state.round
+    rnd = current_round(state)
     names = state.names
     show_cards = full or state.visibility == "table"
     sitting: tuple[int, ...] = ()
@@ -1203,7 +1212,7 @@ def view(state: State, full: bool) -> dict[str, Any]:
             "round_scores": by_round[seat],
             "tens": state.tens[seat],
             "hand_size": holding.size,
-            "is_fool": seat in sitting,
+            "is_fool": seat in sitting if rnd is not None else None,
         }
         if show_cards:
             entry["cards_known"] = list(holding.known)
@@ -1219,7 +1228,7 @@ def view(state: State, full: bool) -> dict[str, Any]:
         "round_number": hand_number(state),
         "hand_number": hand_number(state),
         "dealer": names[rnd.dealer] if rnd is not None else names[state.dealer],
-        "next_dealer": names[state.dealer] if rnd is None and not state.finished else None,
+        "next_dealer": names[state.dealer] if state.round is None and not state.finished else None,
         "fools_per_trick": state.options.fools_per_trick,
         "sitting_out": [names[s] for s in sitting],
         "lead_colour": trick.lead_colour if trick is not None else None,
@@ -1230,6 +1239,15 @@ def view(state: State, full: bool) -> dict[str, Any]:
         out["winners"] = winners(state)
         out["end_reason"] = state.end_reason
     return out
+
+
+def current_round(state: State) -> Round | None:
+    """The round the state's "current round" fields describe (api.md, "Which hand is
+    current"): the round in play, else the one that has just ended (between rounds and at
+    game over), else None (before the first deal)."""
+    if state.round is not None:
+        return state.round
+    return state.history[-1] if state.history else None
 
 
 # --------------------------------------------------------------------------- timeline

@@ -1120,20 +1120,29 @@ def view(state: State, full: bool) -> dict[str, Any]:
     ``full`` is True for the scorekeeper (the game's token): in ``open`` games the cards in
     players' hands are shown only then, or once the round is over. ``hand_rank`` is the
     player's rank at the latest showdown (null until they show).
+
+    The fields "for the current round" (``round_number``/``hand_number``, ``dealer``,
+    ``centre``, ``stopped_by``, ``final_turns_left``; each player's ``in_round``,
+    ``hand_size``, ``hand_known``, ``hand_rank``) follow api.md, "Which hand is current":
+    between rounds and once the game is over they keep the values of the round that has
+    just ended (``phase`` ``deal`` and ``next_dealer`` say who deals next); before the first
+    deal ``round_number`` is 0, ``dealer`` the first dealer, ``hand_known`` ``[]``,
+    ``hand_size`` 0 and every other such field null. ``can_stop`` is ``[]`` whenever no
+    round is in play.
     """
     rnd = state.round
     latest = _latest(state)
     ranks = _ranks_of(state, latest) if latest is not None else {}
     names = state.names
+    shown = full or state.visibility == "table"
     players = []
     for seat, name in enumerate(names):
-        in_round = rnd is not None and rnd.in_round[seat]
+        in_round = latest.in_round[seat] if latest is not None else None
         known: list[str] = []
         size = 0
-        if rnd is not None and in_round:
-            holding = rnd.holdings[seat]
+        if latest is not None and in_round:
+            holding = latest.holdings[seat]
             size = holding.size
-            shown = full or state.visibility == "table"
             known = sorted(holding.known if shown else holding.public)
         players.append(
             {
@@ -1154,11 +1163,11 @@ def view(state: State, full: bool) -> dict[str, Any]:
         "players": players,
         "round_number": hand_number(state),
         "hand_number": hand_number(state),
-        "dealer": names[rnd.dealer] if rnd is not None else names[state.dealer],
+        "dealer": names[latest.dealer] if latest is not None else names[state.dealer],
         "next_dealer": names[state.dealer] if rnd is None and not state.finished else None,
-        "centre": list(rnd.centre) if rnd is not None else None,
-        "stopped_by": names[rnd.stopped_by] if rnd is not None and rnd.stopped_by is not None else None,
-        "final_turns_left": len(rnd.final_due) if rnd is not None and rnd.stopped_by is not None else None,
+        "centre": list(latest.centre) if latest is not None else None,
+        "stopped_by": names[latest.stopped_by] if latest is not None and latest.stopped_by is not None else None,
+        "final_turns_left": len(latest.final_due) if latest is not None and latest.stopped_by is not None else None,
         "can_stop": [names[s] for s in rnd.players if _can(partial(check_stop, state, s))] if rnd is not None else [],
         "winners": [names[s] for s in state.winners],
     }

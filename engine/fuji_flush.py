@@ -979,6 +979,12 @@ def view(state: State, full: bool) -> dict[str, Any]:
 
     ``full`` is True for the scorekeeper (the game's token): in ``open`` games the cards in
     players' hands (``cards_known``) are shown only then, or once the game is over.
+
+    Fuji Flush has one hand, the whole game (api.md, "Which hand is current"): once it is
+    over every field keeps its value at the end; before the deal ``hand_number`` is 0,
+    ``first_player`` the first player, lists (``groups``, ``turns``, ``cards_known``) are
+    ``[]``, per-player counts 0, and ``table_card``, ``draw_pile_size``, ``discard_size``
+    and ``reshuffles`` null.
     """
     names = state.names
     show = full or state.visibility == "table" or state.finished
@@ -1007,8 +1013,8 @@ def view(state: State, full: bool) -> dict[str, Any]:
         "first_player": names[state.first],
         "groups": [_group_json(state, g) for g in groups(state.table)],
         "draw_pile_size": state.draw_pile if state.dealt else None,
-        "discard_size": state.discard_size,
-        "reshuffles": state.reshuffles,
+        "discard_size": state.discard_size if state.dealt else None,
+        "reshuffles": state.reshuffles if state.dealt else None,
         "turns": [_turn_json(state, t) for t in _items(state.turns)],
     }
     if state.finished:

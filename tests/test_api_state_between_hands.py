@@ -157,7 +157,7 @@ def test_toepen_game_over_in_the_middle_of_a_hand_keeps_the_hand_cut_short(clien
 # =========================================================================== Fool!
 
 #: rules/fool.md "End of a round" (shared/examples/fool-round-end.json): D deals, 3 cards each.
-FOOL_ROUND = [play(*m.split(":")) for m in "A:G10 B:G3 C:R4 D:G12 D:Y8 A:Y2 B:1 D:B7 A:B3 C:B9".split()]
+FOOL_ROUND = [play(*m.split(":")) for m in ["A:G10", "B:G3", "C:R4", "D:G12", "D:Y8", "A:Y2", "B:1", "D:B7", "A:B3", "C:B9"]]
 FOOL_REVEALS = [{"type": "reveal", "player": "B", "cards": ["R20"]}, {"type": "reveal", "player": "C", "cards": ["1"]}]
 
 

@@ -281,7 +281,9 @@ def replay_context(row: dict[str, Any], step: int, full: bool) -> dict[str, Any]
     """The board right after event ``step`` (the same function as ``GET states/<seq>``)."""
     body = state_after(row, step, full)
     context = board_context(row, body["state"], full)
-    context.update(step=step, version=row["version"])
+    rules = games.rules_of(row)
+    context.update(step=step, version=row["version"],
+                   hands=list(range(1, rules.hand_number(games.current(row).stream.state) + 1)))
     return context
 
 

@@ -33,30 +33,48 @@ def evening(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KibitzSe
         server.stop()
 
 
-def open_page(new_context: Any, evening: tuple[KibitzServer, dict[str, Recorder]], name: str,
-              viewport: dict[str, int]) -> Any:
+@pytest.fixture(scope="module")
+def devices(browser: Any, evening: tuple[KibitzServer, dict[str, Recorder]]) -> Iterator[dict[str, Any]]:
+    """One page per size, on a device that keeps the scorekeepers' tokens of the audited games
+    (so **What if…** and the full view are scanned too); JavaScript errors fail the module."""
+    _server, games = evening
+    errors: list[str] = []
+    out, contexts = {}, []
+    for size, viewport in (("tablet", TABLET), ("phone", PHONE)):
+        context = browser.new_context(viewport=viewport)
+        context.set_default_timeout(10_000)
+        for _name, (_path, holder) in pages(games).items():
+            if holder is not None:
+                keep_token(context, holder.id, holder.token)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        out[size], contexts = page, [*contexts, context]
+    yield out
+    for context in contexts:
+        context.close()
+    assert errors == [], f"JavaScript errors on the pages: {errors}"
+
+
+def open_page(devices: dict[str, Any], evening: tuple[KibitzServer, dict[str, Recorder]], name: str,
+              size: str) -> Any:
     server, games = evening
-    path, holder = pages(games)[name]
-    context = new_context(viewport)
-    if holder is not None:  # the scorekeeper's device: the token kept in localStorage
-        keep_token(context, holder.id, holder.token)
-    page = context.new_page()
-    page.goto(server.url(path))
+    page = devices[size]
+    page.goto(server.url(pages(games)[name][0]))
     page.wait_for_load_state("networkidle")
     return page
 
 
 @pytest.mark.parametrize("name", EVERY_PAGE)
-def test_no_serious_accessibility_violation(new_context, evening, name):
-    page = open_page(new_context, evening, name, TABLET)
+def test_no_serious_accessibility_violation(devices, evening, name):
+    page = open_page(devices, evening, name, "tablet")
     assert axe_violations(page) == []
 
 
-@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
+@pytest.mark.parametrize("size", ["tablet", "phone"])
 @pytest.mark.parametrize("name", READ_PAGES)
-def test_read_pages_fit_the_screen_with_big_tap_targets(new_context, evening, name, viewport):
-    page = open_page(new_context, evening, name, viewport)
+def test_read_pages_fit_the_screen_with_big_tap_targets(devices, evening, name, size):
+    page = open_page(devices, evening, name, size)
     assert sideways_overflow(page) == 0
     assert small_tap_targets(page) == []
-    if viewport is PHONE:
+    if size == "phone":
         assert axe_violations(page) == []

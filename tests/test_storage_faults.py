@@ -7,10 +7,12 @@ process records again, without a restart (api.md, status codes)."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import threading
 import uuid
 from pathlib import Path
 
+import pytest
 import requests
 
 from service.app import create_app
@@ -160,3 +162,45 @@ def test_a_database_locked_too_long_is_503_and_writes_resume_when_the_lock_is_re
         assert served.proc.poll() is None
     assert stored_events(db, game_id) == [1, 2, 3]
     assert key in remembered_keys(db)
+
+
+def test_a_real_full_disk_is_503_and_recovers_when_a_file_is_deleted(tmp_path):
+    """The same on a real filesystem that fills up: a 4 MiB tmpfs mounted for the test."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.strip()}")
+    try:
+        db = mount / "kibitz.db"
+        with serve(db) as served:
+            game_id, token = served.new_game()
+            assert served.note(game_id, token, "before").status_code == 201
+            filler = mount / "holiday-photos.bin"
+            with filler.open("wb") as out:  # fill the disk to the last block
+                try:
+                    while True:
+                        out.write(b"\0" * 65536)
+                        out.flush()
+                except OSError:
+                    pass
+            seqs = [1, 2]
+            for _ in range(500):
+                response = served.note(game_id, token, "y" * 2000)
+                if response.status_code != 201:
+                    break
+                seqs.append(response.json()["seq"])
+            assert_unavailable(response, "5")
+            read = requests.get(f"{served.base}/games/{game_id}", timeout=30)
+            assert read.status_code == 200 and read.json()["version"] == seqs[-1]
+
+            filler.unlink()  # space freed
+
+            again = served.note(game_id, token, "after")
+            assert again.status_code == 201, again.text
+            assert again.json()["seq"] == seqs[-1] + 1
+            assert served.proc.poll() is None
+        assert stored_events(db, game_id) == [*seqs, seqs[-1] + 1]
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True)

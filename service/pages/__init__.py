@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import segno
-from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask import Blueprint, Response, current_app, render_template, request
 
 from service import games, http, store
 from service.db import get_db
@@ -72,14 +72,12 @@ def new_game() -> str:
 
 
 @bp.get("/table/<game_id>")
-def table(game_id: str) -> str | Response:
+def table(game_id: str) -> str | tuple[str, int]:
     """The table page of one game; its script reads and writes through the API with the token."""
     try:
         row = games.load(game_id)
-    except ApiError as err:
-        if err.status == 404:
-            abort(404)
-        raise
+    except ApiError as err:  # an unknown game: the page says so, with a way home
+        return render_template("page_error.html", err=err), err.status
     deck = catalogue.deck_layout(row["game"], row["options"])
     return render_template(
         "table.html",

@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import stop_the_bus_games, toepen_games  # noqa: E402
+from bench.playouts import play  # noqa: E402
 from engine import stop_the_bus, toepen  # noqa: E402
 from engine import stream as streams  # noqa: E402
 from replays import replay  # noqa: E402
@@ -46,14 +46,12 @@ def templates(rng: random.Random) -> list[tuple[Any, str]]:
     out = []
     for i in range(TEMPLATES):
         if i % 2:
-            rules, created = stop_the_bus, stop_the_bus_games.created(SEATS, {"chips": 2})
-            actions = stop_the_bus_games.random_game(rng, SEATS, {"chips": 2})
+            rules, game = stop_the_bus, play("stop_the_bus", rng, SEATS, {"chips": 2}, "table")
         else:
-            rules, created = toepen, toepen_games.created(SEATS, {"limit": 3})
-            actions = toepen_games.random_game(rng, SEATS, {"limit": 3})
-        events = [{"seq": 1, "type": streams.CREATED, "data": {"game": rules.GAME, **created}}]
+            rules, game = toepen, play("toepen", rng, SEATS, {"limit": 3}, "open", side_rate=(0.12, 0.12))
+        events = [{"seq": 1, "type": streams.CREATED, "data": {"game": rules.GAME, **game.created}}]
         events += [{"seq": n, "type": a["type"], "data": {k: v for k, v in a.items() if k != "type"}}
-                   for n, a in enumerate(actions, start=2)]
+                   for n, a in game.events[1:]]
         assert rules.status(replay.fold(rules, events).stream.state) == "finished"
         out.append((rules, json.dumps(events)))
     return out

@@ -38,9 +38,10 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.toepen_games import random_game  # noqa: E402
+from bench.playouts import play  # noqa: E402
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
+SIDE_RATE = (0.12, 0.12)  # knock, fold or launder now and then, as real tables do
 
 
 def free_port() -> int:
@@ -114,7 +115,7 @@ def post(client: Client, game: str, token: str, action: dict[str, Any]) -> float
 def throughput(base: str, clients: int, games: int, seed: int) -> tuple[int, float]:
     """Record ``games`` random games with ``clients`` threads; return (moves, seconds)."""
     rng = random.Random(seed)
-    logs = [random_game(rng, PLAYERS, {"limit": 10}) for _ in range(games)]
+    logs = [play("toepen", rng, PLAYERS, {"limit": 10}, side_rate=SIDE_RATE).actions for _ in range(games)]
     queue = list(logs)
     lock = threading.Lock()
     count = [0]
@@ -148,7 +149,7 @@ def latency_at(base: str, length: int, seed: int, moves: int = 200) -> tuple[flo
     for i in range(max(0, length - 1)):
         post(client, game, token, {"type": "note", "text": f"padding {i}"})
     rng = random.Random(seed)
-    actions = random_game(rng, PLAYERS, {"limit": 99}, max_events=moves)
+    actions = play("toepen", rng, PLAYERS, {"limit": 99}, max_events=moves + 1, side_rate=SIDE_RATE).actions
     times = [post(client, game, token, action) for action in actions]
     times.sort()
     p99 = times[min(len(times) - 1, int(len(times) * 0.99))]

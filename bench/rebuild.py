@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.playouts import play  # noqa: E402
 from bench.timing import fold_rate  # noqa: E402
-from bench.toepen_games import created, random_game  # noqa: E402
 from engine import toepen  # noqa: E402
 
 
@@ -26,12 +26,8 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     players = ["Ann", "Bob", "Cas", "Dee"]
-    logs = []
-    for _ in range(args.games):
-        actions = random_game(rng, players, {"limit": 30})
-        events = [(1, {"type": "game_created", **created(players, {"limit": 30})})]
-        events += [(seq, action) for seq, action in enumerate(actions, start=2)]
-        logs.append(events)
+    # open games; knock, fold or launder now and then (12% of the actions), as real tables do
+    logs = [play("toepen", rng, players, {"limit": 30}, side_rate=(0.12, 0.12)).events for _ in range(args.games)]
     total, best = fold_rate(toepen, logs)
     print(f"toepen: {len(logs)} games, {total} events, {total / len(logs):.0f} events/game")
     print(f"rebuild: {total / best:,.0f} events/s on one core (best of 3: {best:.3f} s)")

@@ -14,12 +14,15 @@ import argparse
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.fool_games import play_game  # noqa: E402
+from bench.playouts import play  # noqa: E402
 from bench.timing import fold_rate  # noqa: E402
 from engine import fool  # noqa: E402
+
+UNDO: dict[str, Any] = {"undo_rate": 0.05, "undo_depth": 1, "note_rate": 0}  # one action in twenty undone and redone
 
 
 def main() -> None:
@@ -30,8 +33,8 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     players = [f"P{i}" for i in range(args.players)]
-    logs = [play_game(rng, players, {}, "table").events for _ in range(args.games)]
-    longest = max((play_game(rng, players, {}, "table", rescue_below=0).events for _ in range(5)), key=len)
+    logs = [play("fool", rng, players, {}, "table", **UNDO).events for _ in range(args.games)]
+    longest = max((play("fool", rng, players, {}, "table", **UNDO, rescue_below=0).events for _ in range(5)), key=len)
     total, best = fold_rate(fool, logs)
     _long_total, long_best = fold_rate(fool, [longest])
     print(f"fool: {len(logs)} games of {args.players} players, {total} events, {total / len(logs):.0f} events/game")

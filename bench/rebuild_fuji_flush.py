@@ -1,8 +1,8 @@
 """Fuji Flush rebuild throughput: events folded per second by ``engine.stream.replay``.
 
 Usage: ``python bench/rebuild_fuji_flush.py [--games 200] [--seed 7]``. Plays random legal
-games in open visibility (every drawn card named by a ``draw`` event, drawn as from a real
-shuffled pile; about one play in ten undone and redone), then times folding whole logs from
+games in open visibility (every drawn card named by a ``draw`` event, drawn from a real
+shuffled pile; about one action in ten undone and redone), then times folding whole logs from
 ``game_created``, the way the service rebuilds a game it has not cached:
 
 - many ordinary games (the published deck, 3-8 players);
@@ -20,43 +20,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.playouts import Log, play  # noqa: E402
 from bench.timing import fold_rate  # noqa: E402
-from engine import fuji_flush, stream  # noqa: E402
-
-Log = list[tuple[int, dict[str, Any]]]
+from engine import fuji_flush  # noqa: E402
 
 
 def random_game(rng: random.Random, players: list[str], options: dict[str, Any] | None = None) -> Log:
-    """One random legal game to its end, as ``(seq, action)`` pairs from ``game_created``."""
-    resolved = fuji_flush.resolve_options(options or {}, players)
-    created = {"players": players, "options": resolved, "visibility": "open",
-               "first_player": players[0], "rules_version": fuji_flush.RULES_VERSION}
-    cards = [int(v) for v, n in resolved["deck"].items() for _ in range(n)]
-    rng.shuffle(cards)
-    size = resolved["hand_size"]
-    log: Log = [(1, {"type": "game_created", **created})]
-    current = stream.start(fuji_flush, created)
-
-    def record(action: dict[str, Any]) -> None:
-        nonlocal current
-        current = stream.advance(current, current.version + 1, action)
-        log.append((current.version, action))
-
-    record({"type": "deal", "hands": {p: cards[i * size:(i + 1) * size] for i, p in enumerate(players)}})
-    while True:
-        legal = fuji_flush.legal_actions(current.state, True)
-        if not legal:
-            return log
-        draws = [a for a in legal if a["type"] == "draw"]
-        if draws:  # every drawn card named at once: the unplaced copies are exactly the draw pile
-            weights = [fuji_flush.unplaced(current.state, c) for c in draws[0]["cards"]]
-            record({"type": "draw", "player": draws[0]["player"], "card": rng.choices(draws[0]["cards"], weights)[0]})
-            continue
-        move = legal[0]
-        record({"type": "play", "player": move["player"], "card": rng.choice(move["cards"])})
-        if rng.random() < 0.1:
-            record({"type": "undo"})
-            record({"type": "redo"})
+    """One random legal open game to its end, as ``(seq, action)`` pairs from ``game_created``."""
+    return play("fuji_flush", rng, players, options, "open", undo_rate=0.1, undo_depth=1, note_rate=0).events
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.stop_the_bus_games import PLAYERS, created, random_game  # noqa: E402
+from bench.playouts import NAMES, play  # noqa: E402
 from bench.timing import fold_rate  # noqa: E402
 from engine import stop_the_bus, stream  # noqa: E402
 
@@ -31,14 +31,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    players = PLAYERS[:6]
+    players = NAMES[:6]
     options = {"chips": args.chips, "swap_all": True}
-    logs = []
-    for _ in range(args.games):
-        actions = random_game(rng, players, options, "table", stop_chance=0.2)
-        events = [(1, {"type": "game_created", **created(players, options, "table")})]
-        events += [(seq, action) for seq, action in enumerate(actions, start=2)]
-        logs.append(events)
+    logs = [play("stop_the_bus", rng, players, options, "table", stop_chance=0.2).events for _ in range(args.games)]
     total, best = fold_rate(stop_the_bus, logs)
     longest = max(logs, key=len)
     tenth = len(longest) // 10

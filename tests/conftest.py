@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
+from bench.playouts import NAMES, Playout, play
+from engine.stream import replay
 from service.app import create_app
 
 #: ``../shared`` beside the repository: the spec and the recorded example games.
@@ -114,3 +118,42 @@ def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
     assert isinstance(body["title"], str) and body["title"]
     assert isinstance(body["detail"], str) and body["detail"]
     return body
+
+
+def checked_playout(
+    checks: ModuleType,
+    game: str,
+    seed: int,
+    players: tuple[int, int],
+    options: dict[str, Any],
+    visibility: str,
+    **play_options: Any,
+) -> Playout:
+    """Play one random game of ``game`` with ``bench.playouts.play`` and check it all the way.
+
+    ``checks`` is the game's ``tests/test_playouts_<game>.py``: its ``check(playout, legal)``
+    runs on every state, its ``PLAY`` arguments (``play_options`` override them) go to the
+    driver, its ``check_end(playout, options)`` runs on the final state. Every game also gets:
+    an undo and a redo folded off the log after every action give the states back; rebuilding
+    the stored log twice gives the live state both times. ``seed`` draws the number of
+    players (from ``players``, names from ``bench.playouts.NAMES``), the dealer (or first
+    player) and every choice of the game.
+    """
+    rng = random.Random(seed)
+    names = NAMES[: rng.randint(*players)]
+    starter = rng.choice(names)
+    out = play(game, rng, names, options, visibility, starter=starter, check=checks.check, probe_undo=True,
+               **{**checks.PLAY, **play_options})
+    first, second = rebuilt(out), rebuilt(out)
+    assert first == second == out.state, "rebuilding the log does not give the live state"
+    checks.check_end(out, options)
+    return out
+
+
+def rebuilt(game: Playout) -> Any:
+    """The state at the end of ``game``'s log, folded from ``game_created`` by ``engine.stream.replay``."""
+    last = None
+    for step in replay(game.rules, game.events):
+        last = step.stream
+    assert last is not None
+    return last.state

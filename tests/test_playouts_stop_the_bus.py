@@ -1,9 +1,12 @@
-"""Random complete Stop the Bus games played from ``legal_actions`` (hypothesis).
+"""Random complete Stop the Bus games (``bench.playouts``, run by ``tests/test_playouts.py``).
 
 Each game is dealt from a shuffled deck and recorded as a scorekeeper would (table games
-name no dealt cards and show the real ones). Properties: the game ends; legal_actions is
-never empty while it runs; cards are conserved (what the engine knows agrees with the
-table); undo then redo restores the state; rebuilding the log twice gives the same state.
+name no dealt cards and show the real ones). Properties: the game ends; cards are conserved
+at every step (what the engine knows agrees with the table); a random action is either
+applied or refused with a rules code, never a crash; the public views can be built at every
+step; every round of the finished game has its result. The driver checks that legal_actions
+is never empty while the game runs and that undo then redo restores the state;
+``tests/test_playouts.py`` that rebuilding the log twice gives the same state.
 """
 
 from __future__ import annotations
@@ -11,27 +14,36 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from bench.stop_the_bus_games import PLAYERS, Table, choose_action, created
+from bench.playouts import Playout, StopTheBusTable
 from engine import stop_the_bus as stb
 from engine.core import RulesError
-from engine.stream import Stream, advance, replay, start
 
 OPTION_SETS = [
-    {},
-    {"chips": 1},
-    {"chips": 2, "swap_all": True, "allow_return": True, "stop_without_swap": "always", "all_out": "replay_round"},
-    {"stop_without_swap": "never", "prial_order": "threes_high", "ace_low_run": "top"},
-    {"chips": 2, "swap_all": True, "ace_low_run": "bottom", "all_out": "replay_round"},
+    ("defaults", {}),
+    ("1-chip", {"chips": 1}),
+    ("swap-all-return-always-replay",
+     {"chips": 2, "swap_all": True, "allow_return": True, "stop_without_swap": "always", "all_out": "replay_round"}),
+    ("never-threes-high-top", {"stop_without_swap": "never", "prial_order": "threes_high", "ace_low_run": "top"}),
+    ("swap-all-bottom-replay", {"chips": 2, "swap_all": True, "ace_low_run": "bottom", "all_out": "replay_round"}),
 ]
-MAX_EVENTS = 4000
+#: ``(id, (fewest, most) players, options, visibility)`` of the games ``tests/test_playouts.py`` plays.
+SETUPS = [(f"{visibility}-{name}", (2, 10), options, visibility) for visibility in ("table", "open") for name, options in OPTION_SETS]
+#: ``bench.playouts.play`` arguments: rulings and undos now and then; a game longer than this does not end.
+PLAY: dict[str, Any] = {"stop_chance": 0.35, "adjust_chance": 0.02, "undo_rate": 0.03, "max_events": 4000}
 CODES = {"not_your_turn", "card_not_available", "stop_not_allowed", "return_not_allowed", "swap_all_not_allowed",
          "wrong_card_count", "wrong_dealer", "wrong_phase", "game_over", "hand_over"}
 
 
-def check_conservation(state: stb.State, table: Table) -> None:
+def check(game: Playout, legal: list[dict[str, Any]]) -> None:
+    table: StopTheBusTable = game.table  # type: ignore[assignment]
+    state: stb.State = game.state
+    check_conservation(state, table)
+    try_junk(table.rng, state, table.players)
+    stb.view(state, False)
+    stb.hand_view(state, stb.hand_number(state), False)
+
+
+def check_conservation(state: stb.State, table: StopTheBusTable) -> None:
     """What the engine knows of the round agrees with the physical table."""
     rnd = state.round
     if rnd is None:
@@ -51,12 +63,6 @@ def check_conservation(state: stb.State, table: Table) -> None:
         assert not placed & holding.known
         placed |= holding.known
     assert all(chips >= 0 for chips in state.chips)
-
-
-def undo_redo_restores(stream: Stream) -> None:
-    undone = advance(stream, stream.version + 1, {"type": "undo"})
-    redone = advance(undone, undone.version + 1, {"type": "redo"})
-    assert redone.state == stream.state
 
 
 def try_junk(rng: random.Random, state: stb.State, players: list[str]) -> None:
@@ -80,48 +86,12 @@ def try_junk(rng: random.Random, state: stb.State, players: list[str]) -> None:
         assert error.code in CODES, error.code
 
 
-def play_out(rng: random.Random, players: list[str], options: dict[str, Any], visibility: str,
-             adjust_chance: float) -> tuple[dict[str, Any], list[dict[str, Any]], Stream]:
-    data = created(players, options, visibility)
-    stream = start(stb, data)
-    table = Table()
-    actions: list[dict[str, Any]] = []
-    while stb.status(stream.state) == "in_progress":
-        assert len(actions) < MAX_EVENTS, "the game did not end"
-        legal = stb.legal_actions(stream.state, True)
-        assert legal, f"nothing can be recorded in phase {stb.view(stream.state, True)['phase']}"
-        if adjust_chance and rng.random() < adjust_chance:
-            action = {"type": "adjust", "player": rng.choice(players), "amount": rng.choice([-1, 1]), "reason": "ruling"}
-        else:
-            action = choose_action(rng, stream.state, legal, table, data["options"], visibility, 0.35)
-        stream = advance(stream, stream.version + 1, action)
-        actions.append(action)
-        check_conservation(stream.state, table)
-        undo_redo_restores(stream)
-        try_junk(rng, stream.state, players)
-        stb.view(stream.state, False)
-        stb.hand_view(stream.state, stb.hand_number(stream.state), False)
-    assert stb.legal_actions(stream.state, True) == []
-    assert stb.view(stream.state, False)["winners"]
-    return data, actions, stream
-
-
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rng=st.randoms(use_true_random=False),
-    count=st.integers(min_value=2, max_value=10),
-    options=st.sampled_from(OPTION_SETS),
-    visibility=st.sampled_from(["table", "open"]),
-    adjust_chance=st.sampled_from([0.0, 0.02]),
-)
-def test_random_games(rng: random.Random, count: int, options: dict[str, Any], visibility: str,
-                      adjust_chance: float) -> None:
-    players = PLAYERS[:count]
-    data, actions, stream = play_out(rng, players, options, visibility, adjust_chance)
-    log = [(1, {"type": "game_created", **data})] + [(seq, a) for seq, a in enumerate(actions, start=2)]
-    first = list(replay(stb, log))[-1].stream.state
-    second = list(replay(stb, log))[-1].stream.state
-    assert first == second == stream.state
-    for number in range(1, stb.hand_number(stream.state) + 1):
-        hand = stb.hand_view(stream.state, number, False)
+def check_end(game: Playout, options: dict[str, Any]) -> None:
+    """The game ended with winners, and every round has its result."""
+    state: stb.State = game.state
+    assert stb.status(state) == "finished", "the game did not end"
+    assert stb.legal_actions(state, True) == []
+    assert stb.view(state, False)["winners"]
+    for number in range(1, stb.hand_number(state) + 1):
+        hand = stb.hand_view(state, number, False)
         assert hand is not None and hand["result"] is not None

@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bench import fool_games, stop_the_bus_games, toepen_games
-from bench.rebuild_fuji_flush import random_game as fuji_flush_game
+from bench.playouts import play
 from engine import GAMES
 from service.cli import main
 from tests.conftest import Game
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
+SIDE_RATE = (0.12, 0.12)  # Toepen: knock, fold or launder now and then
+UNDO: dict[str, Any] = {"undo_rate": 0.05, "undo_depth": 1, "note_rate": 0}  # one action in twenty undone and redone
 
 HEADERS = {
     "toepen": ["hand", "dealer", *[c for n in PLAYERS for c in (f"{n} lives lost this hand", f"{n} lives lost in all")]],
@@ -61,15 +62,16 @@ def test_header_before_the_first_deal(client, game):
 
 def _whole_game(game: str, rng: random.Random) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if game == "toepen":
-        return {"visibility": "open", "options": {"limit": 3}}, toepen_games.random_game(rng, PLAYERS, {"limit": 3})
+        toepen_game = play("toepen", rng, PLAYERS, {"limit": 3}, side_rate=SIDE_RATE)
+        return {"visibility": "open", "options": {"limit": 3}}, toepen_game.actions
     if game == "stop_the_bus":
-        return {"options": {"chips": 2}}, stop_the_bus_games.random_game(rng, PLAYERS, {"chips": 2}, "table",
-                                                                         adjust_chance=0.05)
+        return {"options": {"chips": 2}}, play("stop_the_bus", rng, PLAYERS, {"chips": 2}, "table",
+                                                   adjust_chance=0.05).actions
     if game == "fool":
-        play = fool_games.play_game(rng, PLAYERS, {"hand_size": 3}, "open", adjust_rate=0.05, max_events=300)
-        return {"visibility": "open", "options": {"hand_size": 3}}, [a for _seq, a in play.events[1:]]
-    log = fuji_flush_game(rng, PLAYERS, {"hand_size": 3})
-    return {"visibility": "open", "options": {"hand_size": 3}}, [a for _seq, a in log[1:]]
+        fool_game = play("fool", rng, PLAYERS, {"hand_size": 3}, "open", adjust_rate=0.05, max_events=300, **UNDO)
+        return {"visibility": "open", "options": {"hand_size": 3}}, fool_game.actions
+    log = play("fuji_flush", rng, PLAYERS, {"hand_size": 3}, "open", **UNDO).actions
+    return {"visibility": "open", "options": {"hand_size": 3}}, log
 
 
 @pytest.mark.parametrize("game", sorted(HEADERS))
@@ -110,7 +112,7 @@ def test_no_bare_unit_or_total_header(client):
 
 def test_text_result_line_reads_the_same_row(client):
     recorded = _game(client, "stop_the_bus", options={"chips": 2})
-    _play(recorded, stop_the_bus_games.random_game(random.Random(3), PLAYERS, {"chips": 2}, "table"))
+    _play(recorded, play("stop_the_bus", random.Random(3), PLAYERS, {"chips": 2}, "table").actions)
     _header, rows = _csv(recorded)
     text = recorded.get("/export?format=text").get_data(as_text=True)
     results = [line for line in text.splitlines() if line.startswith("  Result: ")]

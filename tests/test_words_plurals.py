@@ -13,14 +13,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bench import fool_games, stop_the_bus_games, toepen_games
-from bench.rebuild_fuji_flush import random_game as fuji_flush_game
+from bench.playouts import play
 from engine import GAMES
 from engine.core import plural
 from service.cli import main
 from tests.conftest import Game, assert_problem
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
+SIDE_RATE = (0.12, 0.12)  # Toepen: knock, fold or launder now and then
+UNDO: dict[str, Any] = {"undo_rate": 0.05, "undo_depth": 1, "note_rate": 0}  # one action in twenty undone and redone
 
 #: A count of one with a plural noun, or another count with a singular one ("2 card", but
 #: not "2 cards numbered 7" nor "+1 chip").
@@ -54,19 +55,18 @@ def _logs(seed: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
     rng = random.Random(seed)
     out: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = []
     for options in ({"limit": 1}, {"limit": 3}):
-        actions = toepen_games.random_game(rng, PLAYERS[:3], options, 400)
+        actions = play("toepen", rng, PLAYERS[:3], options, max_events=401, side_rate=SIDE_RATE).actions
         out.append(("toepen", {"players": PLAYERS[:3], "visibility": "open", "options": options}, actions))
     for options, visibility in (({"chips": 1}, "table"), ({"chips": 2}, "open")):
-        actions = stop_the_bus_games.random_game(rng, PLAYERS, options, visibility, adjust_chance=0.05)
+        actions = play("stop_the_bus", rng, PLAYERS, options, visibility, adjust_chance=0.05).actions
         out.append(("stop_the_bus", {"players": PLAYERS, "visibility": visibility, "options": options}, actions))
     for options in ({"hand_size": 1}, {"hand_size": 3}):
-        play = fool_games.play_game(rng, PLAYERS, options, "open", adjust_rate=0.05, max_events=300)
+        fool_game = play("fool", rng, PLAYERS, options, "open", adjust_rate=0.05, max_events=300, **UNDO)
         out.append(("fool", {"players": PLAYERS, "visibility": "open", "options": options},
-                    [action for _seq, action in play.events[1:]]))
+                    fool_game.actions))
     for options in ({"hand_size": 1}, {"hand_size": 3}):
-        log = fuji_flush_game(rng, PLAYERS, options)
-        out.append(("fuji_flush", {"players": PLAYERS, "visibility": "open", "options": options},
-                    [action for _seq, action in log[1:]]))
+        log = play("fuji_flush", rng, PLAYERS, options, "open", **UNDO).actions
+        out.append(("fuji_flush", {"players": PLAYERS, "visibility": "open", "options": options}, log))
     return out
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import db, pages, problems
+from service import club_key, db, pages, problems
 from service.cache import FoldCache
 from service.views import games, history, meta, recording, replays, review, transfer
 from service.writer import GroupCommitter
@@ -25,7 +25,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     ``BUSY_TIMEOUT_MS`` (how long a write waits for another program's lock before its 503:
     ``$KIBITZ_BUSY_TIMEOUT_MS``, else ``store.BUSY_TIMEOUT_MS``), ``MAX_PAGE_COUNT`` (cap
     the database at that many pages, as if the disk were full there: ``$KIBITZ_MAX_PAGE_COUNT``,
-    else none). ``test_config`` overrides any of them. Creates or upgrades the tables.
+    else none), ``CLUB_KEY`` (the key that creating and importing games need:
+    ``$KIBITZ_CLUB_KEY``, else none and the service is open; ``service.club_key``).
+    ``test_config`` overrides any of them. Creates or upgrades the tables. Raises
+    ``service.club_key.ClubKeyError`` for an unusable ``$KIBITZ_CLUB_KEY``.
     """
     app = Flask(__name__, static_folder=None)
     app.config.from_mapping(
@@ -38,6 +41,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
+    if "CLUB_KEY" not in app.config:
+        app.config["CLUB_KEY"] = club_key.from_environment()
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
     app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],

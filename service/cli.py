@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from service.cli_tokens import token
 from service.cli_transfer import export_games, import_games
 
 if TYPE_CHECKING:
@@ -33,10 +34,15 @@ def main() -> None:
 @click.option("--synchronous", default="FULL", show_default=True,
               type=click.Choice(["OFF", "NORMAL", "FULL", "EXTRA"], case_sensitive=False),
               help="SQLite synchronous level.")
-def serve(host: str | None, lan: bool, port: int, database: str, threads: int, synchronous: str) -> None:
+@click.option("--club-key-file", type=click.Path(dir_okay=False), default=None,
+              help="A file holding the club key that creating and importing games need "
+                   "(else $KIBITZ_CLUB_KEY; without either, anyone may create and import).")
+def serve(host: str | None, lan: bool, port: int, database: str, threads: int, synchronous: str,
+          club_key_file: str | None) -> None:
     """Serve the API and the pages with waitress, creating the database and its tables if needed.
 
-    Refuses a damaged or unreadable database file (``PRAGMA quick_check``) in one sentence.
+    Refuses a damaged or unreadable database file (``PRAGMA quick_check``) or an unusable club
+    key in one sentence, and says in one line whether creating and importing need a club key.
     On SIGTERM or SIGINT it finishes the requests in progress, then checkpoints the
     write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``)."""
     from service import store_admin
@@ -44,11 +50,12 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     from service.server import create_server
 
     host = host or ("0.0.0.0" if lan else "127.0.0.1")
+    key, key_line = _club_key(club_key_file)
     problem = store_admin.startup_problem(database)
     if problem is not None:
         raise click.ClickException(_refusal(database, problem))
     try:
-        app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper()})
+        app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key})
     except sqlite3.Error as err:
         raise click.ClickException(_refusal(database, f"unusable ({err})")) from err
     except ValueError as err:  # a KIBITZ_* setting that is not a number
@@ -61,6 +68,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
         ) from err
     bound = int(server.effective_port)  # type: ignore[union-attr]
     click.echo(f"Kibitz on http://{host}:{bound} (database {database})")
+    click.echo(key_line)
     if lan:
         _announce_lan(app, bound)
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
@@ -88,6 +96,23 @@ def _refusal(database: str, problem: str) -> str:
     return (f"Cannot serve {database}: the database file is {problem}; restore it from a backup "
             f"(stop, copy the backup made with kibitz backup over it, run kibitz check --db {database}) "
             "as README's 'Running a club server' explains.")
+
+
+def _club_key(path: str | None) -> tuple[str | None, str]:
+    """The club key ``kibitz serve`` uses (from ``--club-key-file``, else ``$KIBITZ_CLUB_KEY``,
+    else None) and the one line it says at start-up about it. An unusable key stops the
+    command with one sentence (``service.club_key.check``)."""
+    from service import club_key
+
+    try:
+        key = club_key.read_file(path) if path is not None else club_key.from_environment()
+    except club_key.ClubKeyError as err:
+        raise click.ClickException(str(err)) from err
+    if key is None:
+        return None, ("No club key: anyone who can reach this server can create and import games "
+                      f"(set one with --club-key-file PATH or {club_key.ENV}).")
+    source = f"the file {path}" if path is not None else club_key.ENV
+    return key, f"Club key from {source}: creating and importing games need it; reads stay public."
 
 
 def _announce_lan(app: Flask, port: int) -> None:
@@ -192,6 +217,7 @@ def check(database: str) -> None:
 
 main.add_command(export_games)
 main.add_command(import_games)
+main.add_command(token)
 
 
 if __name__ == "__main__":

@@ -22,10 +22,14 @@ MAX_PATH_NUMBER = 2**62
 
 
 def load(game_id: str) -> dict[str, Any]:
-    """The ``games`` row of ``game_id``; 404 ``game_not_found`` if there is none."""
-    row = store.get_game(get_db(), game_id) if len(game_id) <= 100 else None
+    """The ``games`` row of ``game_id`` with ``token_hashes`` (the SHA-256s of its live write
+    tokens, which ``http.require_token`` and ``http.reader_is_full`` check, read afresh on
+    every request so a revocation counts at once); 404 ``game_not_found`` if there is none."""
+    db = get_db()
+    row = store.get_game(db, game_id) if len(game_id) <= 100 else None
     if row is None or row["game"] not in engine.GAMES:
         raise ApiError(404, "game_not_found", f"There is no game {game_id[:100]!r}.")
+    row["token_hashes"] = store.live_token_hashes(db, row["id"])
     return row
 
 

@@ -120,28 +120,88 @@ def _bearer() -> str | None:
     return token.strip()
 
 
+def _is_live_token(token: str, game: Mapping[str, Any]) -> bool:
+    """True when ``token`` is one of ``game``'s live write tokens (``game["token_hashes"]``,
+    their SHA-256s, as ``service.games.load`` reads them). Every stored hash is compared, in
+    constant time each, whichever matches."""
+    digest = token_hash(token)
+    found = False
+    for stored in game["token_hashes"]:
+        found |= hmac.compare_digest(digest, stored)
+    return found
+
+
+TOKEN_INVALID = "This token is not the token of this game, or it was revoked."
+CLUB_KEY_IS_NOT_A_TOKEN = ("That is the club key: it lets this device create and import games, but recording "
+                           "in a game or forking it needs that game's own token.")
+
+
+def _token_invalid(token: str, game: Mapping[str, Any]) -> ApiError:
+    detail = CLUB_KEY_IS_NOT_A_TOKEN if is_club_key(token) else TOKEN_INVALID
+    return ApiError(403, "token_invalid", detail, version=game["version"])
+
+
 def require_token(game: Mapping[str, Any]) -> None:
-    """Check the write token of ``game``: 401 ``token_required`` without a bearer token,
-    403 ``token_invalid`` with a token that is not this game's."""
+    """Check the write token of ``game`` (a row from ``service.games.load``): 401
+    ``token_required`` without a bearer token, 403 ``token_invalid`` with a token that is
+    not one of this game's live tokens (a revoked one, another game's, the club key)."""
     token = _bearer()
     if token is None:
         raise ApiError(401, "token_required", "Recording needs this game's token: Authorization: Bearer <token>.",
                        version=game["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
-    if not hmac.compare_digest(token_hash(token), game["token_hash"]):
-        raise ApiError(403, "token_invalid", "This token is not the token of this game.", version=game["version"])
+    if not _is_live_token(token, game):
+        raise _token_invalid(token, game)
 
 
 def reader_is_full(game: Mapping[str, Any]) -> bool:
-    """True when the reader holds ``game``'s token (full view), False without one.
+    """True when the reader holds one of ``game``'s live tokens (full view), False without
+    a bearer token or with the server's club key (the public view: api.md).
 
-    A bearer token that is not this game's is 403 ``token_invalid`` on reads too.
+    Any other bearer token (a revoked one, another game's) is 403 ``token_invalid`` on reads too.
     """
     token = _bearer()
     if token is None:
         return False
-    if not hmac.compare_digest(token_hash(token), game["token_hash"]):
-        raise ApiError(403, "token_invalid", "This token is not the token of this game.", version=game["version"])
-    return True
+    if _is_live_token(token, game):
+        return True
+    if is_club_key(token):
+        return False
+    raise _token_invalid(token, game)
+
+
+# --- the club key --------------------------------------------------------------------
+
+
+CLUB_KEY_REQUIRED = ("This server needs the club key to create or import a game: nothing was created. "
+                     "Ask whoever runs the club's server for it.")
+CLUB_KEY_INVALID = ("That is not this server's club key: nothing was created. "
+                    "Check it with whoever runs the club's server.")
+
+
+def club_key_required() -> bool:
+    """True when the app has a club key (``CLUB_KEY``): creating and importing need it."""
+    return bool(current_app.config.get("CLUB_KEY"))
+
+
+def is_club_key(token: str) -> bool:
+    """True when ``token`` is the app's club key (compared in constant time, as SHA-256s of
+    equal length); False when there is no club key."""
+    key = current_app.config.get("CLUB_KEY")
+    return bool(key) and hmac.compare_digest(token_hash(token), token_hash(str(key)))
+
+
+def require_club_key() -> None:
+    """Where the app has a club key, the request must carry it (``Authorization: Bearer
+    <club key>``): 401 ``club_key_required`` without a bearer token, 403 ``club_key_invalid``
+    with any other. Without a club key every request passes (the service is open)."""
+    if not club_key_required():
+        return
+    token = _bearer()
+    if token is None:
+        raise ApiError(401, "club_key_required", CLUB_KEY_REQUIRED,
+                       headers={"WWW-Authenticate": 'Bearer realm="kibitz club"'})
+    if not is_club_key(token):
+        raise ApiError(403, "club_key_invalid", CLUB_KEY_INVALID)
 
 
 # --- If-Match, Idempotency-Key, ETag -------------------------------------------------

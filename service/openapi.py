@@ -23,9 +23,13 @@ PROBLEM = "application/problem+json"
 
 GAME_ID = {"in": "path", "name": "game_id", "required": True, "schema": {"type": "string"}}
 TOKEN_READ = {"in": "header", "name": "Authorization", "required": False, "schema": {"type": "string"},
-              "description": "Bearer <token>: the full view; a token that is not this game's is a 403."}
+              "description": "Bearer <token>: the full view with a live token of this game; the server's club "
+                             "key gets the public view; any other token (a revoked one) is a 403."}
 TOKEN_WRITE = {"in": "header", "name": "Authorization", "required": True, "schema": {"type": "string"},
                "description": "Bearer <token> (the game's write token)."}
+CLUB_KEY = {"in": "header", "name": "Authorization", "required": False, "schema": {"type": "string"},
+            "description": "Bearer <club key>: needed where the server has a club key (kibitz serve "
+                           "--club-key-file, KIBITZ_CLUB_KEY); ignored where it has none."}
 IF_MATCH = {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
             "description": 'Refuse with 412 unless the game is at this version ("7", 7 or W/"7").'}
 IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string"},
@@ -46,6 +50,16 @@ def _ok(schema: str, status: int = 200, description: str = "OK") -> dict[str, An
 
 def _problems(statuses: tuple[int, ...]) -> dict[str, Any]:
     return {str(status): {"$ref": "#/components/responses/Problem"} for status in statuses}
+
+
+def _club_key_problems() -> dict[str, Any]:
+    """The 401 and 403 of the creating routes (``POST /games``, ``POST /games/import``)."""
+    def answer(description: str) -> dict[str, Any]:
+        return {"description": description, "content": {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+
+    return {"401": answer("club_key_required: the server has a club key and the request carries no "
+                          "Authorization: Bearer <club key>; nothing is created"),
+            "403": answer("club_key_invalid: the bearer token is not the server's club key; nothing is created")}
 
 
 def _action_components(spec: APISpec) -> list[dict[str, str]]:
@@ -73,10 +87,14 @@ def build() -> dict[str, Any]:
                                          "content": {PROBLEM: {"schema": "Problem"}}})
     actions = _action_components(spec)
 
+    spec.components.security_scheme("clubKey", {
+        "type": "http", "scheme": "bearer",
+        "description": "The server's club key, where it has one: creating and importing games need it."})
+    creating = {"parameters": [CLUB_KEY], "security": [{"clubKey": []}, {}]}
     spec.path(path="/games", operations={
-        "post": {"summary": "Create a game", "requestBody": {"required": True, "content": {JSON: {
+        "post": {"summary": "Create a game", **creating, "requestBody": {"required": True, "content": {JSON: {
             "schema": "CreateGame"}}}, "responses": {**_ok("CreatedGame", 201, "Created"),
-                                                     **_problems((400, 413, 415, 422))}},
+                                                     **_problems((400, 413, 415, 422)), **_club_key_problems()}},
         "get": {"summary": "List games, newest first", "parameters": [{"in": "query", "schema": ListQuerySchema}],
                 "responses": {**_ok("GameList"), **_problems((422,))}},
     })
@@ -160,8 +178,10 @@ def _transfer_and_history(spec: APISpec) -> None:
         "post": {"summary": "Create a game from a json export, re-validating every event (422 import_invalid "
                             "names the first refused seq and its rule_code; 409 already_imported names in "
                             "game_id the stored game when the export's game is already stored here)",
+                 "parameters": [CLUB_KEY], "security": [{"clubKey": []}, {}],
                  "requestBody": {"required": True, "content": {JSON: {"schema": export_doc}}},
-                 "responses": {**_ok("CreatedGame", 201, "Imported"), **_problems((400, 409, 413, 415, 422))}},
+                 "responses": {**_ok("CreatedGame", 201, "Imported"), **_problems((400, 409, 413, 415, 422)),
+                               **_club_key_problems()}},
     })
     name = {"in": "path", "name": "name", "required": True, "schema": {"type": "string"},
             "description": "matched trimmed and case-insensitively"}

@@ -6,8 +6,10 @@ Tables (created by :data:`MIGRATIONS`):
   can never store the same ``seq``; triggers make SQLite itself refuse ``UPDATE`` and
   ``DELETE``. An ``Idempotency-Key`` is unique per game.
 - ``games`` — one row per game, a cache of what the events say (``game``, ``players``,
-  ``options`` … from ``game_created``; ``version`` and ``status`` from the fold) plus the
-  write token's SHA-256 (a secret, kept out of the public log).
+  ``options`` … from ``game_created``; ``version`` and ``status`` from the fold).
+- ``tokens`` — the write tokens of each game, one row per token (a game may hold one per
+  device), each stored as its SHA-256 only (a secret, kept out of the public log), with when
+  it was issued and, once revoked, when (``kibitz token``, migration 0006).
 - ``idempotency`` — the first 201 response given for each ``(game_id, key)``.
 
 Writes go through :func:`immediate`, a ``BEGIN IMMEDIATE`` transaction: SQLite lets one
@@ -257,7 +259,8 @@ def snapshot(db: Database) -> Iterator[Database]:
 
 def insert_game(db: Database, game_id: str, created: Mapping[str, Any], token_hash: str, created_at: str,
                 status: str) -> None:
-    """Insert the ``games`` row of a new game from its ``game_created`` data (version 1)."""
+    """Insert the ``games`` row of a new game from its ``game_created`` data (version 1) and
+    its first write token (``token_hash``: the token's hex SHA-256, see :func:`add_token`)."""
     players = list(created["players"])
     db.table("games").insert(
         {
@@ -268,13 +271,13 @@ def insert_game(db: Database, game_id: str, created: Mapping[str, Any], token_ha
             "player_keys": json.dumps([name.casefold() for name in players]),
             "visibility": created["visibility"],
             "options": json.dumps(created["options"]),
-            "token_hash": token_hash,
             "created_at": created_at,
             "version": 1,
             "status": status,
             **_fork_columns(created),
         }
     )
+    add_token(db, game_id, token_hash, created_at)
 
 
 def get_game(db: Database, game_id: str) -> dict[str, Any] | None:
@@ -522,3 +525,46 @@ def stored_as(db: Database, source: str) -> str | None:
         "SELECT id FROM games WHERE id = ? OR source_game = ? ORDER BY id = ? DESC, rowid LIMIT 1",
         [source, source, source]).fetchone()
     return None if found is None else str(found[0])
+
+
+# --- write tokens --------------------------------------------------------------------
+
+
+@MIGRATIONS(name="0006_tokens")
+def _tokens(db: Database) -> None:
+    """Several write tokens per game (issue 13): the ``tokens`` table, one row per token
+    (its SHA-256, the game, when it was issued, when it was revoked or NULL while it
+    works). Each game's single ``games.token_hash`` becomes its first token, issued when
+    the game was created; the column is then dropped, so a token lives in one place."""
+    db.table("tokens").create(
+        {"token_hash": str, "game_id": str, "created_at": str, "revoked_at": str},
+        pk="token_hash",
+        not_null={"token_hash", "game_id", "created_at"},
+    )
+    db.table("tokens").create_index(["game_id"])
+    db.execute("INSERT INTO tokens (token_hash, game_id, created_at) SELECT token_hash, id, created_at FROM games")
+    db.execute("ALTER TABLE games DROP COLUMN token_hash")
+
+
+def add_token(db: Database, game_id: str, token_hash: str, created_at: str) -> None:
+    """Store a new write token of ``game_id`` by its hex SHA-256 ``token_hash``
+    (``service.http.new_token``), issued at ``created_at`` (UTC text)."""
+    db.execute("INSERT INTO tokens (token_hash, game_id, created_at) VALUES (?, ?, ?)",
+               [token_hash, game_id, created_at])
+
+
+def live_token_hashes(db: Database, game_id: str) -> list[str]:
+    """The hex SHA-256 of every write token of ``game_id`` that has not been revoked
+    (``[]`` for an unknown game), oldest first."""
+    rows = db.execute("SELECT token_hash FROM tokens WHERE game_id = ? AND revoked_at IS NULL "
+                      "ORDER BY created_at, token_hash",
+                      [game_id]).fetchall()
+    return [str(row[0]) for row in rows]
+
+
+def revoke_tokens(db: Database, game_id: str, revoked_at: str) -> int:
+    """Revoke every live write token of ``game_id`` as of ``revoked_at`` (UTC text); returns
+    how many were live. Revoked tokens stay stored (hashed), marked, and never work again."""
+    cursor = db.execute("UPDATE tokens SET revoked_at = ? WHERE game_id = ? AND revoked_at IS NULL",
+                        [revoked_at, game_id])
+    return int(cursor.rowcount)

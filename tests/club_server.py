@@ -70,13 +70,15 @@ def unprivileged() -> list[str]:
 
 
 @contextmanager
-def serve(db: Path, *, env: dict[str, str] | None = None, prefix: Sequence[str] = ()) -> Iterator[Served]:
+def serve(db: Path, *, env: dict[str, str] | None = None, prefix: Sequence[str] = (),
+          args: Sequence[str] = ()) -> Iterator[Served]:
     """Start ``kibitz serve --db db`` on a free port (``env`` added to the environment,
-    ``prefix`` before the command); yield once ``/health`` answers; stop it (SIGTERM) after."""
+    ``prefix`` before the command, ``args`` after it); yield once ``/health`` answers; stop it
+    (SIGTERM) after."""
     port = _free_port()
     log = db.parent / f"server-{port}.log"
     with log.open("w") as out:
-        proc = subprocess.Popen([*prefix, *_kibitz(), "serve", "--port", str(port), "--db", str(db)],
+        proc = subprocess.Popen([*prefix, *_kibitz(), "serve", "--port", str(port), "--db", str(db), *args],
                                 stdout=out, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})
         served = Served(f"http://127.0.0.1:{port}", proc, log)
         try:

@@ -28,9 +28,9 @@ def test_create_returns_game_token_and_state(client, db_path):
     assert body["state"]["status"] == "in_progress"
     assert [p["name"] for p in body["state"]["players"]] == PLAYERS
     db = store.connect(db_path)
-    row = store.get_game(db, body["id"])
-    assert row["token_hash"] == hashlib.sha256(body["token"].encode()).hexdigest()
-    assert body["token"] not in str(list(db.query("select * from games"))) + str(list(db.query("select * from events")))
+    assert store.live_token_hashes(db, body["id"]) == [hashlib.sha256(body["token"].encode()).hexdigest()]
+    assert body["token"] not in (str(list(db.query("select * from games"))) + str(list(db.query("select * from events")))
+                                 + str(list(db.query("select * from tokens"))))
 
 
 def test_game_created_event_holds_everything_needed_to_rebuild(client, db_path):

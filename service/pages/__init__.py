@@ -67,8 +67,10 @@ def home() -> str:
 
 @bp.get("/new")
 def new_game() -> str:
-    """The new-game form: game, seats, dealer (first player), visibility and the game's options."""
-    return render_template("new_game.html", games=catalogue.GAMES, catalogue=catalogue.as_dict())
+    """The new-game form: game, seats, dealer (first player), visibility and the game's options;
+    the **Club key** input where the server has one (``club_key_required``)."""
+    return render_template("new_game.html", games=catalogue.GAMES, catalogue=catalogue.as_dict(),
+                           club_key_required=http.club_key_required())
 
 
 @bp.get("/table/<game_id>")

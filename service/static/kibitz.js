@@ -1,6 +1,7 @@
 /* Kibitz pages: shared helpers (plain JavaScript, no build step).
  * - Kibitz.tokens: the game tokens this device keeps (localStorage), so a game created here
  *   can be recorded from here after reloads and browser restarts.
+ * - Kibitz.clubKey: the club key this device keeps (localStorage), asked for once per device.
  * - Kibitz.newKey(): an Idempotency-Key from crypto.getRandomValues (works on plain HTTP,
  *   where crypto.randomUUID is missing).
  * - Kibitz.api(): one fetch of the documented JSON API; resolves to {status, body, etag}
@@ -38,6 +39,29 @@
         window.history.replaceState(null, "", window.location.pathname + window.location.search);
       }
       return token;
+    }
+  };
+
+  /* The club key this device keeps (localStorage), sent as the bearer token where the pages
+   * create a game (POST /games) on a server that has a club key; asked for once per device. */
+  var CLUB_KEY = "kibitz.club_key";
+  var clubKey = {
+    get: function () {
+      var s = storage();
+      return s ? s.getItem(CLUB_KEY) : null;
+    },
+    set: function (key) {
+      var s = storage();
+      if (s) { s.setItem(CLUB_KEY, key); }
+    },
+    remove: function () {
+      var s = storage();
+      if (s) { s.removeItem(CLUB_KEY); }
+    },
+    /* True for the service's answer refusing the club key (401 club_key_required, 403 club_key_invalid). */
+    refused: function (answer) {
+      var code = answer && answer.body && answer.body.code;
+      return code === "club_key_required" || code === "club_key_invalid";
     }
   };
 
@@ -87,5 +111,5 @@
     });
   }
 
-  window.Kibitz = {tokens: tokens, newKey: newKey, nowIso: nowIso, api: api};
+  window.Kibitz = {tokens: tokens, clubKey: clubKey, newKey: newKey, nowIso: nowIso, api: api};
 })();

@@ -175,14 +175,18 @@
     if (starter.value) { body[g.starter_field] = starter.value; }
     var title = document.getElementById("title").value.trim();
     if (title) { body.title = title; }
-    K.api("POST", "/games", {body: body, token: clubKey.value || null}).then(function (answer) {
+    var typed = clubKey.value.trim();
+    K.api("POST", "/games", {body: body, token: typed || K.clubKey.get()}).then(function (answer) {
       if (answer.status === 201) {
+        if (typed) { K.clubKey.set(typed); }
         K.tokens.set(answer.body.id, answer.body.token);
         window.location.assign("/table/" + encodeURIComponent(answer.body.id));
         return;
       }
       var b = answer.body || {};
-      if (b.code === "club_key_required" || b.code === "club_key_invalid") {
+      if (K.clubKey.refused(answer)) {  /* a key kept here that no longer works is forgotten: ask again */
+        K.clubKey.remove();
+        clubKey.value = "";
         clubKeyField.hidden = false;
         clubKey.focus();
       }
@@ -199,6 +203,9 @@
       say("The service cannot be reached. Check the Wi-Fi and press Start game again.");
     });
   });
+
+  /* Where the server has a club key, ask for it once: it is kept on this device afterwards. */
+  if (form.getAttribute("data-club-key-required") === "true" && !K.clubKey.get()) { clubKeyField.hidden = false; }
 
   refreshSeats();
   refreshOptions();

@@ -34,8 +34,12 @@ def invalid(errors: dict[str, list[str]], detail: str = "The request body is not
 
 @bp.post("/games")
 def create() -> Response:
-    """Create a game from ``CreateGameSchema``; 201 with ``Location``, the token and the state."""
-    body = http.require_object(http.read_json())
+    """Create a game from ``CreateGameSchema``; 201 with ``Location``, the token and the state.
+    Where the server has a club key, 401 ``club_key_required`` / 403 ``club_key_invalid``
+    without it (after the body's 413/415/400, before its 422s: api.md's order of checks)."""
+    raw = http.read_json()
+    http.require_club_key()
+    body = http.require_object(raw)
     try:
         loaded = CreateGameSchema().load(body)
     except ValidationError as err:

@@ -39,9 +39,12 @@ def import_game() -> Response:
 
     201 like ``POST /games`` (with the new ``token`` and ``imported_at``); 422
     ``import_invalid`` with ``seq`` and ``rule_code`` for the first event refused; 422
-    ``validation_failed`` for a body that is not an export. Nothing is stored on a refusal.
+    ``validation_failed`` for a body that is not an export; where the server has a club key,
+    401 ``club_key_required`` / 403 ``club_key_invalid`` without it (before any 422). Nothing
+    is stored on a refusal.
     """
     doc = http.read_json()
+    http.require_club_key()
     imported = transfer.import_document(get_db(), doc)
     games.cache().put(imported.id, imported.folded)
     out = {**games.body(imported.row, imported.folded.stream, full=True), "imported_at": imported.row["imported_at"],

@@ -1,0 +1,110 @@
+"""``kibitz token``: a new write token for a game, for whoever runs the club's server.
+
+A token is shown once, when its game is created; a tablet that lost it (a cleared browser, a
+new device) gets a new one here. The command works on the database file itself, so only
+someone who can run programs on the server machine can use it: that is the permission. The
+new token is printed with the table page's share link (``/table/<id>#token=<token>``, the
+fragment the pages read, ``service.pages.share``) and, on a terminal, its QR code.
+``--revoke`` first revokes every token the game has, so that only the new one works.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import click
+from sqlite_utils import Database
+
+from schemas.common import utc_text
+from service import http, store
+
+DEFAULT_DB = "./kibitz.db"
+DEFAULT_PORT = 8000
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A token issued for a game: the ``token`` itself (never stored), how many live
+    tokens were ``revoked`` first, and how many tokens are ``live`` now (this one included)."""
+
+    token: str
+    revoked: int
+    live: int
+
+
+def issue(db: Database, game_id: str, *, revoke: bool) -> Issued:
+    """Store a new write token for ``game_id`` (hashed), first revoking all its live tokens
+    when ``revoke``; one transaction. Raises ``sqlite3.Error`` when the database cannot take
+    the write (``store.fault`` says which kind)."""
+    token, digest = http.new_token()
+    now = utc_text(datetime.now(UTC))
+    with store.immediate(db):
+        revoked = store.revoke_tokens(db, game_id, now) if revoke else 0
+        store.add_token(db, game_id, digest, now)
+        live = len(store.live_token_hashes(db, game_id))
+    return Issued(token, revoked, live)
+
+
+def share_base(url: str | None, port: int) -> str:
+    """The origin of the share link: ``url`` when given, else this machine's first LAN
+    address on ``port`` (what ``kibitz serve --lan`` prints first), else loopback."""
+    if url:
+        return url.rstrip("/")
+    from service import lan
+
+    urls = lan.lan_urls(port)
+    return urls[0].rstrip("/") if urls else f"http://127.0.0.1:{port}"
+
+
+@click.command("token")
+@click.argument("game_id")
+@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
+              type=click.Path(dir_okay=False, exists=True), help="SQLite database file (the server's).")
+@click.option("--revoke", is_flag=True, help="Revoke every token the game has first: only the new one works.")
+@click.option("--url", default=None,
+              help="The server's address as a tablet opens it, for the share link (e.g. http://192.168.1.20:8000). "
+                   "[default: this machine's first LAN address on --port]")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535),
+              help="The server's port, for the default share link.")
+@click.option("--qr/--no-qr", default=None, help="Print the share link's QR code.  [default: on a terminal]")
+def token(game_id: str, database: str, revoke: bool, url: str | None, port: int, qr: bool | None) -> None:
+    """Issue a new write token for GAME_ID and print it with the table page's share link.
+
+    The game keeps its other tokens (one per device) unless --revoke is given. Run it on the
+    server machine: it writes to the database file directly, next to the running server.
+    """
+    db: Database | None = None
+    try:
+        db = store.connect(database)
+        store.migrate(db)
+        row = store.get_game(db, game_id)
+        if row is None:
+            raise click.ClickException(f"There is no game {game_id!r} in {database}.")
+        issued = issue(db, row["id"], revoke=revoke)
+    except sqlite3.Error as err:
+        fault = store.fault(err)
+        if fault is None:
+            raise
+        raise click.ClickException(f"No token was issued: {fault.detail}") from err
+    finally:
+        if db is not None:
+            db.close()
+    link = f"{share_base(url, port)}/table/{row['id']}#token={issued.token}"
+    described = " · ".join(str(part) for part in (row["title"], row["game"], ", ".join(row["players"])) if part)
+    click.echo(f"New token for game {row['id']} ({described}):")
+    click.echo(f"  {issued.token}")
+    click.echo(f"Share link (opens the table page with the token): {link}")
+    if qr if qr is not None else sys.stdout.isatty():
+        from service import lan
+
+        click.echo(lan.terminal_qr(link), nl=False)
+    if revoke:
+        click.echo(f"Revoked {issued.revoked} older token{'s' if issued.revoked != 1 else ''}: "
+                   "only this one works now.")
+    else:
+        others = issued.live - 1
+        click.echo(f"The game's {others} other token{'s' if others != 1 else ''} still work"
+                   f"{'s' if others == 1 else ''} (--revoke makes only the new one work).")

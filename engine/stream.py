@@ -33,6 +33,8 @@ from engine.core import Action, OptionError, RulesError
 UNDO, REDO, NOTE, CREATED = "undo", "redo", "note", "game_created"
 #: The bookkeeping action that stops a game (recording.md, "Bookkeeping actions").
 ABANDON = "abandon"
+#: A game's ``status`` (api.md, ``GET /games/<id>``): the engine's two, and an abandoned game.
+IN_PROGRESS, FINISHED, ABANDONED = "in_progress", "finished", "abandoned"
 BOOKKEEPING = frozenset({UNDO, REDO, NOTE})
 
 
@@ -114,8 +116,12 @@ def rules_version_of(rules: ModuleType, created: Mapping[str, Any]) -> int:
 def advance(stream: Stream, seq: int, action: Action) -> Stream:
     """Fold one more event (number ``seq``) into ``stream`` and return the new stream.
 
-    ``action`` is ``{"type": ..., **fields}``. Raises :class:`RulesError` when the action is
-    illegal now (``nothing_to_undo``, ``nothing_to_redo`` or the game's own codes); the
+    ``action`` is ``{"type": ..., **fields}``. ``abandon`` (recording.md, "Bookkeeping
+    actions") is folded here for every game: an ordinary action (undo takes it off) that
+    leaves the game state as it was and makes the game :func:`abandoned`. Raises
+    :class:`RulesError` when the action is illegal now (``nothing_to_undo``,
+    ``nothing_to_redo``, ``game_over`` for an abandon of a game that is over and for any
+    action but undo, redo and note in an abandoned game, or the game's own codes); the
     given stream is unchanged in that case.
     """
     kind = action["type"]
@@ -131,11 +137,49 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
         return stream._replace(version=seq)
     if kind == CREATED:
         raise RulesError("wrong_phase", "The game has already been created.")
+    if abandoned(stream):
+        raise RulesError("game_over", "The game was abandoned: nothing more can be recorded (undo the abandon to go on).")
+    if kind == ABANDON:
+        if stream.rules.status(stream.state) != IN_PROGRESS:
+            raise RulesError("game_over", "The game is over: it can no longer be abandoned.")
+        step = Step(seq, {**action, "seq": seq}, stream.state)  # the game stands as it was
+        return stream._replace(version=seq, done=Link(step, stream.done), undone=None)
     if stream.rules_version is not None and stream.rules_version != stream.rules.RULES_VERSION:
         action = stream.rules.upcast(stream.rules_version, action)
     action = {**action, "seq": seq}
     state = stream.rules.apply(stream.state, action)
     return stream._replace(version=seq, done=Link(Step(seq, action, state), stream.done), undone=None)
+
+
+def abandoned(stream: Stream) -> bool:
+    """True when the latest effective action is an ``abandon`` (nothing but notes can follow
+    one, and undo takes it off)."""
+    return bool(stream.done.head.action["type"] == ABANDON)
+
+
+def status(stream: Stream) -> str:
+    """The game's ``status``: ``abandoned`` (:func:`abandoned`), else the game's own
+    ``status`` of the current state (``in_progress`` or ``finished``)."""
+    return ABANDONED if abandoned(stream) else str(stream.rules.status(stream.state))
+
+
+def view(stream: Stream, full: bool) -> dict[str, Any]:
+    """The API's ``state`` of the current state: the game's ``view`` (``full``: the reader
+    holds the token), for an abandoned game with ``status`` and ``phase`` ``abandoned`` and
+    nobody ``to_act`` (no ``winners``/``losers``: abandon is refused once a game is over)."""
+    out: dict[str, Any] = stream.rules.view(stream.state, full)
+    if abandoned(stream):
+        out = {**out, "status": ABANDONED, "phase": ABANDONED, "to_act": []}
+    return out
+
+
+def results(stream: Stream) -> dict[str, dict[str, Any]]:
+    """The game's ``results`` (each player's result and stats), with every ``result``
+    ``abandoned`` in an abandoned game: never a win or a loss."""
+    out: dict[str, dict[str, Any]] = stream.rules.results(stream.state)
+    if abandoned(stream):
+        out = {name: {**entry, "result": ABANDONED} for name, entry in out.items()}
+    return out
 
 
 class Replayed(NamedTuple):
@@ -221,7 +265,7 @@ def summary(rules: ModuleType, step: Step, full: bool) -> str:
         amount = int(action["amount"])
         return f"Ruling: {who} {'+' if amount >= 0 else ''}{amount} ({action.get('reason', '')})"
     if kind == ABANDON:
-        return f"The game was abandoned ({action.get('reason', '')})"
+        return f"The game was abandoned: {action.get('reason', '')}"
     return f"{who} {_VERBS.get(kind, kind)}".strip()
 
 
@@ -241,13 +285,14 @@ def actions(stream: Stream, full: bool) -> list[dict[str, Any]]:
     The game's ``legal_actions`` (each entry whose ``cards`` is null and whose cards are
     chosen gets ``possible`` from the game's ``possible`` in a table game), then the
     bookkeeping actions open now (api.md): ``undo`` and ``redo`` with their ``target``
-    (:func:`target_json`), ``note`` (always), and ``adjust`` (where the game's reducer has
-    one in its ``HANDLERS``, until the game is over), with ``player`` and ``cards`` null.
+    (:func:`target_json`), ``note`` (always), ``adjust`` (where the game's reducer has one
+    in its ``HANDLERS``) and ``abandon`` while the game is in progress, with ``player`` and
+    ``cards`` null. An abandoned game lists no game action.
     Reads the folded state only: nothing is applied.
     """
     rules, state = stream.rules, stream.state
     out: list[dict[str, Any]] = []
-    for entry in rules.legal_actions(state, full):
+    for entry in [] if abandoned(stream) else rules.legal_actions(state, full):
         if entry.get("cards") is None and entry["type"] in CHOSEN and entry.get("player") is not None:
             possible = rules.possible(state, entry["player"])
             if possible is not None:
@@ -258,8 +303,10 @@ def actions(stream: Stream, full: bool) -> list[dict[str, Any]]:
         if step is not None:
             out.append({"type": kind, "player": None, "cards": None, "target": target_json(rules, step, full)})
     out.append({"type": NOTE, "player": None, "cards": None})
-    if "adjust" in rules.HANDLERS and rules.status(state) == "in_progress":  # refused once the game is over
-        out.append({"type": "adjust", "player": None, "cards": None})
+    if status(stream) == IN_PROGRESS:  # both refused once the game is over
+        if "adjust" in rules.HANDLERS:
+            out.append({"type": "adjust", "player": None, "cards": None})
+        out.append({"type": ABANDON, "player": None, "cards": None})
     return out
 
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from engine import stream as streams
 from engine.cards import pretty as pretty_french
 from replays.replay import Folded, event_log
 
@@ -47,7 +48,7 @@ def document(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[s
     ``events`` the whole stored log. The events are shown as ``GET events`` shows them to
     this reader; ``results`` is the engine's ``results`` (derived, ignored by import).
     """
-    rules, state = folded.stream.rules, folded.stream.state
+    rules = folded.stream.rules
     created = events[0]["data"] if events else {}
     header = {
         "id": game["id"],
@@ -59,7 +60,7 @@ def document(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[s
         "rules_version": created.get("rules_version", rules.RULES_VERSION),
         "created_at": game["created_at"],
         "imported_at": game.get("imported_at"),
-        "status": rules.status(state),
+        "status": streams.status(folded.stream),
         "version": folded.version,
     }
     return {
@@ -67,7 +68,7 @@ def document(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[s
         "view": "full" if full else "public",
         "game": header,
         "events": event_log(folded, events, full),
-        "results": rules.results(state),
+        "results": streams.results(folded.stream),
     }
 
 
@@ -119,7 +120,8 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
     """
     rules, state = folded.stream.rules, folded.stream.state
     created = events[0]["data"] if events else {}
-    view = rules.view(state, full)
+    view = streams.view(folded.stream, full)
+    status = streams.status(folded.stream)
     lines = [
         _tag("Game", rules.GAME),
         _tag("Title", game.get("title") or ""),
@@ -134,9 +136,12 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
     lines += [
         _tag("Options", options),
         _tag("RulesVersion", created.get("rules_version", rules.RULES_VERSION)),
-        _tag("Status", rules.status(state)),
+        _tag("Status", status),
     ]
-    if view.get("winners") is not None and rules.status(state) == "finished":
+    abandon = folded.stream.done.head if status == streams.ABANDONED else None
+    if abandon is not None:
+        lines.append(_tag("Abandoned", f"#{abandon.seq} {abandon.action.get('reason', '')}"))
+    if view.get("winners") is not None and status == "finished":
         lines.append(_tag("Winners", ", ".join(view["winners"])))
     if view.get("losers"):
         lines.append(_tag("Losers", ", ".join(view["losers"])))
@@ -155,7 +160,7 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
         if isinstance(result, Mapping) and result.get("reason"):
             lines.append(f"  Reason: {result['reason']}")
         lines.append("")
-    notes = [event for event in events if event["type"] in ("note", "undo", "redo")]
+    notes = [event for event in events if event["type"] in ("note", "undo", "redo", streams.ABANDON)]
     if notes:
         lines.append("Notes and corrections")
         for event in notes:

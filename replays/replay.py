@@ -23,10 +23,10 @@ from pyrsistent import PVector, pvector
 
 from engine import stream as streams
 
-#: Event types that never carry hidden cards.
-PUBLIC = frozenset({streams.CREATED, streams.UNDO, streams.REDO, streams.NOTE})
 #: Event types that are not game actions (never ``undone``).
-NOT_ACTIONS = PUBLIC
+NOT_ACTIONS = frozenset({streams.CREATED, streams.UNDO, streams.REDO, streams.NOTE})
+#: Event types that never carry hidden cards (an ``abandon`` is an action, undone like any).
+PUBLIC = NOT_ACTIONS | {streams.ABANDON}
 
 
 class Fact(NamedTuple):
@@ -100,9 +100,16 @@ def state_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) -
     Undos recorded after ``seq`` do not reach back into it. Raises ``LookupError`` if no
     event has that ``seq``.
     """
+    return stream_at(rules, events, seq).state
+
+
+def stream_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) -> streams.Stream:
+    """The stream right after event ``seq`` (its state is :func:`state_at`; its
+    ``engine.stream.status`` says whether the game was abandoned then). Raises
+    ``LookupError`` if no event has that ``seq``."""
     for step in streams.replay(rules, _pairs(events)):
         if step.seq == seq:
-            return step.stream.state
+            return step.stream
         if step.seq > seq:
             break
     raise LookupError(f"no event {seq}")

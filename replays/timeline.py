@@ -60,6 +60,8 @@ def timeline(rules: ModuleType, events: Sequence[Mapping[str, Any]], full: bool)
         visible = (full or kind in PUBLIC or not hand or rules.hand_over(final, hand)) and data == event["data"]
         if kind in (streams.UNDO, streams.REDO):
             summary = _correction(kind, event["data"].get("reason"), step.target, summaries)
+        elif kind == streams.ABANDON:
+            summary = streams.summary(rules, step.stream.done.head, True) + "."
         elif kind == streams.NOTE:
             by = event["data"].get("player")
             summary = f"Note{' by ' + by if by else ''}: {event['data'].get('text', '')}"

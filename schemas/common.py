@@ -279,6 +279,13 @@ class AdjustSchema(ActionSchema):
     reason = fields.String(required=True, validate=validate.Length(min=1, max=2000))
 
 
+class AbandonSchema(ActionSchema):
+    """``abandon``: ``reason`` (required, 1–500 characters): the table stops the game
+    (recording.md, "Bookkeeping actions"; every game)."""
+
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+
+
 class PlayerActionSchema(ActionSchema):
     """An action with just a ``player`` (knock, fold, stay, stop …)."""
 

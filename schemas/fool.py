@@ -14,7 +14,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from engine.fool import MAX_HAND, WILD, WILD_COPIES, parse_card
-from schemas.common import ActionSchema, AdjustSchema, CardField, NoteSchema, PlayerName
+from schemas.common import AbandonSchema, ActionSchema, AdjustSchema, CardField, NoteSchema, PlayerName
 
 __all__ = ["ACTIONS", "OPTIONS", "parse_card"]
 
@@ -91,5 +91,6 @@ ACTIONS: dict[str, type[ActionSchema]] = {
     "play": PlaySchema,
     "reveal": RevealSchema,
     "note": NoteSchema,
+    "abandon": AbandonSchema,
     "adjust": AdjustSchema,
 }

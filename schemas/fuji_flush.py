@@ -12,7 +12,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from engine.fuji_flush import HIGH, LOW, MAX_COPIES, MAX_HAND_SIZE, MAX_PLAYERS, parse_card
-from schemas.common import ActionSchema, CardField, NoteSchema, PlayerName
+from schemas.common import AbandonSchema, ActionSchema, CardField, NoteSchema, PlayerName
 
 __all__ = ["ACTIONS", "OPTIONS", "parse_card"]
 
@@ -91,4 +91,5 @@ ACTIONS: dict[str, type[ActionSchema]] = {
     "play": PlaySchema,
     "draw": DrawSchema,
     "note": NoteSchema,
+    "abandon": AbandonSchema,
 }

@@ -124,7 +124,7 @@ class ListQuerySchema(Schema):
 
     game = fields.String(validate=validate.Length(max=100))
     player = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
-    status = fields.String(validate=validate.OneOf(("in_progress", "finished")))
+    status = fields.String(validate=validate.OneOf(("in_progress", "finished", "abandoned")))
     fork = fields.Boolean(load_default=False, metadata={"description": "true: list what-if forks too"})
     forked_from = fields.String(validate=validate.Length(min=1, max=100),
                                 metadata={"description": "only the forks of this game"})

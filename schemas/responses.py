@@ -33,7 +33,7 @@ class GameSummarySchema(Schema):
     options = fields.Dict(required=True)
     version = fields.Integer(required=True)
     created_at = fields.String(required=True)
-    status = fields.String(required=True, metadata={"enum": ["in_progress", "finished"]})
+    status = fields.String(required=True, metadata={"enum": ["in_progress", "finished", "abandoned"]})
     forked_from = fields.Nested(lambda: ForkedFromSchema(), allow_none=True,
                                 metadata={"description": "a what-if fork: the game and seq it branched off"})
 

@@ -12,6 +12,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 from engine.stop_the_bus import CENTRE_CARDS, CHOICES, HAND_CARDS, MAX_CHIPS, MAX_PLAYERS, parse_card
 from schemas.common import (
+    AbandonSchema,
     ActionSchema,
     AdjustSchema,
     CardField,
@@ -124,5 +125,6 @@ ACTIONS: dict[str, type[ActionSchema]] = {
     "stop": PlayerActionSchema,
     "show": ShowSchema,
     "note": NoteSchema,
+    "abandon": AbandonSchema,
     "adjust": AdjustSchema,
 }

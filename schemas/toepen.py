@@ -11,6 +11,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 from engine.toepen import CHOICES, HAND_CARDS, parse_card
 from schemas.common import (
+    AbandonSchema,
     ActionSchema,
     AdjustSchema,
     CardField,
@@ -119,5 +120,6 @@ ACTIONS: dict[str, type[ActionSchema]] = {
     "challenge": ChallengeSchema,
     "reveal": RevealSchema,
     "note": NoteSchema,
+    "abandon": AbandonSchema,
     "adjust": AdjustSchema,
 }

@@ -85,9 +85,8 @@ def forked_from(row: dict[str, Any]) -> dict[str, Any] | None:
 
 def body(row: dict[str, Any], stream: streams.Stream, full: bool) -> dict[str, Any]:
     """``GET /games/<id>``: the summary plus ``state`` (the engine's view for this reader)."""
-    rules = rules_of(row)
-    return {**summary(row), "version": stream.version, "status": rules.status(stream.state),
-            "state": rules.view(stream.state, full)}
+    return {**summary(row), "version": stream.version, "status": streams.status(stream),
+            "state": streams.view(stream, full)}
 
 
 def path_number(value: int) -> int:

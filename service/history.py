@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from types import ModuleType
 from typing import Any
 
 from sqlite_utils import Database
 
 import engine
+from engine import stream as streams
 from replays import replay
 from service import store
 
@@ -34,15 +34,17 @@ def key(name: str) -> str:
     return name.strip().casefold()
 
 
-def refresh(db: Database, game: Mapping[str, Any], rules: ModuleType, state: Any) -> None:
+def refresh(db: Database, game: Mapping[str, Any], stream: streams.Stream) -> None:
     """Replace the rows of ``game`` (a ``games`` row: ``id``, ``game``, ``created_at``,
-    maybe ``forked_from_game``) with the engine's ``results`` of ``state``."""
+    maybe ``forked_from_game``) with the ``results`` of the folded ``stream``
+    (``engine.stream.results``: an abandoned game's rows are ``abandoned``, never a win or a
+    loss, and carry no score or stats)."""
     db.execute("DELETE FROM player_results WHERE game_id = ?", [game["id"]])
     if game.get("forked_from_game") or is_fork(db, game["id"]):
         return
-    status = rules.status(state)
+    status = streams.status(stream)
     rows = []
-    for name, result in rules.results(state).items():
+    for name, result in streams.results(stream).items():
         finished = status == "finished"
         rows.append([
             game["id"], key(name), name, result["seat"], game["game"], game["created_at"], status,
@@ -73,7 +75,7 @@ def backfill(db: Database) -> int:
             folded = replay.fold(rules, store.events(db, game_id, upto=row["version"]))
         except Exception:  # noqa: BLE001 - a log the rules no longer fold is left out, never guessed
             continue
-        refresh(db, row, rules, folded.stream.state)
+        refresh(db, row, folded.stream)
         done += 1
     return done
 

@@ -265,7 +265,7 @@ def import_document(db: Database, doc: Any) -> Imported:
     source = source_of(doc)
     created = events[0]["data"]
     rules = folded.stream.rules
-    status = rules.status(folded.stream.state)
+    status = streams.status(folded.stream)
     game_id, (token, token_hash) = http.new_game_id(), http.new_token()
     imported_at = utc_text(datetime.now(UTC))
     created_at = events[0]["recorded_at"]
@@ -290,8 +290,7 @@ def import_document(db: Database, doc: Any) -> Imported:
             store.set_fork_lineage(db, game_id, forks.inherited(db, parent, created["game"], forks.hand_at(db, parent, seq)))
         for event in events:
             store.append(db, game_id, event["seq"], event["type"], event["data"], event["recorded_at"], event["at"])
-        history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, rules,
-                        folded.stream.state)
+        history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
     row = store.get_game(db, game_id)
     assert row is not None
     return Imported(game_id, token, row, folded)

@@ -53,10 +53,9 @@ def create() -> Response:
     game_id, (token, token_hash) = http.new_game_id(), http.new_token()
     created_at = utc_text(datetime.now(UTC))
     def write(db: Database) -> dict[str, Any]:
-        store.insert_game(db, game_id, created, token_hash, created_at, rules.status(folded.stream.state))
+        store.insert_game(db, game_id, created, token_hash, created_at, streams.status(folded.stream))
         store.append(db, game_id, 1, streams.CREATED, created, created_at)
-        history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, rules,
-                        folded.stream.state)
+        history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
         row = store.get_game(db, game_id)
         assert row is not None
         return row

@@ -154,10 +154,11 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
         data = {k: v for k, v in parsed.action.items() if k != "type"}
         event = store.append(db, game_id, seq, parsed.action["type"], data, recorded_at, parsed.at, key)
         state = after.stream.state
-        store.set_version(db, game_id, seq, rules.status(state), secret_from_hand=forks.secret_from_hand(rules, state))
-        if rules.status(state) != rules.status(before.stream.state):  # finished, or reopened by an undo
-            history.refresh(db, row, rules, state)
-        out = {"seq": seq, "version": seq, "event": event, "state": rules.view(state, True)}
+        status = streams.status(after.stream)
+        store.set_version(db, game_id, seq, status, secret_from_hand=forks.secret_from_hand(rules, state))
+        if status != streams.status(before.stream):  # finished or abandoned, or reopened by an undo
+            history.refresh(db, row, after.stream)
+        out = {"seq": seq, "version": seq, "event": event, "state": streams.view(after.stream, True)}
         if target is not None:  # undo or redo: what it cancelled or restored
             out["target"] = streams.target_json(rules, target, True)
         # a redo proves again what the action it restores proved

@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
+from engine import stream as streams
 from replays import audit, replay
 from service import games, http, store
 from service.db import get_db
@@ -34,7 +35,8 @@ def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
         raise ApiError(404, "not_found", f"This game has no event {seq}: its events are 1 to {row['version']}.",
                        version=row["version"])
     rules = games.rules_of(row)
-    state = replay.state_at(rules, store.events(get_db(), row["id"], upto=seq), seq)
+    past = replay.stream_at(rules, store.events(get_db(), row["id"], upto=seq), seq)
+    state = past.state
     if not full and row["visibility"] == "open":
         reopened = replay.reopened_hands(rules, state, games.current(row).stream.state)
         if reopened:
@@ -42,7 +44,7 @@ def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
                            f"The state after event {seq} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
                            "put back in play: only the scorekeeper (this game's token) may read it.",
                            version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
-    return {"seq": seq, "version": row["version"], "state": rules.view(state, full)}
+    return {"seq": seq, "version": row["version"], "state": streams.view(past, full)}
 
 
 @bp.get("/games/<game_id>/hands/<int:n>")

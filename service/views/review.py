@@ -115,11 +115,11 @@ def fork(game_id: str) -> Response:
     now = utc_text(datetime.now(UTC))
     db = get_db()
     with store.immediate(db):
-        store.insert_game(db, new_id, created, token_hash, now, rules.status(folded.stream.state))
+        store.insert_game(db, new_id, created, token_hash, now, streams.status(folded.stream))
         store.append(db, new_id, 1, streams.CREATED, created, now)
         for number, event in copies:
             store.append(db, new_id, number, event["type"], event["data"], now, event["at"] or event["recorded_at"])
-        store.set_version(db, new_id, folded.version, rules.status(folded.stream.state),
+        store.set_version(db, new_id, folded.version, streams.status(folded.stream),
                           secret_from_hand=forks.secret_from_hand(rules, folded.stream.state))
         store.set_fork_lineage(db, new_id, forks.inherited(db, game_id, row["game"], rules.hand_number(at_seq.state)))
     games.cache().put(new_id, folded)

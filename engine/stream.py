@@ -7,6 +7,12 @@ Rules of the stream (``../shared/spec/recording.md``, "Undo and redo"):
 - ``redo`` restores the most recently undone action, only while no new action has been
   recorded since (``nothing_to_redo``); undo and redo stack.
 - a new action clears what could be redone; a ``note`` changes nothing at all.
+- ``abandon`` (recording.md, "Bookkeeping actions") is an ordinary action folded here for
+  every game: the game stands as it was, :func:`status` says ``abandoned``, and only undo,
+  redo and notes may follow.
+
+Also here, the same for every game: :func:`target` (what an undo or redo acts on) with its
+:func:`summary`, and :func:`actions` (``GET …/actions`` with the bookkeeping entries).
 
 A :class:`Stream` is immutable (named tuples, cheap to build). Its effective actions and its redo stack are linked lists
 of :class:`Step` (each holding the state right after that action), so recording, undoing
@@ -29,13 +35,13 @@ from typing import Any, NamedTuple
 
 from engine.core import Action, OptionError, RulesError
 
-#: Event types handled here rather than by a game's reducer.
 UNDO, REDO, NOTE, CREATED = "undo", "redo", "note", "game_created"
 #: The bookkeeping action that stops a game (recording.md, "Bookkeeping actions").
 ABANDON = "abandon"
 #: A game's ``status`` (api.md, ``GET /games/<id>``): the engine's two, and an abandoned game.
 IN_PROGRESS, FINISHED, ABANDONED = "in_progress", "finished", "abandoned"
-BOOKKEEPING = frozenset({UNDO, REDO, NOTE})
+#: Event types handled here rather than by a game's reducer.
+BOOKKEEPING = frozenset({UNDO, REDO, NOTE, ABANDON})
 
 
 class UnknownRulesVersion(OptionError):

@@ -9,7 +9,7 @@ At every step of a random playout:
 - ``possible`` is exactly the cards conservation allows: a card outside it is refused with
   ``card_not_available`` (never for a reason the table could not see), a card in it never is;
 - the action types that take only a ``player`` (knock, fold, stay, laundry, stop), ``play``,
-  ``deal``, ``adjust``, undo and redo are refused whenever they are not listed.
+  ``deal``, ``adjust``, ``abandon``, undo and redo are refused whenever they are not listed.
 
 The playout then records one listed action (or an undo, a redo, a note) and goes on.
 """
@@ -155,6 +155,8 @@ def check(stream: streams.Stream, offers: list[dict[str, Any]], rng: random.Rand
             assert accepted(stream, {"type": kind}) is not None
     if ("adjust", None) not in listed:
         assert all(accepted(stream, a) is not None for a in candidates(stream, {"type": "adjust"}, rng))
+    if ("abandon", None) not in listed:
+        assert accepted(stream, {"type": "abandon", "reason": "closing time"}) is not None
     assert ("note", None) in listed
     return good
 

@@ -1,5 +1,5 @@
 """``GET …/actions`` over HTTP (api.md): the bookkeeping entries open now (undo and redo with
-their ``target``, note, adjust where the game has it) and, in table games, each play's
+their ``target``, note, adjust where the game has it, abandon) and, in table games, each play's
 ``possible`` cards."""
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ def of(actions: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [a for a in actions if a["type"] == kind]
 
 
-def test_a_new_game_offers_the_deal_note_and_adjust_but_no_undo(game):
+def test_a_new_game_offers_the_deal_note_adjust_and_abandon_but_no_undo(game):
     actions = entries(game)
-    assert [a["type"] for a in actions] == ["deal", "note", "adjust"]
+    assert [a["type"] for a in actions] == ["deal", "note", "adjust", "abandon"]
     assert of(actions, "note") == [{"type": "note", "player": None, "cards": None}]
 
 
@@ -83,7 +83,7 @@ def test_open_games_give_exact_cards_and_no_possible(open_game):
 
 def test_fuji_flush_offers_no_adjust(client):
     fuji = create(client, game="fuji_flush", players=["Ann", "Bob", "Cas"], first_player="Ann")
-    assert [a["type"] for a in entries(fuji)] == ["deal", "note"]
+    assert [a["type"] for a in entries(fuji)] == ["deal", "note", "abandon"]
     fuji.post({"type": "deal"})
     (play,) = of(entries(fuji), "play")
     assert play["possible"] == list(range(2, 21))

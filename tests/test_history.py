@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import engine
+from engine import stream as streams
 from service import history, store
 from tests.conftest import Game, assert_problem, create, needs_examples
 from tests.test_transfer import play_scenario
@@ -121,8 +122,8 @@ def test_imports_count_and_forks_never_do(client, other_client, club, app):
         db = store.connect(app.config["DATABASE"])
         rules = engine.GAMES["toepen"]
         row = {"id": "f1", "game": "toepen", "created_at": "2020-01-01T00:00:00.000Z", "forked_from_game": "x"}
-        state = rules.initial_state({"players": ["Fay", "Gus", "Hal"], "options": {}})
-        history.refresh(db, row, rules, state)
+        stream = streams.start(rules, {"players": ["Fay", "Gus", "Hal"], "options": {}})
+        history.refresh(db, row, stream)
         assert db.execute("SELECT COUNT(*) FROM player_results WHERE game_id = 'f1'").fetchone()[0] == 0
         db.close()
 

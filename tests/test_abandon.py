@@ -106,7 +106,8 @@ def test_histories_count_abandoned_games_apart(client):
     assert (row["status"], row["result"], row["score"], row["hands"]) == ("abandoned", "abandoned", None, None)
     listed = {p["name"]: p for p in client.get("/players").get_json()["players"]}
     assert (listed["Ann"]["games"], listed["Ann"]["finished"], listed["Ann"]["abandoned"], listed["Ann"]["wins"]) == (2, 1, 1, 1)
-    assert listed["Cas"]["by_game"]["toepen"] == {"games": 2, "finished": 1, "abandoned": 1, "wins": 1}
+    assert listed["Cas"]["by_game"]["toepen"] == {"games": 2, "finished": 1, "wins": 1, "losses": 0, "abandoned": 1,
+                                                  "average_lives_lost": 0.0}
     sheet = list(csv.DictReader(io.StringIO(client.get("/players/ann/games?format=csv").get_data(as_text=True))))
     assert [(r["status"], r["result"]) for r in sheet if r["id"] == stopped.id] == [("abandoned", "abandoned")]
 

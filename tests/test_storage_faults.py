@@ -204,3 +204,30 @@ def test_a_real_full_disk_is_503_and_recovers_when_a_file_is_deleted(tmp_path):
         assert stored_events(db, game_id) == [*seqs, seqs[-1] + 1]
     finally:
         subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+def test_imports_and_forks_meet_a_lock_with_503_store_nothing_and_work_once_it_is_released(tmp_path):
+    """The writes that run in their own transaction (``POST /games/import``, ``POST …/fork``)."""
+    db = tmp_path / "kibitz.db"
+    with serve(db, env={"KIBITZ_BUSY_TIMEOUT_MS": "300"}) as served:
+        game_id, token = served.new_game()
+        auth = {"Authorization": f"Bearer {token}"}
+        assert served.note(game_id, token, "a note").status_code == 201
+        export = requests.get(f"{served.base}/games/{game_id}/export?format=json", headers=auth, timeout=30).json()
+        export["game"].pop("id", None)  # a hand-written document: imported however often it is sent
+        before = counts(db)
+        blocker = sqlite3.connect(db, isolation_level=None)
+        blocker.execute("BEGIN EXCLUSIVE")
+        try:
+            assert_unavailable(requests.post(f"{served.base}/games/import", json=export, timeout=30), "1")
+            assert_unavailable(requests.post(f"{served.base}/games/{game_id}/fork", json={"seq": 1}, headers=auth,
+                                             timeout=30), "1")
+        finally:
+            blocker.rollback()
+            blocker.close()
+        assert counts(db) == before
+        imported = requests.post(f"{served.base}/games/import", json=export, timeout=30)
+        assert imported.status_code == 201, imported.text
+        forked = requests.post(f"{served.base}/games/{game_id}/fork", json={"seq": 1}, headers=auth, timeout=30)
+        assert forked.status_code == 201, forked.text
+        assert counts(db)[0] == before[0] + 2

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import engine
+from engine import stream as streams
 from engine.core import RulesError
 from replays import replay
 from service import store_admin
@@ -135,6 +136,6 @@ def _check_game(conn: sqlite3.Connection, row: dict[str, object], report: Report
         report.problems.append(Problem(game_id, seq, f"no longer rebuilds through the rules of {rules.GAME}: "
                                                      f"{type(err).__name__}: {err}"))
         return
-    if folded is not None and rules.status(folded.stream.state) != row["status"]:
+    if folded is not None and streams.status(folded.stream) != row["status"]:
         report.problems.append(Problem(game_id, None, f"games.status is {row['status']!r} but its events make it "
-                                                      f"{rules.status(folded.stream.state)!r}"))
+                                                      f"{streams.status(folded.stream)!r}"))

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
+from threading import Lock
 from typing import Any
 
-from flask import Response, render_template, request, url_for
+from cachetools import LRUCache
+from flask import Response, current_app, render_template, request, url_for
 
 from engine.cards import SUIT_NAMES
 from replays import audit, timeline
@@ -287,10 +289,26 @@ def replay_context(row: dict[str, Any], step: int, full: bool) -> dict[str, Any]
     return context
 
 
+#: How many (game, version, view) timelines the replay keeps, so stepping through a game
+#: folds it once per step for the state, not twice.
+TIMELINES_KEPT = 32
+
+
 def timeline_steps(row: dict[str, Any], full: bool) -> list[dict[str, Any]]:
-    """Every event with its summary and ``undone`` (``GET timeline``)."""
-    rules = games.rules_of(row)
-    return list(timeline.timeline(rules, store.events(get_db(), row["id"], upto=row["version"]), full))
+    """Every event with its summary and ``undone`` (``GET timeline``), kept per game version
+    and view: a replay asks for one step after another of the same version."""
+    kept: tuple[Lock, LRUCache[tuple[str, int, bool], list[dict[str, Any]]]] = current_app.extensions.setdefault(
+        "kibitz_timelines", (Lock(), LRUCache(maxsize=TIMELINES_KEPT)))
+    lock, cache = kept
+    key = (row["id"], row["version"], full)
+    with lock:
+        found = cache.get(key)
+    if found is None:
+        rules = games.rules_of(row)
+        found = list(timeline.timeline(rules, store.events(get_db(), row["id"], upto=row["version"]), full))
+        with lock:
+            cache[key] = found
+    return found
 
 
 @bp.get("/watch/<game_id>/replay")

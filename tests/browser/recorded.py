@@ -79,7 +79,8 @@ def toepen_open_game(base: str, players: list[str], seed: int, limit: int = 3, t
     """An open Toepen game played to its end: seeded deals, the first legal card from
     ``GET actions`` (with the token), and now and then a knock answered by a fold."""
     rng = random.Random(seed)
-    game = create(base, game="toepen", players=players, visibility="open", options={"limit": limit},
+    game = create(base, game="toepen", players=players, visibility="open",
+                  options={"limit": limit, "laundry_mandatory": False},
                   **({"title": title} if title else {}))
     for _ in range(max_events):
         state = game.read()["state"]
@@ -92,7 +93,7 @@ def toepen_open_game(base: str, players: list[str], seed: int, limit: int = 3, t
             game.post({"type": "deal", "hands": hands})
             continue
         actions = game.read("/actions")["actions"]
-        plays = [a for a in actions if a["type"] == "play"]
+        plays = [a for a in actions if a["type"] == "play" and a.get("cards")]
         folds = [a for a in actions if a["type"] == "fold"]
         knocks = [a for a in actions if a["type"] == "knock" and a["player"] in state["to_act"]]
         if folds and rng.random() < 0.5:
@@ -102,8 +103,8 @@ def toepen_open_game(base: str, players: list[str], seed: int, limit: int = 3, t
         elif plays:
             play = plays[0]
             game.post({"type": "play", "player": play["player"], "card": rng.choice(play["cards"])})
-        else:  # answers due (explicit knocks) or anything else the rules want: take the first
-            first = next(a for a in actions if a["type"] not in ("note", "adjust", "abandon", "undo", "redo"))
+        else:  # knock answers due (explicit knocks): the first answer offered
+            first = next(a for a in actions if a["type"] in ("stay", "fold"))
             game.post({"type": first["type"], "player": first["player"]})
     return game
 

@@ -30,11 +30,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any, TypeVar
 
+import engine
 from engine import fool, fuji_flush, stop_the_bus, toepen
 from engine.core import RulesError
+from engine.interface import GameRules
 from engine.stream import Stream, advance, start
 
 T = TypeVar("T")
@@ -42,12 +43,7 @@ Action = dict[str, Any]
 Log = list[tuple[int, Action]]
 
 #: The engine module of each game, by the name ``POST /games`` takes.
-GAMES: dict[str, ModuleType] = {
-    "toepen": toepen,
-    "fool": fool,
-    "fuji_flush": fuji_flush,
-    "stop_the_bus": stop_the_bus,
-}
+GAMES: dict[str, GameRules] = engine.GAMES
 NAMES = ["Ann", "Bob", "Cas", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon"]
 
 
@@ -66,8 +62,7 @@ class Table:
     dict); ``recorded(action, state)`` is called once the engine has accepted ``action``.
     """
 
-    rules: ModuleType
-    starter = "dealer"  # the game_created field naming who deals (or plays) first
+    rules: GameRules
 
     def __init__(self, rng: random.Random, created: dict[str, Any]) -> None:
         self.rng = rng
@@ -249,7 +244,6 @@ class FujiFlushTable(Table):
     the real active player's real cards (open) or none (table), and each real draw."""
 
     rules = fuji_flush
-    starter = "first_player"
 
     def __init__(self, rng: random.Random, created: dict[str, Any]) -> None:
         super().__init__(rng, created)
@@ -412,7 +406,7 @@ TABLES: dict[str, type[Table]] = {
 class Playout:
     """One game being played: the engine module, the table, the log and the stream."""
 
-    rules: ModuleType
+    rules: GameRules
     table: Table
     events: Log
     stream: Stream
@@ -455,7 +449,7 @@ def created(
         "players": list(players),
         "options": rules.resolve_options(options or {}, list(players)),
         "visibility": visibility,
-        TABLES[game].starter: starter or players[0],
+        rules.STARTER: starter or players[0],
         "rules_version": rules.RULES_VERSION,
     }
 

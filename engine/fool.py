@@ -45,6 +45,7 @@ from engine.core import (
     seat_after,
 )
 from engine.core import evolve as replace
+from engine.interface import PlayUnit, Starter
 
 GAME = "fool"
 #: What the texts call one deal and its play (rules/fool.md: "round").
@@ -53,6 +54,12 @@ HAND_WORD = "round"
 SHEET = SheetColumns(("round", "dealer"), "points", "points this round", "points in all")
 RULES_VERSION = 1
 SPEC = "rules/fool.md"
+#: The ``game_created`` field naming who starts (who deals the first round).
+STARTER: Starter = "dealer"
+#: What a hand is played in (tricks, each with its Fools): its hand view lists them, ``position`` counts them.
+PLAY_UNIT: PlayUnit = "trick"
+#: The counters of :func:`results` this game has (tricks won and times the Fool).
+COUNTERS: tuple[str, ...] = ("tricks_won", "fools")
 
 WILD = "1"
 WILD_COPIES = 6

@@ -51,6 +51,7 @@ from engine.core import (
     redact_fields,
 )
 from engine.core import evolve as replace
+from engine.interface import PlayUnit, Starter
 
 GAME = "fuji_flush"
 #: What the texts call the game's one deal and its play (issue 10: Fuji Flush is a game of rounds).
@@ -59,8 +60,12 @@ HAND_WORD = "round"
 SHEET = SheetColumns(("turn", "player", "card played"), "cards held", "change in cards held", "cards held after the turn")
 RULES_VERSION = 1
 SPEC = "rules/fuji_flush.md"
+#: What a hand is played in (turns, one card each): its hand view lists them, ``position`` counts them.
+PLAY_UNIT: PlayUnit = "turn"
+#: The counters of :func:`results` this game has (none: a hand has no tricks, Fools, knocks or stops).
+COUNTERS: tuple[str, ...] = ()
 #: The ``POST /games`` field naming who starts (the service stores it in ``game_created``).
-STARTER = "first_player"
+STARTER: Starter = "first_player"
 
 LOW, HIGH = 2, 20
 #: The published deck ("Cards"): value -> copies, 90 cards.

@@ -47,6 +47,7 @@ from engine.core import (
     seat_after,
 )
 from engine.core import evolve as replace
+from engine.interface import PlayUnit, Starter
 
 GAME = "stop_the_bus"
 #: What the texts call one deal and its play (rules/stop_the_bus.md: "round").
@@ -55,6 +56,12 @@ HAND_WORD = "round"
 SHEET = SheetColumns(("round", "dealer"), "chips", "chips won or lost this round", "chips left")
 RULES_VERSION = 1
 SPEC = "rules/stop_the_bus.md"
+#: The ``game_created`` field naming who starts (who deals the first round).
+STARTER: Starter = "dealer"
+#: What a hand is played in (turns at the middle cards): its hand view lists them, ``position`` counts them.
+PLAY_UNIT: PlayUnit = "turn"
+#: The counters of :func:`results` this game has (buses stopped).
+COUNTERS: tuple[str, ...] = ("stops",)
 
 RANKS = "23456789TJQKA"
 DECK = tuple(rank + suit for suit in "CDHS" for rank in RANKS)

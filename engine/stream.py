@@ -30,10 +30,10 @@ before the reducer sees it. Any other version is refused with
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from types import ModuleType
 from typing import Any, NamedTuple
 
 from engine.core import Action, OptionError, RulesError
+from engine.interface import GameRules
 
 UNDO, REDO, NOTE, CREATED = "undo", "redo", "note", "game_created"
 #: The bookkeeping action that stops a game (recording.md, "Bookkeeping actions").
@@ -78,7 +78,7 @@ class Stream(NamedTuple):
     from it when it is older than the module's ``RULES_VERSION``).
     """
 
-    rules: ModuleType
+    rules: GameRules
     version: int
     done: Link
     undone: Link | None
@@ -90,7 +90,7 @@ class Stream(NamedTuple):
         return self.done.head.state
 
 
-def start(rules: ModuleType, created: Mapping[str, Any]) -> Stream:
+def start(rules: GameRules, created: Mapping[str, Any]) -> Stream:
     """Begin a stream from the ``game_created`` event data (seq 1).
 
     ``created`` holds ``players``, ``options`` (resolved), ``visibility``, ``dealer`` or
@@ -106,14 +106,14 @@ def start(rules: ModuleType, created: Mapping[str, Any]) -> Stream:
     return Stream(rules, 1, Link(Step(1, action, state), None), None, version)
 
 
-def rules_version_of(rules: ModuleType, created: Mapping[str, Any]) -> int:
+def rules_version_of(rules: GameRules, created: Mapping[str, Any]) -> int:
     """The ``rules_version`` of a ``game_created`` (the module's current one when absent).
 
     Raises :class:`UnknownRulesVersion` unless it is one of the module's
     ``SUPPORTED_VERSIONS``.
     """
     version = created.get("rules_version", rules.RULES_VERSION)
-    supported = getattr(rules, "SUPPORTED_VERSIONS", frozenset({rules.RULES_VERSION}))
+    supported = rules.SUPPORTED_VERSIONS
     if isinstance(version, bool) or not isinstance(version, int) or version not in supported:
         raise UnknownRulesVersion(rules.GAME, version, supported)
     return version
@@ -200,7 +200,7 @@ class Replayed(NamedTuple):
     target: int | None
 
 
-def replay(rules: ModuleType, events: Iterable[tuple[int, Action]]) -> Iterator[Replayed]:
+def replay(rules: GameRules, events: Iterable[tuple[int, Action]]) -> Iterator[Replayed]:
     """Yield the stream after every event of a stored log, in order.
 
     ``events`` are ``(seq, action)`` pairs starting with ``game_created``. A stored log was
@@ -230,13 +230,13 @@ def target(stream: Stream, kind: str) -> Step | None:
     return None
 
 
-def target_json(rules: ModuleType, step: Step, full: bool) -> dict[str, Any]:
+def target_json(rules: GameRules, step: Step, full: bool) -> dict[str, Any]:
     """``{"seq", "type", "summary"}`` of an undo's or redo's target ``step`` (api.md, undo's
     ``target``), the :func:`summary` written for this reader (``full``: the token holder)."""
     return {"seq": step.seq, "type": step.action["type"], "summary": summary(rules, step, full)}
 
 
-def summary(rules: ModuleType, step: Step, full: bool) -> str:
+def summary(rules: GameRules, step: Step, full: bool) -> str:
     """A short phrase naming who did what in ``step``, without what the rules derived from
     it: ``"Cas played 10♣"``, ``"Bob knocked"``, ``"Ann dealt"``.
 

@@ -44,6 +44,7 @@ from engine.core import (
     seat_after,
 )
 from engine.core import evolve as replace
+from engine.interface import PlayUnit, Starter
 
 GAME = "toepen"
 #: What the texts call one deal and its play (rules/toepen.md: "hand").
@@ -52,6 +53,12 @@ HAND_WORD = "hand"
 SHEET = SheetColumns(("hand", "dealer"), "lives lost", "lives lost this hand", "lives lost in all")
 RULES_VERSION = 1
 SPEC = "rules/toepen.md"
+#: The ``game_created`` field naming who starts (who deals the first hand).
+STARTER: Starter = "dealer"
+#: What a hand is played in (four tricks a hand): its hand view lists them, ``position`` counts them.
+PLAY_UNIT: PlayUnit = "trick"
+#: The counters of :func:`results` this game has (tricks won and knocks).
+COUNTERS: tuple[str, ...] = ("tricks_won", "knocks")
 
 RANKS = "789TJQKA"
 #: Strength within a suit, from ``rules/toepen.md`` "Cards": T 9 8 7 A K Q J (high → low).

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any, NamedTuple
 
 from pyrsistent import PVector, pvector
 
 from engine import stream as streams
+from engine.interface import GameRules
 
 #: Event types that are not game actions (never ``undone``).
 NOT_ACTIONS = frozenset({streams.CREATED, streams.UNDO, streams.REDO, streams.NOTE})
@@ -66,7 +66,7 @@ def _pairs(events: Iterable[Mapping[str, Any]]) -> Iterable[tuple[int, dict[str,
     return ((event["seq"], action(event)) for event in events)
 
 
-def fold(rules: ModuleType, events: Iterable[Mapping[str, Any]]) -> Folded:
+def fold(rules: GameRules, events: Iterable[Mapping[str, Any]]) -> Folded:
     """Fold a whole stored log (``engine.stream.replay``). Raises ``ValueError`` if empty."""
     last: streams.Stream | None = None
     facts: list[Fact] = []
@@ -94,7 +94,7 @@ def extend(folded: Folded, seq: int, event_action: Mapping[str, Any]) -> Folded:
     return Folded(after, folded.facts.append(fact))
 
 
-def state_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) -> Any:
+def state_at(rules: GameRules, events: Iterable[Mapping[str, Any]], seq: int) -> Any:
     """The game state right after event ``seq``: the fold of the actions effective then.
 
     Undos recorded after ``seq`` do not reach back into it. Raises ``LookupError`` if no
@@ -115,7 +115,7 @@ def stream_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) 
     raise LookupError(f"no event {seq}")
 
 
-def reopened_hands(rules: ModuleType, past: Any, current: Any) -> list[int]:
+def reopened_hands(rules: GameRules, past: Any, current: Any) -> list[int]:
     """The hands that are over in the ``past`` state but not in the ``current`` one.
 
     A past state read after an undo can show a hand as over (its hidden cards public)
@@ -164,7 +164,7 @@ def shown_data(folded: Folded, event: Mapping[str, Any], hand: int, full: bool) 
     return public_data(folded.stream.rules, folded.stream.state, hand, action(event))
 
 
-def public_data(rules: ModuleType, state: Any, hand: int, event_action: Mapping[str, Any]) -> dict[str, Any]:
+def public_data(rules: GameRules, state: Any, hand: int, event_action: Mapping[str, Any]) -> dict[str, Any]:
     """The ``data`` of a game action of hand ``hand`` that a reader without the token may see
     in ``state`` (the current state): the engine's ``public_action`` without ``type``."""
     return {k: v for k, v in rules.public_action(state, hand, event_action).items() if k != "type"}

@@ -16,14 +16,14 @@ way as the event log (``replays.replay.shown_data``) while its hand is not over.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from types import ModuleType
 from typing import Any
 
 from engine import stream as streams
+from engine.interface import GameRules
 from replays.replay import PUBLIC, action, public_data
 
 
-def timeline(rules: ModuleType, events: Sequence[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
+def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
     """Every event of a stored log (oldest first, from ``game_created``) as a timeline step.
 
     ``full`` is True for the scorekeeper. Raises :class:`engine.core.RulesError` if the

@@ -92,7 +92,7 @@ class UnicodeSchema(Schema):
         return data
 
 
-class CardField(fields.Field):
+class CardField(fields.Field[Any]):
     """A card code, parsed by the game's ``parse`` function into its canonical string.
 
     ``parse(value) -> code`` raises ``ValueError`` for anything that is not a card of the
@@ -126,13 +126,13 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
-def cards(parse: Callable[[Any], Any], count: int | None = None, **kwargs: Any) -> fields.List:
+def cards(parse: Callable[[Any], Any], count: int | None = None, **kwargs: Any) -> fields.List[Any]:
     """A list of card codes; ``count`` fixes its length when given."""
     length = validate.Length(equal=count) if count is not None else validate.Length(min=1, max=100)
     return fields.List(CardField(parse), validate=length, **kwargs)
 
 
-class UtcDateTime(fields.Field):
+class UtcDateTime(fields.Field[Any]):
     """An ISO 8601 time with a zone; stored and shown in UTC with a ``Z``."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:

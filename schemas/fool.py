@@ -29,7 +29,7 @@ class OptionsSchema(Schema):
     fools_per_trick = fields.Integer(strict=True, allow_none=True, validate=validate.OneOf((1, 2)))
 
 
-def card_list(**kwargs: Any) -> fields.List:
+def card_list(**kwargs: Any) -> fields.List[Any]:
     """A list of 1 to 22 Fool! cards."""
     return fields.List(CardField(parse_card), validate=validate.Length(min=1, max=MAX_HAND), **kwargs)
 

@@ -11,11 +11,11 @@ without the lock.
 from __future__ import annotations
 
 import threading
-from types import ModuleType
 
 from cachetools import LRUCache
 from sqlite_utils import Database
 
+from engine.interface import GameRules
 from replays import replay
 from service import store
 
@@ -27,7 +27,7 @@ class FoldCache:
         self._games: LRUCache[str, replay.Folded] = LRUCache(maxsize=maxsize)
         self._lock = threading.Lock()
 
-    def get(self, db: Database, rules: ModuleType, game_id: str, version: int) -> replay.Folded:
+    def get(self, db: Database, rules: GameRules, game_id: str, version: int) -> replay.Folded:
         """Return ``game_id`` folded up to ``version`` (the version stored in ``db``).
 
         Reads from ``db`` only the events the cache lacks. Raises

@@ -19,17 +19,17 @@ So the check of a read is one query over the fork's own lineage (:func:`sealed_b
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import ModuleType
 from typing import Any
 
 from sqlite_utils import Database
 
 import engine
+from engine.interface import GameRules
 from replays import replay
 from service import store
 
 
-def secret_from_hand(rules: ModuleType, state: Any) -> int | None:
+def secret_from_hand(rules: GameRules, state: Any) -> int | None:
     """The first hand or round of ``state`` that is not over (1 before the first deal), or
     None when every hand is over (the game is over). Hands end in order: once hand n is not
     over, no later one is."""
@@ -64,7 +64,7 @@ def hand_at(db: Database, game_id: str, seq: int) -> int:
     return int(rules.hand_number(folded.stream.state))
 
 
-def sealed_by(db: Database, row: Mapping[str, Any], rules: ModuleType, state: Any) -> tuple[str, int] | None:
+def sealed_by(db: Database, row: Mapping[str, Any], rules: GameRules, state: Any) -> tuple[str, int] | None:
     """``(game id, hand)`` when fork ``row`` (folded to ``state``) shows a hand as over that
     is still in play in a game up its chain sharing that hand's cards, else None (also for a
     ``table`` game or a game that is not a fork)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 from flask import current_app
@@ -10,7 +9,9 @@ from flask import current_app
 import engine
 import schemas
 from engine import stream as streams
+from engine.interface import GameRules
 from replays.replay import Folded
+from schemas.interface import GameSchemas
 from service import forks, http, store
 from service.cache import FoldCache
 from service.db import get_db
@@ -33,12 +34,12 @@ def load(game_id: str) -> dict[str, Any]:
     return row
 
 
-def rules_of(row: dict[str, Any]) -> ModuleType:
+def rules_of(row: dict[str, Any]) -> GameRules:
     """The engine module of a game row."""
     return engine.GAMES[row["game"]]
 
 
-def schemas_of(row: dict[str, Any]) -> ModuleType:
+def schemas_of(row: dict[str, Any]) -> GameSchemas:
     """The schema module of a game row."""
     return schemas.GAMES[row["game"]]
 

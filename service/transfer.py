@@ -178,7 +178,7 @@ def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.F
         errors = flatten(err.messages)
         raise refused(1, "validation_failed", "The game_created event does not fit its schema.", errors) from err
     players = loaded["players"]
-    starter = getattr(rules, "STARTER", "dealer")
+    starter = rules.STARTER
     options = raw.get("options")
     if not isinstance(options, dict):
         raise refused(1, "validation_failed", "The game_created event has no options object.")

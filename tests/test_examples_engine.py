@@ -75,7 +75,7 @@ def run(scenario: dict[str, Any]) -> list[str]:
     create = scenario["create"]
     rules, shapes = engine.GAMES[create["game"]], schemas.GAMES[create["game"]]
     players, visibility = create["players"], create.get("visibility", "table")
-    starter = getattr(rules, "STARTER", "dealer")
+    starter = rules.STARTER
     created = {
         "players": players,
         "options": rules.resolve_options(shapes.OPTIONS().load(create.get("options", {})), players),

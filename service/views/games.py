@@ -23,7 +23,6 @@ from service.problems import ApiError
 bp = Blueprint("games", __name__)
 
 #: The field of ``POST /games`` that names who starts, unless the engine names another.
-DEFAULT_STARTER = "dealer"
 STARTER_FIELDS = ("dealer", "first_player")
 
 
@@ -70,12 +69,12 @@ def created_data(loaded: dict[str, Any]) -> dict[str, Any]:
     """The ``game_created`` event data from a loaded ``POST /games`` body.
 
     Checks the options with the game's ``OPTIONS`` schema and ``resolve_options`` (422 on
-    failure). Who starts is stored under the engine's ``STARTER`` field (``dealer`` unless
-    the engine module says otherwise), the first seat by default.
+    failure). Who starts is stored under the engine's ``STARTER`` field (``dealer`` or
+    ``first_player``), the first seat by default.
     """
     name, players = loaded["game"], loaded["players"]
     rules, shapes = engine.GAMES[name], schemas.GAMES[name]
-    starter = getattr(rules, "STARTER", DEFAULT_STARTER)
+    starter = rules.STARTER
     errors = {
         field: [f"This game names who starts with '{starter}'."]
         for field in STARTER_FIELDS

@@ -103,7 +103,7 @@ def state_at(rules: GameRules, events: Iterable[Mapping[str, Any]], seq: int) ->
     return stream_at(rules, events, seq).state
 
 
-def stream_at(rules: ModuleType, events: Iterable[Mapping[str, Any]], seq: int) -> streams.Stream:
+def stream_at(rules: GameRules, events: Iterable[Mapping[str, Any]], seq: int) -> streams.Stream:
     """The stream right after event ``seq`` (its state is :func:`state_at`; its
     ``engine.stream.status`` says whether the game was abandoned then). Raises
     ``LookupError`` if no event has that ``seq``."""

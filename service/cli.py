@@ -29,7 +29,7 @@ def main() -> None:
               help="Listen on every network address (0.0.0.0) and print the URLs and a QR code a tablet can open.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
 @click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
-              type=click.Path(dir_okay=False), help="SQLite database file (created on first start).")
+              type=click.Path(dir_okay=False, readable=False), help="SQLite database file (created on first start).")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 256), help="Worker threads.")
 @click.option("--synchronous", default="FULL", show_default=True,
               type=click.Choice(["OFF", "NORMAL", "FULL", "EXTRA"], case_sensitive=False),
@@ -92,7 +92,12 @@ def _stop(signum: int, _frame: Any) -> None:
 
 
 def _refusal(database: str, problem: str) -> str:
-    """The one sentence ``kibitz serve`` refuses a database file with."""
+    """The one sentence ``kibitz serve`` refuses a database file with: a damaged file is
+    restored from a backup, an unreadable one needs its permissions (or its disk) seen to."""
+    if problem.startswith("unreadable") or problem.startswith("unusable"):
+        return (f"Cannot serve {database}: the database file is {problem}; make sure the user running "
+                "kibitz serve can read and write it and its folder (the -wal and -shm files are created "
+                "there), or restore it from a backup as README's 'Running a club server' explains.")
     return (f"Cannot serve {database}: the database file is {problem}; restore it from a backup "
             f"(stop, copy the backup made with kibitz backup over it, run kibitz check --db {database}) "
             "as README's 'Running a club server' explains.")

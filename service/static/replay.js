@@ -57,6 +57,8 @@
       step = n;
       board.innerHTML = html;
       board.setAttribute("data-step", String(n));
+      var title = board.querySelector(".step-title");
+      if (title) { document.getElementById("step-announce").textContent = title.textContent; }
       if (n < last) { fetchBoard(n + 1).catch(function () {}); }
     }, function () {
       if (wanted === n) { board.insertAdjacentHTML("afterbegin", '<p class="notice">This step cannot be loaded now; try again.</p>'); }

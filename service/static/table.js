@@ -173,8 +173,9 @@
   }
 
   /* Reload the whole board (game and actions); resolves when rendered. */
-  function refresh() {
+  function refresh(again) {
     return Promise.all([fetchGame(), fetchActions()]).then(function (both) {
+      if (both[0].version !== both[1].version && !again) { return refresh(true); }  // a write came between
       game = both[0];
       actions = both[1];
       version = game.version;
@@ -266,8 +267,8 @@
       say("Irregularity: " + parts.join(" "));
     }
     settle(item, "stored");
+    render();  // the new board at once; the buttons follow when the actions arrive
     if (queue.items.length) {
-      render();
       drain();
     } else {
       refreshActions().then(function () { refreshSheet(false); });
@@ -366,8 +367,11 @@
     return name;
   }
 
+  /* True when the actions on hand were read at the version the page shows. */
+  function fresh() { return !!actions && actions.version === version; }
+
   function firstToPlay() {
-    var play = entries("play");
+    var play = fresh() ? entries("play") : [];
     if (play.length) { return play[0].player; }
     var to = (game && game.state.to_act) || [];
     return to.length ? to[0] : (players()[0] || {}).name;
@@ -417,9 +421,9 @@
     if (compose) { composeTap(code, owner || null, null); return; }
     var player;
     var guessed = false;
-    if (waiting()) {
+    if (waiting() || !fresh()) {
       player = owner || guessNext();
-      guessed = !owner;
+      guessed = !owner && waiting();
     } else {
       var play = owner ? entries("play", owner) : entries("play");
       if (!play.length) { return; }
@@ -573,7 +577,7 @@
     var known = p.hand_known || p.cards_known || [];
     if (extra.prefill) { for (var i = 0; i < known.length && i < 3; i++) { s.cards.push(String(known[i])); } }
     var spec = {
-      possible: entry.possible || null,
+      possible: entry.possible || entry.cards || null,
       type: type, player: entry.player, title: extra.title, label: extra.label || (WORDS[type] + " by " + entry.player),
       slots: [s], autoNext: false,
       build: function () {
@@ -598,7 +602,7 @@
     var g = slot("give", "Give", 1);
     if (take) { t.cards.push(String(take)); }
     startCompose({
-      possible: entry.possible || null,
+      possible: entry.possible || entry.cards || null,
       type: "swap", player: entry.player, title: entry.player + " swaps: tap the card taken from the centre, then the card given",
       label: "Swap by " + entry.player, slots: [t, g], autoNext: false,
       build: function () {
@@ -771,6 +775,7 @@
     root.setAttribute("data-version", String(version));
     root.setAttribute("data-pending", String(queue.items.length));
     root.setAttribute("data-offline", offline ? "true" : "false");
+    root.setAttribute("data-fresh", fresh() ? "true" : "false");
     turnBox.textContent = statusSentence();
     el("no-token").hidden = !!token;
     renderSeats(s);
@@ -834,7 +839,8 @@
     group.setAttribute("role", "group");
     group.setAttribute("aria-label", "Hand: " + name);
     for (var i = 0; i < known.length; i++) {
-      var usable = !!token && (compose || (!waiting() && canPlay(known[i], name)) || (guessing() && entries("play").length > 0));
+      var usable = !!token && (compose || (!waiting() && fresh() && canPlay(known[i], name)) ||
+                               (guessing() && entries("play").length > 0));
       if (!usable) { group.appendChild(chip(known[i])); continue; }
       var b = text("button", "card small " + cardClass(known[i]), cardName(known[i]));
       b.type = "button";
@@ -999,6 +1005,7 @@
           if (kind === "fool" && type === "reveal" && game.state.phase === "reveal" && to.indexOf(item.entry.player) >= 0) { b.className += " primary"; }
         }
         b.type = "button";
+        b.disabled = !fresh();  // until the actions of this version arrive
         b.setAttribute("data-action", type);
         b.setAttribute("data-player", item.entry.player || "");
         b.addEventListener("click", (function (x) { return function () { actionClicked(x.entry, x.variant); }; })(item));
@@ -1076,7 +1083,7 @@
           (!!compose.possible && used === 0 && !listed(compose.possible, code));
         continue;
       }
-      if (waiting()) { b.disabled = !(entries("play").length || pendingPlays().length); continue; }
+      if (waiting() || !fresh()) { b.disabled = !(entries("play").length || pendingPlays().length || (game.state.to_act || []).length); continue; }
       b.disabled = !canPlay(code, null);
     }
   }
@@ -1090,7 +1097,7 @@
       undoButton.disabled = false;
     } else if (undoEntry && undoEntry.target) {
       undoButton.textContent = "Undo: " + undoEntry.target.summary;
-      undoButton.disabled = !token;
+      undoButton.disabled = !token || (!fresh() && !waiting());
     } else {
       undoButton.textContent = "Undo";
       undoButton.disabled = !token || hasBookkeeping();
@@ -1098,7 +1105,7 @@
     if (redoEntry && redoEntry.target) {
       redoButton.hidden = false;
       redoButton.textContent = "Redo: " + redoEntry.target.summary;
-      redoButton.disabled = !token;
+      redoButton.disabled = !token || (!fresh() && !waiting());
     } else {
       redoButton.hidden = true;
     }

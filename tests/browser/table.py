@@ -14,10 +14,11 @@ def open_table(page: Any, server: Any, game: dict[str, Any], base: str | None = 
 
 
 def settle(page: Any, version: int | None = None) -> None:
-    """Wait until no tap is waiting for an answer (and the page shows ``version``, if given)."""
+    """Wait until no tap is waiting for an answer and the buttons are those of the version
+    shown (``version``, if given)."""
     page.wait_for_function(
         "v => { const t = document.getElementById('table');"
-        " return t.dataset.pending === '0' && t.dataset.version !== undefined"
+        " return t.dataset.pending === '0' && t.dataset.version !== undefined && t.dataset.fresh === 'true'"
         " && (v === null || t.dataset.version === String(v)); }", arg=version)
 
 

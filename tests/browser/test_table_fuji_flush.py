@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.table import act, confirm, expect_status, open_table, pick, tap
+from tests.browser.table import act, confirm, expect_status, open_table, pick, settle, tap, version
 
 
 def test_a_whole_fuji_flush_game_recorded_by_tapping(server, page):
@@ -40,3 +40,12 @@ def test_an_open_deal_with_copies_of_a_number(server, page):
     expect_status(page, "Ann to play")
     hand = page.get_by_role("group", name="Hand: Ann", exact=True)
     expect(hand.get_by_role("button", name="5", exact=True)).to_have_count(2)
+    before = version(page)
+    hand.get_by_role("button", name="5", exact=True).first.click()
+    settle(page, before + 1)
+    tap(page, "7")  # Bob's 7 flushes Ann's 5: Ann draws a card, which the open game may name
+    page.get_by_role("button", name="Draw: Ann", exact=True).click()
+    pick(page, "9")
+    confirm(page)
+    assert server.events(game)[-1]["data"] == {"player": "Ann", "card": 9}
+    expect(page.get_by_role("group", name="Hand: Ann", exact=True)).to_contain_text("9")

@@ -74,3 +74,15 @@ def test_swap_all_and_a_refused_show(server, page):
     assert page.locator("#board").inner_text() == board
     assert len(server.events(game)) == shown
     expect(page.locator("#compose")).to_be_visible()
+
+
+def test_an_open_deal_gives_the_centre_then_every_hand(server, page):
+    game = server.create(game="stop_the_bus", players=["Ann", "Bob"], visibility="open")
+    open_table(page, server, game)
+    page.get_by_role("button", name="Deal", exact=True).click()
+    pick(page, "2♥", "3♥", "4♥", "A♠", "A♦", "A♣", "K♠", "K♦", "K♣")
+    confirm(page)
+    deal = server.events(game)[-1]["data"]
+    assert deal["centre"] == ["2H", "3H", "4H"]
+    assert deal["hands"] == {"Ann": ["AS", "AD", "AC"], "Bob": ["KS", "KD", "KC"]}
+    expect(page.get_by_role("group", name="Hand: Bob", exact=True)).to_contain_text("K♠")

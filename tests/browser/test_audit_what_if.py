@@ -50,3 +50,21 @@ def test_turn_audit_explains_the_turn(server, page):
                                                   "and draws.")
     page.get_by_role("link", name="Turn 5 →", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Turn 5 of hand 1")
+
+
+def test_the_what_if_page_asks_before_it_forks(server, page, new_context):
+    game = fool_game(server.base)
+    page.goto(server.url(f"/watch/{game.id}/fork?seq=4"))
+    expect(page.get_by_role("button", name="Start the what-if game", exact=True)).to_be_disabled()
+    expect(page.locator("#fork-no-token")).to_be_visible()
+
+    scorekeeper = new_context()
+    keep_token(scorekeeper, game.id, game.token)
+    mine = scorekeeper.new_page()
+    mine.goto(server.url(f"/watch/{game.id}/fork?seq=4"))
+    expect(mine.locator("#fork-page")).to_contain_text("up to event 4 (“Bettina played G4.”)")
+    assert server.get("/games?fork=true")["games"][0]["id"] == game.id  # loading the page forked nothing
+    mine.get_by_role("button", name="Start the what-if game", exact=True).click()
+    mine.wait_for_url(re.compile(r".*/table/[A-Za-z0-9]+$"))
+    fork_id = mine.url.rsplit("/", 1)[1]
+    assert server.get(f"/games/{fork_id}")["forked_from"] == {"game": game.id, "seq": 4}

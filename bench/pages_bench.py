@@ -38,7 +38,8 @@ from tests.browser.recorded import TOEPEN_DECK, create  # noqa: E402
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
-#: Click a button, then resolve with the milliseconds until the table shows the next version.
+#: Click a button, then resolve with the milliseconds until the table shows the next version
+#: (``total``), and the requests the page made meanwhile (``calls``, their summed ``network`` time).
 TAP_JS = """([selector, name]) => new Promise((resolve, reject) => {
     const table = document.getElementById('table');
     const before = Number(table.dataset.version);
@@ -50,7 +51,13 @@ TAP_JS = """([selector, name]) => new Promise((resolve, reject) => {
     const observer = new MutationObserver(() => {
         if (!done()) { return; }
         observer.disconnect();
-        requestAnimationFrame(() => resolve(performance.now() - started));
+        requestAnimationFrame(() => {
+            const ended = performance.now();
+            const calls = performance.getEntriesByType('resource').filter(e => e.startTime >= started);
+            performance.clearResourceTimings();
+            resolve({total: ended - started, calls: calls.length,
+                     network: calls.reduce((sum, e) => sum + e.duration, 0)});
+        });
     });
     observer.observe(table, {attributes: true, attributeFilter: ['data-version', 'data-pending']});
     setTimeout(() => { observer.disconnect(); reject(new Error('no answer within 10 s')); }, 10000);
@@ -77,9 +84,9 @@ def choose(hand: list[str], state: dict[str, Any]) -> str:
     return (same or hand)[0]
 
 
-def record_game(page: Any, game: Any, rng: random.Random) -> list[float]:
-    """Tap the whole game; the tap-to-board times in milliseconds."""
-    times: list[float] = []
+def record_game(page: Any, game: Any, rng: random.Random) -> list[dict[str, float]]:
+    """Tap the whole game; per tap ``{"total", "calls", "network"}`` (milliseconds)."""
+    times: list[dict[str, float]] = []
     hands: dict[str, list[str]] = {}
     while True:
         state = game.read()["state"]
@@ -132,7 +139,8 @@ def main() -> None:
                 page = context.new_page()
                 page.goto(f"{base}/table/{game.id}#token={game.token}")
                 page.wait_for_function("() => document.getElementById('table').dataset.version !== undefined")
-                times = record_game(page, game, random.Random(args.seed))
+                page.evaluate("performance.setResourceTimingBufferSize(10000)")
+                taps = record_game(page, game, random.Random(args.seed))
                 context.close()
                 browser.close()
                 version = game.read()["version"]
@@ -146,9 +154,14 @@ def main() -> None:
           f"transferred in {len(loaded)} requests")
     for entry in sorted(loaded, key=lambda e: -e["bytes"]):
         print(f"  {entry['bytes']:>8,}  {entry['type']:<10} {entry['name'].split('#')[0].split('/', 3)[-1]}")
+    times = [tap["total"] for tap in taps]
+    network = [tap["network"] for tap in taps]
     print(f"tap to updated board over a whole Toepen game (limit {args.limit}, {len(times)} taps, "
           f"{version} events): p50 {statistics.median(times):.1f} ms, p95 {percentile(times, 95):.1f} ms, "
           f"max {max(times):.1f} ms")
+    print(f"  of which waiting for the service ({statistics.median([t['calls'] for t in taps]):.0f} requests per "
+          f"tap, summed): p50 {statistics.median(network):.1f} ms, p95 {percentile(network, 95):.1f} ms; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

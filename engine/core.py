@@ -89,12 +89,15 @@ class SheetColumns:
     turn changed, a signed count) and a ``"<name> <total>"`` column (where the player stands
     after it); ``unit`` is what both count, for the text export's ``Result`` line. The
     headers say their unit so that ``-1`` is never read as a count of cards or chips.
+    ``per_turn`` is True when a row is one turn (Fuji Flush) rather than one hand or round
+    (the text export writes a hand's ``Result`` line from its row only then).
     """
 
     first: tuple[str, ...]
     unit: str
     change: str
     total: str
+    per_turn: bool = False
 
     def of(self, name: str) -> tuple[str, str]:
         """The change and total column headers of player ``name``."""
@@ -173,7 +176,8 @@ def redact_fields(action: Mapping[str, Any], hidden: Mapping[str, tuple[str, ...
     return out
 
 
-#: The per-game counters of :func:`player_result`; a game without one reports None.
+#: Every counter of a game's ``results`` (the same keys in every game): each game module
+#: declares the ones it has in its ``COUNTERS`` (engine.interface); the others are None.
 COUNTERS = ("tricks_won", "fools", "knocks", "stops")
 
 

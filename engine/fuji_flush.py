@@ -57,7 +57,8 @@ GAME = "fuji_flush"
 #: What the texts call the game's one deal and its play (issue 10: Fuji Flush is a game of rounds).
 HAND_WORD = "round"
 #: The score sheet's columns per player (docs/export.md): one row per turn.
-SHEET = SheetColumns(("turn", "player", "card played"), "cards held", "change in cards held", "cards held after the turn")
+SHEET = SheetColumns(("turn", "player", "card played"), "cards held", "change in cards held", "cards held after the turn",
+                     per_turn=True)
 RULES_VERSION = 1
 SPEC = "rules/fuji_flush.md"
 #: What a hand is played in (turns, one card each): its hand view lists them, ``position`` counts them.

@@ -316,21 +316,30 @@ def actions(stream: Stream, full: bool) -> list[dict[str, Any]]:
     return out
 
 
-def cancelled(steps: Iterable[Replayed]) -> set[int]:
-    """Return the seqs of actions that are cancelled at the end of ``steps``.
+def undone_by(corrections: Iterable[tuple[int, str, int | None]]) -> dict[int, int]:
+    """The actions cancelled at the end of a log, each with the seq of the undo that cancelled it.
 
-    An action is cancelled when an undo took it off and no redo put it back (a new action
-    after an undo leaves the undone actions cancelled for good).
+    ``corrections`` are ``(seq, type, target)`` of every event in order (``target`` the seq an
+    undo cancelled or a redo restored, None for other events: :attr:`Replayed.target`, the
+    folded game's facts). An action is cancelled when an undo took it off and no redo put it
+    back (a new action after an undo leaves the undone actions cancelled for good). The one
+    place that computes the cancelled actions: the event log's and the timeline's ``undone``
+    and the timeline's ``undone_by`` read it.
     """
-    out: set[int] = set()
-    for step in steps:
-        if step.target is None:
+    out: dict[int, int] = {}
+    for seq, kind, target in corrections:
+        if target is None:
             continue
-        if step.action["type"] == UNDO:
-            out.add(step.target)
+        if kind == UNDO:
+            out[target] = seq
         else:
-            out.discard(step.target)
+            out.pop(target, None)
     return out
+
+
+def cancelled(steps: Iterable[Replayed]) -> set[int]:
+    """Return the seqs of actions that are cancelled at the end of ``steps`` (:func:`undone_by`)."""
+    return set(undone_by((step.seq, step.action["type"], step.target) for step in steps))
 
 
 def effective_seqs(stream: Stream) -> list[int]:

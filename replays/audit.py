@@ -20,18 +20,20 @@ from replays.replay import Folded, shown_data
 
 
 def hand(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, full: bool) -> dict[str, Any] | None:
-    """``GET hands/<n>``: the engine's ``hand_view`` plus ``corrections`` and ``notes`` (and,
-    for games with turns, each turn's own corrections); None if no hand n.
+    """``GET hands/<n>``: the engine's ``hand_view`` plus ``corrections`` and ``notes`` placed by
+    the game's ``PLAY_UNIT`` (and, for games played in turns, each turn's own corrections);
+    None if no hand n.
 
     ``events`` is the stored log up to ``folded.version``.
     """
-    view = folded.stream.rules.hand_view(folded.stream.state, n, full)
+    rules = folded.stream.rules
+    view = rules.hand_view(folded.stream.state, n, full)
     if view is None:
         return None
-    unit = "trick" if isinstance(view.get("tricks"), list) else "turn"
+    unit = rules.PLAY_UNIT
     fixes = corrections(folded, events, n, full, unit)
     out = {**view, "corrections": fixes, "notes": notes(folded, events, n, unit)}
-    if isinstance(view.get("turns"), list):
+    if unit == "turn":
         out["turns"] = [
             {**turn, "corrections": [c for c in fixes if c.get("turn") == number]}
             for number, turn in enumerate(view["turns"], start=1)

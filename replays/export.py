@@ -15,11 +15,12 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine import stream as streams
-from engine.cards import pretty as pretty_french
+from engine.core import SheetColumns
+from engine.interface import GameRules
 from replays.replay import Folded, event_log
 
 #: ``kibitz_export`` of the documents written here (docs/export.schema.json).
@@ -36,8 +37,6 @@ EXTENSIONS = {"json": "json", "jsonl": "jsonl", "csv": "csv", "text": "txt"}
 #: The game fields of a document (``game``), in order.
 GAME_FIELDS = ("id", "game", "title", "players", "visibility", "options", "rules_version", "created_at",
                "imported_at", "status", "version")
-
-_FRENCH = re.compile(r"^[2-9TJQKA][CDHS]$")
 
 
 def document(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, Any]],
@@ -93,14 +92,12 @@ def csv_text(folded: Folded) -> str:
 # --------------------------------------------------------------------------- text
 
 
-def pretty(card: Any) -> str:
-    """A card for people: ``TH`` → ``10♥``; other decks' codes (``G12``, ``1``, ``14``) as they are."""
-    text = str(card)
-    return pretty_french(text) if _FRENCH.match(text) else text
+#: A game's ``card_text``: a card for people (``TH`` → ``10♥``; ``G12``, ``1``, ``14`` as they are).
+CardText = Callable[[Any], str]
 
 
-def _cards(cards: Iterable[Any]) -> str:
-    return " ".join(pretty(card) for card in cards)
+def _cards(card: CardText, cards: Iterable[Any]) -> str:
+    return " ".join(card(each) for each in cards)
 
 
 def _tag(name: str, value: Any) -> str:
@@ -129,9 +126,8 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
         _tag("Players", ", ".join(game["players"])),
         _tag("Visibility", game["visibility"]),
     ]
-    for starter in ("dealer", "first_player"):
-        if created.get(starter):
-            lines.append(_tag("FirstPlayer" if starter == "first_player" else "Dealer", created[starter]))
+    if created.get(rules.STARTER):
+        lines.append(_tag("FirstPlayer" if rules.STARTER == "first_player" else "Dealer", created[rules.STARTER]))
     options = " ".join(f"{key}={_option(value)}" for key, value in sorted(game["options"].items()))
     lines += [
         _tag("Options", options),
@@ -153,7 +149,7 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
         if hand is None:
             continue
         lines += _hand_lines(rules, state, hand, number, full, shown, game["visibility"])
-        row = sheet[number - 1] if len(sheet) >= number and "turn" not in sheet[0] else None
+        row = sheet[number - 1] if len(sheet) >= number and not rules.SHEET.per_turn else None
         if row is not None:
             lines.append("  Result: " + _result(rules.SHEET, row, game["players"]))
         result = hand.get("result")
@@ -184,7 +180,7 @@ def one_line(text: str) -> str:
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
-def _result(sheet: Any, row: Mapping[str, Any], players: Sequence[str]) -> str:
+def _result(sheet: SheetColumns, row: Mapping[str, Any], players: Sequence[str]) -> str:
     """``(lives lost) Ann +0 = 0, Bob +2 = 2`` from a score sheet row: each player's change
     and total columns as the game's ``SHEET`` (``engine.core.SheetColumns``) names them."""
     parts = []
@@ -200,57 +196,60 @@ ACTIONS = {"knocks": "knock", "folds": "fold", "laundries": "laundry", "reveals"
            "draws": "draw", "adjustments": "adjust"}
 
 
-def _hand_lines(rules: Any, state: Any, hand: Mapping[str, Any], number: int, full: bool,
+def _hand_lines(rules: GameRules, state: Any, hand: Mapping[str, Any], number: int, full: bool,
                 shown: Mapping[int, Mapping[str, Any]], visibility: str) -> list[str]:
+    """The lines of one hand: its title, deal, centre, then the game's tricks or turns
+    (its ``PLAY_UNIT``) and the other actions in recorded order, cards in its ``card_text``."""
+    card = rules.card_text
     title = f"{rules.HAND_WORD.capitalize()} {number}"
-    if hand.get("dealer"):
-        title += f" · dealer {hand['dealer']}"
-    elif hand.get("first_player"):
-        title += f" · first player {hand['first_player']}"
+    if hand.get(rules.STARTER):
+        title += f" · {rules.STARTER.replace('_', ' ')} {hand[rules.STARTER]}"
     lines = [title]
     deal = shown.get(hand.get("deal_seq") or 0)
     if deal is not None:
         dealt = deal["data"].get("hands")
         if isinstance(dealt, Mapping) and dealt:
-            cards = "; ".join(f"{name} {_cards(held)}" for name, held in dealt.items())
+            cards = "; ".join(f"{name} {_cards(card, held)}" for name, held in dealt.items())
         else:
             hidden = f"cards hidden until the {rules.HAND_WORD} is over"
             cards = hidden if visibility == "open" else "cards not recorded"
         lines.append(f"  #{deal['seq']} deal: {cards}")
     if hand.get("centre_dealt"):
-        lines.append("  Centre: " + _cards(hand["centre_dealt"]))
+        lines.append("  Centre: " + _cards(card, hand["centre_dealt"]))
     items: list[tuple[int, str]] = []
     for key, word in ACTIONS.items():
         for item in hand.get(key) or []:
             if isinstance(item, Mapping) and item.get("seq") is not None:
-                items.append((item["seq"], f"  #{item['seq']} {word} {_item(item)}".rstrip()))
-    for trick in hand.get("tricks") or []:
-        view = rules.trick_view(state, number, trick["number"], full) or trick
-        plays = view.get("plays") or []
-        seq = plays[0]["seq"] if plays else 0
-        line = f"  {trick['number']}. " + ", ".join(f"{p['player']} {pretty(p['card'])}" for p in plays)
-        if view.get("winner"):
-            line += f" → {view['winner']}"
-        if view.get("fools"):
-            line += f"; Fool {', '.join(view['fools'])}"
-        if view.get("sitting_out"):
-            line += f" (sitting out: {', '.join(view['sitting_out'])})"
-        items.append((seq, line))
-    for index, turn in enumerate(hand.get("turns") or [], start=1):
-        items.append((turn["seq"], f"  {turn.get('number', index)}. {_turn(turn)}"))
+                items.append((item["seq"], f"  #{item['seq']} {word} {_item(card, item)}".rstrip()))
+    if rules.PLAY_UNIT == "trick":
+        for trick in hand["tricks"]:
+            view = rules.trick_view(state, number, trick["number"], full) or trick
+            plays = view.get("plays") or []
+            seq = plays[0]["seq"] if plays else 0
+            line = f"  {trick['number']}. " + ", ".join(f"{p['player']} {card(p['card'])}" for p in plays)
+            if view.get("winner"):
+                line += f" → {view['winner']}"
+            if "fools" in rules.COUNTERS and view["fools"]:
+                line += f"; Fool {', '.join(view['fools'])}"
+            if view.get("sitting_out"):
+                line += f" (sitting out: {', '.join(view['sitting_out'])})"
+            items.append((seq, line))
+    else:
+        for index, turn in enumerate(hand["turns"], start=1):
+            items.append((turn["seq"], f"  {turn.get('number', index)}. {_turn(card, turn)}"))
     items.sort(key=lambda item: item[0])
     lines += [line for _seq, line in items]
     return lines
 
 
-def _item(item: Mapping[str, Any]) -> str:
+def _item(card: CardText, item: Mapping[str, Any]) -> str:
     parts = [str(item.get("player", ""))]
     if item.get("cards"):
-        parts.append(_cards(item["cards"]))
+        parts.append(_cards(card, item["cards"]))
     if item.get("card") is not None:
-        parts.append(pretty(item["card"]))
+        parts.append(card(item["card"]))
     if item.get("shown"):
-        parts.append("showed " + _cards(item["shown"]))
+        parts.append("showed " + _cards(card, item["shown"]))
     if item.get("challenger"):
         parts.append(f"challenged by {item['challenger']}")
     if item.get("stake") is not None:
@@ -265,18 +264,18 @@ def _item(item: Mapping[str, Any]) -> str:
     return " ".join(part for part in parts if part)
 
 
-def _turn(turn: Mapping[str, Any]) -> str:
+def _turn(card: CardText, turn: Mapping[str, Any]) -> str:
     if turn.get("explanation"):
         return str(turn["explanation"])
     player = turn.get("player", "")
     if turn.get("card") is not None:
-        return f"{player} {pretty(turn['card'])}"
+        return f"{player} {card(turn['card'])}"
     kind = turn.get("type", "turn")
     take, give = turn.get("take"), turn.get("give")
     if isinstance(take, list):
-        take, give = _cards(take), _cards(give or [])
+        take, give = _cards(card, take), _cards(card, give or [])
     elif take is not None:
-        take, give = pretty(take), pretty(give)
+        take, give = card(take), card(give)
     final = " (final turn)" if turn.get("final") else ""
     if take is not None:
         return f"{player} takes {take}, gives {give}{final}"

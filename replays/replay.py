@@ -130,10 +130,9 @@ def reopened_hands(rules: GameRules, past: Any, current: Any) -> list[int]:
 
 
 def undone(folded: Folded) -> set[int]:
-    """The seqs of the actions cancelled now: every game action not effective in the stream
-    (the same set as ``engine.stream.cancelled`` over a replay)."""
-    effective = set(streams.effective_seqs(folded.stream))
-    return {fact.seq for fact in folded.facts if fact.type not in NOT_ACTIONS and fact.seq not in effective}
+    """The seqs of the actions cancelled now (``engine.stream.undone_by`` over the folded
+    game's facts: the same set as ``engine.stream.cancelled`` over a replay)."""
+    return set(streams.undone_by((fact.seq, fact.type, fact.target) for fact in folded.facts))
 
 
 def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:

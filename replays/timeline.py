@@ -33,14 +33,7 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
     if not replayed:
         return []
     final = replayed[-1].stream.state
-    undone_by: dict[int, int] = {}
-    for step in replayed:
-        if step.target is None:
-            continue
-        if step.action["type"] == streams.UNDO:
-            undone_by[step.target] = step.seq
-        else:
-            undone_by.pop(step.target, None)
+    undone_by = streams.undone_by((step.seq, step.action["type"], step.target) for step in replayed)
     hands: dict[int, int] = {}
     summaries: dict[int, str] = {}
     out: list[dict[str, Any]] = []

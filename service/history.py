@@ -19,12 +19,14 @@ from typing import Any
 from sqlite_utils import Database
 
 import engine
+from engine import core
 from engine import stream as streams
 from replays import replay
 from service import store
 
-#: The counters of ``results`` summed per game type (None where a game has no such thing).
-COUNTERS = ("hands", "tricks_won", "fools", "knocks", "stops")
+#: The counters of ``results`` summed per game type: ``hands`` and the engine's counters
+#: (``engine.core.COUNTERS``; each game declares its own in ``COUNTERS``, None for the others).
+COUNTERS = ("hands", *core.COUNTERS)
 COLUMNS = ("game_id", "player_key", "name", "seat", "game", "created_at", "status", "result", "score", "unit",
            *COUNTERS)
 

@@ -407,11 +407,6 @@ def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) 
     return [{**row, "data": _decode(row["data"])} for row in rows]
 
 
-def action(event: Mapping[str, Any]) -> dict[str, Any]:
-    """The engine's view of a stored event: ``{"type": ..., **data}``."""
-    return {"type": event["type"], **event["data"]}
-
-
 # --- idempotency ---------------------------------------------------------------------
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -20,14 +19,12 @@ import pytest
 import requests
 
 import engine
+from tests.conftest import free_port
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+_free_port = free_port  # one port picker for every real server (safe under pytest-xdist)
 
 
 def _kibitz() -> list[str]:

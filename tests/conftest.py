@@ -168,16 +168,17 @@ def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now, for a real ``kibitz serve`` to listen on.
 
     The kernel chooses it (a bind to port 0), so runs of other developers on the same machine
-    rarely meet. Under pytest-xdist each worker takes only ports equal to its number modulo the
-    number of workers, so two workers of one run never get the same port; and no process is
-    given the same port twice.
+    rarely meet. Under pytest-xdist each worker takes only ports whose half (Linux hands out
+    ports of one parity to ``bind``) equals its number modulo the number of workers, so two
+    workers of one run never get the same port; and no process is given the same port twice.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
     index, count = int(worker.removeprefix("gw") or 0), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    while True:
+    for _ in range(1000):
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = int(sock.getsockname()[1])
-        if port % count == index % count and port not in _ports_given:
+        if port // 2 % count == index % count and port not in _ports_given:
             _ports_given.add(port)
             return port
+    raise RuntimeError(f"no free port for xdist worker {worker} of {count} after 1000 tries")

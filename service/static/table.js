@@ -1018,6 +1018,8 @@
 
   function renderCompose() {
     composeBox.hidden = !compose;
+    actionsBox.hidden = !!compose;  // while choosing cards only Confirm and Cancel act
+    moreBox.hidden = !!compose;
     root.classList.toggle("composing", !!compose);
     if (!compose) { return; }
     composeTitle.textContent = compose.title;
@@ -1139,6 +1141,9 @@
           li.appendChild(who);
         }
         if (it.guessed) { li.appendChild(text("span", "hint", " (guessed)")); }
+      } else if (it.body.type === "play") {
+        li.appendChild(chip(it.body.card));
+        li.appendChild(document.createTextNode(" by " + it.body.player));
       } else {
         li.appendChild(document.createTextNode(it.label));
       }

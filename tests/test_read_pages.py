@@ -96,3 +96,13 @@ def test_player_page_has_its_record_and_charts(client):
 ])
 def test_whose_turn_in_words(game, state, words):
     assert turn_words({"game": game}, state) == words
+
+
+def test_an_abandoned_game_says_so(client):
+    game = create(client)
+    game.post({"type": "deal"})
+    assert game.post({"type": "abandon", "reason": "closing time"}).status_code == 201
+    html = client.get(f"/watch/{game.id}").get_data(as_text=True)
+    assert "The game was abandoned." in html and "to play" not in html
+    step = client.get(f"/watch/{game.id}/replay/board?step=3").get_data(as_text=True)
+    assert "The game was abandoned." in step

@@ -177,7 +177,7 @@ def seat_cells(game: dict[str, Any], state: dict[str, Any]) -> list[dict[str, An
 
 
 def board_context(row: dict[str, Any], state: dict[str, Any], full: bool) -> dict[str, Any]:
-    """Everything the board templates show of one state view (``rules.view``)."""
+    """Everything the board templates show of one state view (``GET /games/<id>``'s ``state``)."""
     game = games.summary(row)
     kind = game["game"]
     tricks = state.get("tricks") or []
@@ -237,11 +237,13 @@ def _not_modified(version: int) -> bool:
 
 
 def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
-    """The game page's board: the state view plus the score sheet and the hands to audit."""
+    """The game page's board: the state as ``GET /games/<id>`` shows it (``games.body``), the
+    score sheet (the CSV export's ``score_sheet``) and the hands to audit."""
     rules = games.rules_of(row)
     stream = games.current(row).stream
-    state = rules.view(stream.state, full)
-    context = board_context(row, state, full)
+    shown = games.body(row, stream, full)
+    context = board_context(row, shown["state"], full)
+    context["game"]["status"] = shown["status"]
     context["sheet"] = score_columns(context["game"], rules.score_sheet(stream.state))
     context["version"] = stream.version
     context["hands"] = list(range(1, rules.hand_number(stream.state) + 1))

@@ -15,8 +15,8 @@ import requests
 
 from service.app import create_app
 from tests.conftest import assert_problem, create
+from tests.test_disputes_over_real_http import Table
 from tests.test_server import server  # noqa: F401 - the module-scoped real server fixture
-from tests.test_server_review import Table
 
 STOP = {"type": "abandon", "reason": "the club closes at eleven"}
 GAMES = [

@@ -7,8 +7,8 @@ from __future__ import annotations
 import requests
 
 from tests.conftest import create
+from tests.test_disputes_over_real_http import Table
 from tests.test_server import server  # noqa: F401 - the module-scoped real server fixture
-from tests.test_server_review import Table
 
 SHOWS_OUT = ["Bob:7H", "Cas:8H", "Dee:AH", "Ann:9S", "Cas:TD", "Dee:7D", "Ann:8D", "Bob:9D", "Cas:7C", "Dee:8C"]
 

@@ -1,5 +1,5 @@
-"""Adversarial exports and imports (issue 7): what an import stores, histories of imported
-forks, and a text record that free text cannot break."""
+"""Hostile imports (issue 7): what an import stores and refuses: an imported fork stays out of
+match histories, values of the wrong type or impossible times are refused (game_created's too)."""
 
 from __future__ import annotations
 
@@ -73,28 +73,3 @@ def test_import_checks_the_time_of_game_created_like_any_event(client, other_cli
     assert imported.status_code == 201
     log = other_client.get(f"/games/{imported.get_json()['id']}/events").get_json()["events"]
     assert log[0]["at"] == "2026-11-29T20:15:00.000Z"
-
-
-def test_text_export_keeps_free_text_on_its_own_line(client):
-    players = ["Ann", "Bob", "Cas", "Dee\n[Winners \"Zed\"]"]
-    game = create(client, players=players, title='Night\n[Status "finished"]\x1b[2J', options={"limit": 2})
-    assert game.post({"type": "deal"}).status_code == 201
-    assert game.post({"type": "note", "text": "fine\nHand 9 · dealer Zed\n  Result: fake"}).status_code == 201
-    assert game.post({"type": "adjust", "player": "Ann", "amount": 2, "reason": "left\r\nReason: x"}).status_code == 201
-    for token in (True, False):
-        text = game.get("/export?format=text", token=token).get_data(as_text=True)
-        lines = text.splitlines()
-        assert not any(line.startswith(("[Winners \"Zed", "[Status \"finished\"]\x1b", "Hand 9", "  Result: fake",
-                                        "Reason: x")) for line in lines), text
-        assert sum(line.startswith("[Status ") for line in lines) == 1
-        assert "\x1b" not in text and "\r" not in text
-        assert [line for line in lines if line.startswith("Hand ")] == ["Hand 1 · dealer Ann"]
-        assert '  #3 note fine\\nHand 9 · dealer Zed\\n  Result: fake' in lines
-
-
-def test_replay_lines_carry_no_terminal_control_characters():
-    from replays import timeline
-
-    steps = [{"seq": 3, "hand": 1, "type": "note", "summary": "Note: a\x1b[2Jb\nc", "undone": False, "undone_by": None}]
-    lines = timeline.render("Night\x1b]0;pwned\x07", steps)
-    assert all("\x1b" not in line and "\x07" not in line and "\n" not in line for line in lines)

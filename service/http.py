@@ -131,7 +131,8 @@ def _is_live_token(token: str, game: Mapping[str, Any]) -> bool:
     return found
 
 
-TOKEN_INVALID = "This token is not the token of this game, or it was revoked."
+TOKEN_INVALID = ("This token is not the token of this game, or it was revoked: whoever runs the club's server "
+                 "can issue a new one (kibitz token).")
 CLUB_KEY_IS_NOT_A_TOKEN = ("That is the club key: it lets this device create and import games, but recording "
                            "in a game or forking it needs that game's own token.")
 

@@ -82,8 +82,9 @@ def kibitz_command() -> list[str]:
 class KibitzServer:
     """One ``kibitz serve`` subprocess on ``port`` with the database ``db``."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, args: tuple[str, ...] = ()) -> None:
         self.folder = folder
+        self.args = args  # more options for ``kibitz serve`` (such as ``--club-key-file``)
         self.db = folder / "kibitz.db"
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -95,7 +96,7 @@ class KibitzServer:
         """Start the server and wait until ``/health`` answers (fails the test after 30 s)."""
         self._log = (self.folder / "server.log").open("a")
         self.proc = subprocess.Popen(
-            [*kibitz_command(), "serve", "--port", str(self.port), "--db", str(self.db), "--threads", "4"],
+            [*kibitz_command(), "serve", "--port", str(self.port), "--db", str(self.db), "--threads", "4", *self.args],
             stdout=self._log, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 30
         while True:

@@ -68,9 +68,9 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
         ) from err
     bound = int(server.effective_port)  # type: ignore[union-attr]
     click.echo(f"Kibitz on http://{host}:{bound} (database {database})")
-    click.echo(key_line)
     if lan:
         _announce_lan(app, bound)
+    click.echo(key_line)
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         server.run()  # returns once a signal stopped it, after the requests in progress

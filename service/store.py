@@ -528,15 +528,14 @@ def stored_as(db: Database, source: str) -> str | None:
 @MIGRATIONS(name="0006_tokens")
 def _tokens(db: Database) -> None:
     """Several write tokens per game (issue 13): the ``tokens`` table, one row per token
-    (its SHA-256, the game, when it was issued, when it was revoked or NULL while it
-    works). Each game's single ``games.token_hash`` becomes its first token, issued when
+    (the game and the token's SHA-256, the key; when it was issued; when it was revoked, or
+    NULL while it works). Each game's single ``games.token_hash`` becomes its first token, issued when
     the game was created; the column is then dropped, so a token lives in one place."""
     db.table("tokens").create(
-        {"token_hash": str, "game_id": str, "created_at": str, "revoked_at": str},
-        pk="token_hash",
+        {"game_id": str, "token_hash": str, "created_at": str, "revoked_at": str},
+        pk=("game_id", "token_hash"),
         not_null={"token_hash", "game_id", "created_at"},
     )
-    db.table("tokens").create_index(["game_id"])
     db.execute("INSERT INTO tokens (token_hash, game_id, created_at) SELECT token_hash, id, created_at FROM games")
     db.execute("ALTER TABLE games DROP COLUMN token_hash")
 

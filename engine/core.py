@@ -6,7 +6,7 @@ clock, no randomness, no I/O, and nothing from Flask, SQLite or marshmallow.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -63,6 +63,46 @@ def name_list(names: list[str] | tuple[str, ...]) -> str:
     if len(names) == 1:
         return names[0]
     return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def check_seats(game: str, players: Sequence[str], low: int, high: int) -> None:
+    """Raise ``OptionError("players", …)`` unless ``low <= len(players) <= high``; ``game`` is the
+    game's name in the sentence (``"Toepen is played by 3 to 8 players."``)."""
+    if not low <= len(players) <= high:
+        raise OptionError("players", f"{game} is played by {low} to {high} players.")
+
+
+def options_with_defaults(game: str, defaults: Any, raw: Mapping[str, Any], *, none_is_default: bool = False,
+                          choices: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
+    """Every field of the ``defaults`` dataclass with the ``raw`` options given at creation put
+    over it, as a JSON object: the start of a game's ``resolve_options``.
+
+    ``none_is_default`` keeps the default where ``raw`` gives null. ``choices`` maps options to
+    the values the rules offer. Raises ``OptionError`` for an option ``defaults`` has no field
+    for (``"Unknown option for <game>."``) or a value outside its ``choices``.
+    """
+    out: dict[str, Any] = {name: getattr(defaults, name) for name in type(defaults).__dataclass_fields__}
+    for name, value in raw.items():
+        if name not in out:
+            raise OptionError(name, f"Unknown option for {game}.")
+        if value is not None or not none_is_default:
+            out[name] = value
+    for name, offered in (choices or {}).items():
+        if out[name] not in offered:
+            raise OptionError(name, f"Must be one of: {', '.join(offered)}.")
+    return out
+
+
+def finished_status(state: Any) -> str:
+    """Every game's ``status``: ``"finished"`` once ``state.finished`` (the game is over), else
+    ``"in_progress"``."""
+    return "finished" if state.finished else "in_progress"
+
+
+def public_once_over(over: bool, action: Mapping[str, Any], hidden: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
+    """A game's ``public_action`` where nothing stays secret after its hand: all of ``action``
+    once the hand is ``over``, else its :func:`redact_fields` copy without the ``hidden`` fields."""
+    return dict(action) if over else redact_fields(action, hidden)
 
 
 #: Nouns of the games' texts whose plural is not the singular with an ``s``.

@@ -37,10 +37,14 @@ from engine.core import (
     OptionError,
     RulesError,
     SheetColumns,
+    check_seats,
+    finished_status,
     name_list,
     no_upcast,
+    options_with_defaults,
     player_result,
     plural,
+    public_once_over,
     redact_fields,
     seat_after,
 )
@@ -153,15 +157,8 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
     or that does not leave more players than twice the Fools ("Setup").
     """
     count = len(players)
-    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
-        raise OptionError("players", f"Fool! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players.")
-    defaults = default_options(count)
-    out: dict[str, Any] = {name: getattr(defaults, name) for name in Options.__dataclass_fields__}
-    for name, value in raw.items():
-        if name not in out:
-            raise OptionError(name, "Unknown option for Fool!.")
-        if value is not None:
-            out[name] = value
+    check_seats("Fool!", players, MIN_PLAYERS, MAX_PLAYERS)
+    out = options_with_defaults("Fool!", default_options(count), raw, none_is_default=True)
     most = DECK_SIZE // count
     size = out["hand_size"]
     if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= most:
@@ -927,9 +924,8 @@ def possible(state: State, player: str) -> list[str] | None:
 # --------------------------------------------------------------------------- views
 
 
-def status(state: State) -> str:
-    """``finished`` once the game is over, else ``in_progress``."""
-    return "finished" if state.finished else "in_progress"
+#: ``finished`` once the game is over, else ``in_progress`` (engine.core.finished_status).
+status = finished_status
 
 
 def hand_number(state: State) -> int:
@@ -954,7 +950,7 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
 def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
     """The copy of a stored action of hand ``number`` that a reader without the token may
     see now: all of it once that hand is over, else :func:`redact`'s copy."""
-    return dict(action) if hand_over(state, number) else redact(action)
+    return public_once_over(hand_over(state, number), action, HIDDEN)
 
 
 # --------------------------------------------------------------------------- versions, results, score sheet

@@ -44,10 +44,13 @@ from engine.core import (
     OptionError,
     RulesError,
     SheetColumns,
+    check_seats,
+    finished_status,
     name_list,
     no_upcast,
     player_result,
     plural,
+    public_once_over,
     redact_fields,
 )
 from engine.core import evolve as replace
@@ -145,8 +148,7 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
     with a value outside 2-20 or copies that are not positive whole numbers, or a deck too
     small for the deal ("Cards", "Setup").
     """
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise OptionError("players", f"Fuji Flush is played by {MIN_PLAYERS} to {MAX_PLAYERS} players.")
+    check_seats("Fuji Flush", players, MIN_PLAYERS, MAX_PLAYERS)
     for name in raw:
         if name not in ("hand_size", "deck"):
             raise OptionError(name, "Unknown option for Fuji Flush (options: hand_size, deck).")
@@ -815,9 +817,8 @@ def possible(state: State, player: str) -> list[int] | None:
 # --------------------------------------------------------------------------- views
 
 
-def status(state: State) -> str:
-    """``finished`` once somebody has won, else ``in_progress``."""
-    return "finished" if state.finished else "in_progress"
+#: ``finished`` once somebody has won, else ``in_progress`` (engine.core.finished_status).
+status = finished_status
 
 
 def hand_number(state: State) -> int:
@@ -842,7 +843,7 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
 def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
     """The copy of a stored action of hand ``number`` that a reader without the token may
     see now: all of it once that hand is over, else :func:`redact`'s copy."""
-    return dict(action) if hand_over(state, number) else redact(action)
+    return public_once_over(hand_over(state, number), action, HIDDEN)
 
 
 # --------------------------------------------------------------------------- versions, results, score sheet

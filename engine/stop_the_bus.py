@@ -39,10 +39,14 @@ from engine.core import (
     OptionError,
     RulesError,
     SheetColumns,
+    check_seats,
+    finished_status,
     name_list,
     no_upcast,
+    options_with_defaults,
     player_result,
     plural,
+    public_once_over,
     redact_fields,
     seat_after,
 )
@@ -108,17 +112,8 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
     Raises :class:`OptionError` for a seat count outside 2–10, an unknown option, a choice
     the rules do not offer, a non-boolean flag or ``chips`` outside 1–99.
     """
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise OptionError("players", f"Stop the Bus is played by {MIN_PLAYERS} to {MAX_PLAYERS} players.")
-    defaults = Options()
-    out: dict[str, Any] = {name: getattr(defaults, name) for name in Options.__dataclass_fields__}
-    for name, value in raw.items():
-        if name not in out:
-            raise OptionError(name, "Unknown option for Stop the Bus.")
-        out[name] = value
-    for name, choices in CHOICES.items():
-        if out[name] not in choices:
-            raise OptionError(name, f"Must be one of: {', '.join(choices)}.")
+    check_seats("Stop the Bus", players, MIN_PLAYERS, MAX_PLAYERS)
+    out = options_with_defaults("Stop the Bus", Options(), raw, choices=CHOICES)
     for name in FLAGS:
         if not isinstance(out[name], bool):
             raise OptionError(name, "Must be true or false.")
@@ -937,9 +932,8 @@ def possible(state: State, player: str) -> list[str] | None:
 # --------------------------------------------------------------------------- views
 
 
-def status(state: State) -> str:
-    """``finished`` once the game is over, else ``in_progress``."""
-    return "finished" if state.finished else "in_progress"
+#: ``finished`` once the game is over, else ``in_progress`` (engine.core.finished_status).
+status = finished_status
 
 
 def hand_number(state: State) -> int:
@@ -964,7 +958,7 @@ def redact(action: Mapping[str, Any]) -> dict[str, Any]:
 def public_action(state: State, number: int, action: Mapping[str, Any]) -> dict[str, Any]:
     """The copy of a stored action of hand ``number`` that a reader without the token may
     see now: all of it once that hand is over, else :func:`redact`'s copy."""
-    return dict(action) if hand_over(state, number) else redact(action)
+    return public_once_over(hand_over(state, number), action, HIDDEN)
 
 
 # --------------------------------------------------------------------------- versions, results, score sheet

@@ -36,8 +36,11 @@ from engine.core import (
     OptionError,
     RulesError,
     SheetColumns,
+    check_seats,
+    finished_status,
     name_list,
     no_upcast,
+    options_with_defaults,
     player_result,
     plural,
     redact_fields,
@@ -114,17 +117,8 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
     Raises :class:`OptionError` for a seat count outside 3–8, an unknown option, a choice
     the rules do not offer, a ``limit`` below 1 or a ``max_stake`` below 2.
     """
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise OptionError("players", f"Toepen is played by {MIN_PLAYERS} to {MAX_PLAYERS} players.")
-    defaults = Options()
-    out: dict[str, Any] = {name: getattr(defaults, name) for name in Options.__dataclass_fields__}
-    for name, value in raw.items():
-        if name not in out:
-            raise OptionError(name, "Unknown option for Toepen.")
-        out[name] = value
-    for name, choices in CHOICES.items():
-        if out[name] not in choices:
-            raise OptionError(name, f"Must be one of: {', '.join(choices)}.")
+    check_seats("Toepen", players, MIN_PLAYERS, MAX_PLAYERS)
+    out = options_with_defaults("Toepen", Options(), raw, choices=CHOICES)
     if not isinstance(out["limit"], int) or not 1 <= out["limit"] <= 99:
         raise OptionError("limit", "The number of lives must be a whole number from 1 to 99.")
     if out["max_stake"] is not None and (not isinstance(out["max_stake"], int) or out["max_stake"] < 2):
@@ -1174,9 +1168,8 @@ def possible(state: State, player: str) -> list[str] | None:
 # --------------------------------------------------------------------------- views
 
 
-def status(state: State) -> str:
-    """``finished`` once the game is over, else ``in_progress``."""
-    return "finished" if state.finished else "in_progress"
+#: ``finished`` once the game is over, else ``in_progress`` (engine.core.finished_status).
+status = finished_status
 
 
 def hand_number(state: State) -> int:

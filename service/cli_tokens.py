@@ -12,40 +12,15 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import click
 from sqlite_utils import Database
 
-from schemas.common import utc_text
-from service import http, store
+from service import store, writes
+from service.writer import GroupCommitter
 
 DEFAULT_DB = "./kibitz.db"
 DEFAULT_PORT = 8000
-
-
-@dataclass(frozen=True)
-class Issued:
-    """A token issued for a game: the ``token`` itself (never stored), how many live
-    tokens were ``revoked`` first, and how many tokens are ``live`` now (this one included)."""
-
-    token: str
-    revoked: int
-    live: int
-
-
-def issue(db: Database, game_id: str, *, revoke: bool) -> Issued:
-    """Store a new write token for ``game_id`` (hashed), first revoking all its live tokens
-    when ``revoke``; one transaction. Raises ``sqlite3.Error`` when the database cannot take
-    the write (``store.fault`` says which kind)."""
-    token, digest = http.new_token()
-    now = utc_text(datetime.now(UTC))
-    with store.immediate(db):
-        revoked = store.revoke_tokens(db, game_id, now) if revoke else 0
-        store.add_token(db, game_id, digest, now)
-        live = len(store.live_token_hashes(db, game_id))
-    return Issued(token, revoked, live)
 
 
 def share_base(url: str | None, port: int) -> str:
@@ -83,8 +58,8 @@ def token(game_id: str, database: str, revoke: bool, url: str | None, port: int,
         row = store.get_game(db, game_id)
         if row is None:
             raise click.ClickException(f"There is no game {game_id!r} in {database}.")
-        issued = issue(db, row["id"], revoke=revoke)
-    except sqlite3.Error as err:
+        issued = writes.issue_token(GroupCommitter(database, "FULL"), row["id"], revoke=revoke)
+    except (sqlite3.Error, store.StorageUnavailable) as err:
         fault = store.fault(err)
         if fault is None:
             raise

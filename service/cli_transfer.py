@@ -14,8 +14,9 @@ from pathlib import Path
 import click
 
 from replays import export
-from service import store, transfer
+from service import store, transfer, writes
 from service.problems import ApiError
+from service.writer import GroupCommitter
 
 DEFAULT_DB = "./kibitz.db"
 #: From this many files on, ``kibitz import`` shows a progress bar.
@@ -76,6 +77,7 @@ def import_games(files: tuple[str, ...], database: str) -> None:
     refused: list[tuple[str, str]] = []
     try:
         store.migrate(db)
+        committer = GroupCommitter(database, "FULL")
         with click.progressbar(files, label="Importing", show_pos=True,
                                file=None if len(files) >= PROGRESS_FROM else io.StringIO()) as bar:
             for name in bar:
@@ -85,7 +87,7 @@ def import_games(files: tuple[str, ...], database: str) -> None:
                     refused.append((name, f"not a JSON file ({str(err).splitlines()[0][:120]})"))
                     continue
                 try:
-                    done = transfer.import_document(db, doc)
+                    done = writes.import_game(committer, None, doc)
                 except ApiError as err:
                     refused.append((name, _reason(err)))
                     continue

@@ -513,6 +513,11 @@ def set_source_game(db: Database, game_id: str, source: str | None) -> None:
     db.execute("UPDATE games SET source_game = ? WHERE id = ?", [source, game_id])
 
 
+def set_imported_at(db: Database, game_id: str, imported_at: str) -> None:
+    """Record when game ``game_id`` was imported (UTC text)."""
+    db.execute("UPDATE games SET imported_at = ? WHERE id = ?", [imported_at, game_id])
+
+
 def stored_as(db: Database, source: str) -> str | None:
     """The id of the stored game that is game ``source`` (the original itself, first) or an
     import of it (the earliest), or None."""

@@ -17,8 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from marshmallow import ValidationError
@@ -29,24 +28,13 @@ import schemas
 from engine import stream as streams
 from engine.core import OptionError, RulesError
 from replays import export, replay
-from schemas.common import UtcDateTime, unicode_errors, utc_text
-from schemas.games import CreateGameSchema, canonical_game, flatten, seat
-from service import forks, history, http, store
+from schemas.common import UtcDateTime, unicode_errors
+from schemas.games import CreateGameSchema, canonical_game, flatten
+from service import store
+from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_reason
 from service.problems import ApiError
-from service.views.recording import parse_action, parse_reason
 
 UTC_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
-STARTERS = ("dealer", "first_player")
-
-
-@dataclass(frozen=True)
-class Imported:
-    """A stored import: the new game's id, its token (shown once), row and folded game."""
-
-    id: str
-    token: str
-    row: dict[str, Any]
-    folded: replay.Folded
 
 
 def load_game(db: Database, game_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], replay.Folded] | None:
@@ -171,29 +159,19 @@ def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.F
     current = version == rules.RULES_VERSION
     if not current:  # checked in the current shape; stored as recorded, and upcast again on every rebuild
         raw = {k: v for k, v in rules.upcast(version, {"type": streams.CREATED, **raw}).items() if k != "type"}
-    body = {k: raw[k] for k in ("game", "players", "visibility", *STARTERS, "title") if raw.get(k) is not None}
+    body = {k: raw[k] for k in ("game", "players", "visibility", *STARTER_FIELDS, "title") if raw.get(k) is not None}
     try:
         loaded = CreateGameSchema().load({**body, "options": {}})
     except ValidationError as err:
         errors = flatten(err.messages)
         raise refused(1, "validation_failed", "The game_created event does not fit its schema.", errors) from err
     players = loaded["players"]
-    starter = rules.STARTER
     options = raw.get("options")
     if not isinstance(options, dict):
         raise refused(1, "validation_failed", "The game_created event has no options object.")
     try:
         options = rules.resolve_options(schemas.GAMES[rules.GAME].OPTIONS().load(options), players)
-        created: dict[str, Any] = {
-            "game": rules.GAME,
-            "players": players,
-            "visibility": loaded["visibility"],
-            starter: seat(players, loaded[starter]) if loaded.get(starter) else players[0],
-            "options": options,
-            "rules_version": version,
-        }
-        if loaded.get("title") is not None:
-            created["title"] = loaded["title"]
+        created = game_created(rules, loaded, options, version)
         fork = raw.get("forked_from")  # a what-if fork stays one (and out of match histories)
         if isinstance(fork, dict) and isinstance(fork.get("game"), str) and isinstance(fork.get("seq"), int):
             created["forked_from"] = {"game": fork["game"], "seq": fork["seq"]}
@@ -251,46 +229,3 @@ def source_of(doc: Mapping[str, Any]) -> str | None:
     game = doc.get("game")
     source = game.get("id") if isinstance(game, Mapping) else None
     return source if isinstance(source, str) and 0 < len(source) <= 100 else None
-
-
-def import_document(db: Database, doc: Any) -> Imported:
-    """Re-validate ``doc`` (a json export) and store it as a new game, in one transaction.
-
-    Raises ``ApiError`` 422 (see :func:`rebuild`), then 409 ``already_imported`` (with
-    ``game_id``) when the game the export was made from (its ``game.id``) is stored here,
-    as the original or as an earlier import, whatever the length of either log; nothing
-    is stored then.
-    """
-    events, folded = rebuild(doc)
-    source = source_of(doc)
-    created = events[0]["data"]
-    rules = folded.stream.rules
-    status = streams.status(folded.stream)
-    game_id, (token, token_hash) = http.new_game_id(), http.new_token()
-    imported_at = utc_text(datetime.now(UTC))
-    created_at = events[0]["recorded_at"]
-    version = folded.stream.rules_version
-    if version is not None and version != rules.RULES_VERSION:  # the games row holds the current shape
-        created = {k: v for k, v in rules.upcast(version, {"type": streams.CREATED, **created}).items() if k != "type"}
-    with store.immediate(db):
-        if source is not None:
-            already = store.stored_as(db, source)
-            if already is not None:
-                raise ApiError(409, "already_imported",
-                               f"This export's game is already stored here as game {already}: nothing was imported.",
-                               extra={"game_id": already})
-        store.insert_game(db, game_id, created, token_hash, created_at, status)
-        store.set_source_game(db, game_id, source)
-        store.set_version(db, game_id, folded.version, status,
-                          secret_from_hand=forks.secret_from_hand(rules, folded.stream.state))
-        db.execute("UPDATE games SET imported_at = ? WHERE id = ?", [imported_at, game_id])
-        fork = created.get("forked_from")
-        if isinstance(fork, Mapping):  # an imported fork of a game stored here inherits its secrets
-            parent, seq = fork["game"], fork["seq"]
-            store.set_fork_lineage(db, game_id, forks.inherited(db, parent, created["game"], forks.hand_at(db, parent, seq)))
-        for event in events:
-            store.append(db, game_id, event["seq"], event["type"], event["data"], event["recorded_at"], event["at"])
-        history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
-    row = store.get_game(db, game_id)
-    assert row is not None
-    return Imported(game_id, token, row, folded)

@@ -6,21 +6,18 @@ a write on the original game (its token required) that creates a new game.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate
 
-from engine import stream as streams
-from engine.core import OptionError, RulesError
-from replays import audit, replay, timeline
-from schemas.common import UnicodeSchema, utc_text
+from replays import audit, timeline
+from schemas.common import UnicodeSchema
 from schemas.games import flatten
-from service import forks, games, http, store
+from service import games, http, store, writes
 from service.db import get_db
+from service.parsing import invalid
 from service.problems import ApiError
-from service.views.games import invalid
 
 bp = Blueprint("review", __name__)
 
@@ -88,44 +85,7 @@ def fork(game_id: str) -> Response:
         seq = ForkSchema().load(body)["seq"]
     except ValidationError as err:
         raise invalid(flatten(err.messages)) from err
-    version = row["version"]
-    if seq > version:
-        raise ApiError(422, "validation_failed", f"This game's events are 1 to {version}.",
-                       errors={"seq": [f"Give an event of this game, 1 to {version}."]}, version=version)
-    rules = games.rules_of(row)
-    events = store.events(get_db(), game_id, upto=seq)
-    at_seq = replay.fold(rules, events).stream
-    by_seq = {event["seq"]: event for event in events}
-    created = {**events[0]["data"], "forked_from": {"game": game_id, "seq": seq}}
-    try:
-        folded = replay.fold(rules, [{"seq": 1, "type": streams.CREATED, "data": created}])
-        copies = []
-        for number, original in enumerate(streams.effective_seqs(at_seq)[1:], start=2):
-            event = by_seq[original]
-            try:
-                folded = replay.extend(folded, number, replay.action(event))
-            except RulesError as err:
-                raise ApiError(409, err.code, f"Event {original} ({event['type']}) no longer passes the rules: "
-                               f"{err.message}", version=version) from err
-            copies.append((number, event))
-    except OptionError as err:
-        raise ApiError(409, "wrong_phase", f"The game's set-up no longer passes the rules: {err.message}",
-                       version=version) from err
-    new_id, (token, token_hash) = http.new_game_id(), http.new_token()
-    now = utc_text(datetime.now(UTC))
-    db = get_db()
-    with store.immediate(db):
-        store.insert_game(db, new_id, created, token_hash, now, streams.status(folded.stream))
-        store.append(db, new_id, 1, streams.CREATED, created, now)
-        for number, event in copies:
-            store.append(db, new_id, number, event["type"], event["data"], now, event["at"] or event["recorded_at"])
-        store.set_version(db, new_id, folded.version, streams.status(folded.stream),
-                          secret_from_hand=forks.secret_from_hand(rules, folded.stream.state))
-        store.set_fork_lineage(db, new_id, forks.inherited(db, game_id, row["game"], rules.hand_number(at_seq.state)))
-    games.cache().put(new_id, folded)
-    new_row = store.get_game(db, new_id)
-    assert new_row is not None
-    out: dict[str, Any] = {**games.body(new_row, folded.stream, full=True), "token": token}
-    return http.json_response(out, 201, version=folded.version,
-                              headers={"Location": url_for("games.show", game_id=new_id)})
-
+    new = writes.fork(games.writer(), games.cache(), get_db(), row, seq)
+    out: dict[str, Any] = {**games.body(new.row, new.folded.stream, full=True), "token": new.token}
+    return http.json_response(out, 201, version=new.folded.version,
+                              headers={"Location": url_for("games.show", game_id=new.id)})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, request, url_for
 
 from replays import export
-from service import games, http, store, transfer
+from service import games, http, store, transfer, writes
 from service.db import get_db
 from service.problems import ApiError
 
@@ -45,8 +45,7 @@ def import_game() -> Response:
     """
     doc = http.read_json()
     http.require_club_key()
-    imported = transfer.import_document(get_db(), doc)
-    games.cache().put(imported.id, imported.folded)
+    imported = writes.import_game(games.writer(), games.cache(), doc)
     out = {**games.body(imported.row, imported.folded.stream, full=True), "imported_at": imported.row["imported_at"],
            "token": imported.token}
     return http.json_response(out, 201, version=imported.folded.version,

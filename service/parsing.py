@@ -1,0 +1,143 @@
+"""Parsing write payloads into what the write functions of ``service.writes`` take.
+
+Nothing here reads or writes the database: each function takes a decoded JSON body (or a
+loaded ``POST /games`` body) and returns the parsed action or the ``game_created`` data,
+with the payload errors kept (``Parsed.errors``) or raised as a 422 (``invalid``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from marshmallow import Schema, ValidationError
+
+import engine
+import schemas
+from engine.core import OptionError
+from engine.interface import GameRules
+from schemas.common import ReasonSchema
+from schemas.games import CreateGameSchema, flatten, seat
+from service.problems import ApiError
+
+#: The fields of ``POST /games`` that can name who starts; each game uses its ``STARTER``.
+STARTER_FIELDS = ("dealer", "first_player")
+
+
+def invalid(errors: dict[str, list[str]], detail: str = "The request body is not valid.") -> ApiError:
+    """A 422 ``validation_failed`` with ``errors`` (field -> messages)."""
+    return ApiError(422, "validation_failed", detail, errors=errors)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A write's payload after the schema: the action (``{"type", **fields}``), its ``at``
+    (the client's UTC time or None), or the errors (field -> messages)."""
+
+    action: dict[str, Any] | None
+    at: str | None
+    errors: dict[str, list[str]] | None
+
+
+def parse_action(row: Mapping[str, Any], body: Any) -> Parsed:
+    """Load ``body`` with the game's action schema for its ``type``; errors are kept.
+
+    ``row`` needs ``game``, ``players`` and ``visibility`` (a ``games`` row will do).
+    """
+    if not isinstance(body, dict):
+        return Parsed(None, None, {"_schema": ["The body must be a JSON object."]})
+    actions = schemas.GAMES[row["game"]].ACTIONS
+    kind = body.get("type")
+    if not isinstance(kind, str) or kind not in actions:
+        known = ", ".join(sorted(actions))
+        return Parsed(None, None, {"type": [f"Give the action's type, one of: {known}."]})
+    schema = action_schema(row["game"], kind, tuple(row["players"]), row["visibility"])
+    try:
+        loaded = dict(schema.load(body))
+    except ValidationError as err:
+        return Parsed(None, None, flatten(err.messages))
+    at = loaded.pop("at", None)
+    loaded.pop("type", None)
+    return Parsed({"type": kind, **loaded}, at, None)
+
+
+@lru_cache(maxsize=512)
+def action_schema(game: str, kind: str, players: tuple[str, ...], visibility: str) -> Schema:
+    """The action schema of ``kind`` for one table (seats, visibility), built once and reused.
+
+    Building a marshmallow schema costs more than loading a body with it; a loaded schema
+    keeps no state between loads, so one instance serves every request of that table.
+    """
+    schema: Schema = schemas.GAMES[game].ACTIONS[kind](players=players, visibility=visibility)
+    return schema
+
+
+def parse_reason(kind: str, body: Any) -> Parsed:
+    """Load the optional ``{"reason", "at"}`` body of an undo or redo (``kind``); errors are kept."""
+    if not isinstance(body, dict):
+        return Parsed(None, None, {"_schema": ["The body must be a JSON object."]})
+    try:
+        loaded = dict(ReasonSchema().load(body))
+    except ValidationError as err:
+        return Parsed(None, None, flatten(err.messages))
+    at = loaded.pop("at", None)
+    return Parsed({"type": kind, **loaded}, at, None)
+
+
+def game_created(rules: GameRules, loaded: Mapping[str, Any], options: dict[str, Any],
+                 rules_version: int | None = None) -> dict[str, Any]:
+    """The ``game_created`` event data: the one place it is built (``POST /games``, import).
+
+    ``loaded`` is a ``CreateGameSchema``-loaded body (``players``, ``visibility``, maybe
+    ``title`` and the starter field), ``options`` the resolved options. Who starts is stored
+    under the engine's ``STARTER`` (``dealer`` or ``first_player``): the seat named, else the
+    first seat. ``rules_version`` defaults to the engine's current ``RULES_VERSION``.
+    """
+    players = list(loaded["players"])
+    starter = rules.STARTER
+    created: dict[str, Any] = {
+        "game": rules.GAME,
+        "players": players,
+        "visibility": loaded["visibility"],
+        starter: seat(players, loaded[starter]) if loaded.get(starter) else players[0],
+        "options": options,
+        "rules_version": rules.RULES_VERSION if rules_version is None else rules_version,
+    }
+    if loaded.get("title") is not None:
+        created["title"] = loaded["title"]
+    return created
+
+
+def created_data(loaded: dict[str, Any]) -> dict[str, Any]:
+    """The ``game_created`` event data from a loaded ``POST /games`` body.
+
+    Checks the options with the game's ``OPTIONS`` schema and ``resolve_options``; raises
+    ``ApiError`` 422 ``validation_failed`` on failure, or when the body names who starts
+    under the other game's field.
+    """
+    name, players = loaded["game"], loaded["players"]
+    rules, shapes = engine.GAMES[name], schemas.GAMES[name]
+    errors = {
+        field: [f"This game names who starts with '{rules.STARTER}'."]
+        for field in STARTER_FIELDS
+        if field != rules.STARTER and loaded.get(field) is not None
+    }
+    if errors:
+        raise invalid(errors)
+    try:
+        options = shapes.OPTIONS().load(loaded["options"])
+    except ValidationError as err:
+        raise invalid(flatten(err.messages, "options")) from err
+    try:
+        resolved = rules.resolve_options(options, players)
+    except OptionError as err:
+        raise invalid({option_field(err.field): [err.message]}) from err
+    return game_created(rules, loaded, resolved)
+
+
+def option_field(field: str) -> str:
+    """The ``errors`` key of an ``OptionError``'s field: top-level fields as they are,
+    options under ``options.``."""
+    return field if field in CreateGameSchema().fields else f"options.{field}"

@@ -1,0 +1,278 @@
+"""Every write of the service, one plain function each, all through the one writer.
+
+``create`` (``POST /games``), ``record`` (``POST …/events``, ``/undo``, ``/redo``: every
+event, ``abandon`` included), ``fork`` (``POST …/fork``), ``import_game``
+(``POST /games/import``, ``kibitz import``) and ``issue_token`` (``kibitz token``) take
+parsed input (``service.parsing``) and return the result. Each runs its storing part as one
+job of the process's group committer (``service.writer.GroupCommitter``): one
+``BEGIN IMMEDIATE`` transaction shared with the other writes waiting at that moment, this
+write in its own ``SAVEPOINT``. The views, pages and CLI only translate their input into
+these calls and the results back.
+
+Errors: ``service.problems.ApiError`` (422/412/409 …; nothing of the write is stored),
+``service.store.StorageUnavailable`` (503: nothing of the batch is stored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlite_utils import Database
+
+import engine
+from engine import stream as streams
+from engine.core import OptionError, RulesError
+from replays import audit, replay
+from schemas.common import utc_text
+from service import forks, history, http, store, transfer
+from service.cache import FoldCache
+from service.parsing import Parsed, invalid, option_field
+from service.problems import ApiError
+from service.writer import GroupCommitter
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game just stored: its id, its first token (shown once), its ``games`` row and fold."""
+
+    id: str
+    token: str
+    row: dict[str, Any]
+    folded: replay.Folded
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """An event's answer: HTTP ``status`` (201, or the stored one of a retried key) and
+    ``body`` (``{seq, version, event, state, irregularities, target?}``)."""
+
+    status: int
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A token issued for a game: the ``token`` itself (never stored), how many live
+    tokens were ``revoked`` first, and how many tokens are ``live`` now (this one included)."""
+
+    token: str
+    revoked: int
+    live: int
+
+
+def _now() -> str:
+    return utc_text(datetime.now(UTC))
+
+
+def _store_new_game(db: Database, game_id: str, created: Mapping[str, Any], token_hash: str, created_at: str,
+                    folded: replay.Folded, events: list[dict[str, Any]]) -> None:
+    """Insert a game row, its first token and ``events`` (``game_created`` first), with its
+    version, status, secrecy and match-history rows: what create, fork and import share."""
+    rules, stream = folded.stream.rules, folded.stream
+    status = streams.status(stream)
+    store.insert_game(db, game_id, created, token_hash, created_at, status)
+    for event in events:
+        store.append(db, game_id, event["seq"], event["type"], event["data"], event["recorded_at"], event.get("at"))
+    store.set_version(db, game_id, folded.version, status,
+                      secret_from_hand=forks.secret_from_hand(rules, stream.state))
+
+
+def create(committer: GroupCommitter, cache: FoldCache | None, created: dict[str, Any]) -> NewGame:
+    """Store a new game from its ``game_created`` data (``service.parsing.created_data``).
+
+    Raises ``ApiError`` 422 ``validation_failed`` when the rules refuse the set-up.
+    """
+    rules = engine.GAMES[created["game"]]
+    try:
+        folded = replay.fold(rules, [{"seq": 1, "type": streams.CREATED, "data": created}])
+    except OptionError as err:
+        raise invalid({option_field(err.field): [err.message]}) from err
+    game_id, (token, token_hash) = http.new_game_id(), http.new_token()
+    created_at = _now()
+    event = {"seq": 1, "type": streams.CREATED, "data": created, "recorded_at": created_at}
+
+    def write(db: Database) -> dict[str, Any]:
+        _store_new_game(db, game_id, created, token_hash, created_at, folded, [event])
+        history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
+        row = store.get_game(db, game_id)
+        assert row is not None
+        return row
+
+    row = committer.run(write)
+    if cache is not None:
+        cache.put(game_id, folded)
+    return NewGame(game_id, token, row, folded)
+
+
+def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], parsed: Parsed, *,
+           key: str | None = None, fingerprint: str = "", if_match: str | None = None) -> Recorded:
+    """Store ``parsed.action`` as the next event of game ``row`` (any action, ``undo``,
+    ``redo``, ``note``, ``abandon``…), answered once committed.
+
+    ``key`` is the ``Idempotency-Key`` (None for none), ``fingerprint`` the request's hash
+    (``http.request_hash``), ``if_match`` the ``If-Match`` header. Returns the 201 body, or
+    the stored first response of a retried key. Raises ``ApiError``: 422
+    ``idempotency_key_reused``, 422 ``validation_failed`` (``parsed.errors``), 412
+    ``version_mismatch``, 409 with the rules code; ``store.StorageUnavailable`` (503).
+    """
+    game_id, rules = row["id"], engine.GAMES[row["game"]]
+
+    def write(db: Database) -> tuple[Recorded, replay.Folded | None]:
+        version = store.version_of(db, game_id)
+        if version is None:  # pragma: no cover - games are never deleted
+            raise ApiError(404, "game_not_found", f"There is no game {game_id!r}.")
+        if key is not None:
+            seen = store.remembered(db, game_id, key)
+            if seen is not None and seen["request_hash"] == fingerprint:
+                return Recorded(seen["status"], seen["response"]), None
+            if seen is not None:
+                raise ApiError(422, "idempotency_key_reused",
+                               "This Idempotency-Key was used before with a different request.", version=version)
+        if parsed.errors is not None or parsed.action is None:
+            raise ApiError(422, "validation_failed", "The action does not fit its schema.",
+                           errors=parsed.errors or {}, version=version)
+        http.check_if_match(version, if_match)
+        before = cache.get(db, rules, game_id, version)
+        seq = version + 1
+        target = streams.target(before.stream, parsed.action["type"])
+        try:
+            after = replay.extend(before, seq, parsed.action)
+        except RulesError as err:
+            raise ApiError(409, err.code, err.message, version=version) from err
+        recorded_at = _now()
+        data = {k: v for k, v in parsed.action.items() if k != "type"}
+        event = store.append(db, game_id, seq, parsed.action["type"], data, recorded_at, parsed.at, key)
+        state = after.stream.state
+        status = streams.status(after.stream)
+        store.set_version(db, game_id, seq, status, secret_from_hand=forks.secret_from_hand(rules, state))
+        if status != streams.status(before.stream):  # finished or abandoned, or reopened by an undo
+            history.refresh(db, row, after.stream)
+        out = {"seq": seq, "version": seq, "event": event, "state": streams.view(after.stream, True)}
+        if target is not None:  # undo or redo: what it cancelled or restored
+            out["target"] = streams.target_json(rules, target, True)
+        # a redo proves again what the action it restores proved
+        proof = target.seq if target is not None and parsed.action["type"] == streams.REDO else seq
+        out["irregularities"] = audit.proved_by(after, proof, True)
+        if key is not None:
+            store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
+        return Recorded(201, out), after
+
+    try:
+        recorded, after = committer.run(write)
+    except store.StorageUnavailable:  # nothing of the batch is stored: neither is its fold
+        cache.discard(game_id)
+        raise
+    if after is not None:
+        cache.put(game_id, after)
+    return recorded
+
+
+def fork(committer: GroupCommitter, cache: FoldCache | None, db: Database, row: Mapping[str, Any],
+         seq: int) -> NewGame:
+    """A new game from the actions of game ``row`` effective right after its event ``seq``
+    (a ``ForkSchema``-loaded seq; api.md "Replay and audit"), re-validated through the rules.
+
+    ``db`` is a read connection (the log up to ``seq`` never changes). Raises ``ApiError``
+    422 for a ``seq`` beyond the log, 409 with the rules code when an action (or the
+    set-up) no longer passes the rules.
+    """
+    game_id, version = row["id"], row["version"]
+    if seq > version:
+        raise ApiError(422, "validation_failed", f"This game's events are 1 to {version}.",
+                       errors={"seq": [f"Give an event of this game, 1 to {version}."]}, version=version)
+    rules = engine.GAMES[row["game"]]
+    events = store.events(db, game_id, upto=seq)
+    at_seq = replay.fold(rules, events).stream
+    by_seq = {event["seq"]: event for event in events}
+    created = {**events[0]["data"], "forked_from": {"game": game_id, "seq": seq}}
+    now = _now()
+    copies = [{"seq": 1, "type": streams.CREATED, "data": created, "recorded_at": now}]
+    try:
+        folded = replay.fold(rules, [{"seq": 1, "type": streams.CREATED, "data": created}])
+        for number, original in enumerate(streams.effective_seqs(at_seq)[1:], start=2):
+            event = by_seq[original]
+            try:
+                folded = replay.extend(folded, number, replay.action(event))
+            except RulesError as err:
+                raise ApiError(409, err.code, f"Event {original} ({event['type']}) no longer passes the rules: "
+                               f"{err.message}", version=version) from err
+            copies.append({"seq": number, "type": event["type"], "data": event["data"], "recorded_at": now,
+                           "at": event["at"] or event["recorded_at"]})
+    except OptionError as err:
+        raise ApiError(409, "wrong_phase", f"The game's set-up no longer passes the rules: {err.message}",
+                       version=version) from err
+    new_id, (token, token_hash) = http.new_game_id(), http.new_token()
+    shared = rules.hand_number(at_seq.state)
+
+    def write(db: Database) -> dict[str, Any]:
+        _store_new_game(db, new_id, created, token_hash, now, folded, copies)
+        store.set_fork_lineage(db, new_id, forks.inherited(db, game_id, row["game"], shared))
+        new_row = store.get_game(db, new_id)
+        assert new_row is not None
+        return new_row
+
+    new_row = committer.run(write)
+    if cache is not None:
+        cache.put(new_id, folded)
+    return NewGame(new_id, token, new_row, folded)
+
+
+def import_game(committer: GroupCommitter, cache: FoldCache | None, doc: Any) -> NewGame:
+    """Re-validate ``doc`` (a json export, ``service.transfer.rebuild``) and store it as a new
+    game, its ``imported_at`` in the row.
+
+    Raises ``ApiError`` 422 (``validation_failed``, ``import_invalid``), then 409
+    ``already_imported`` (with ``game_id``) when the game the export was made from is stored
+    here, as the original or as an earlier import; nothing is stored then.
+    """
+    events, folded = transfer.rebuild(doc)
+    source = transfer.source_of(doc)
+    created = events[0]["data"]
+    rules = folded.stream.rules
+    game_id, (token, token_hash) = http.new_game_id(), http.new_token()
+    imported_at = _now()
+    created_at = events[0]["recorded_at"]
+    version = folded.stream.rules_version
+    if version is not None and version != rules.RULES_VERSION:  # the games row holds the current shape
+        created = {k: v for k, v in rules.upcast(version, {"type": streams.CREATED, **created}).items() if k != "type"}
+
+    def write(db: Database) -> dict[str, Any]:
+        if source is not None:
+            already = store.stored_as(db, source)
+            if already is not None:
+                raise ApiError(409, "already_imported",
+                               f"This export's game is already stored here as game {already}: nothing was imported.",
+                               extra={"game_id": already})
+        _store_new_game(db, game_id, created, token_hash, created_at, folded, events)
+        store.set_source_game(db, game_id, source)
+        store.set_imported_at(db, game_id, imported_at)
+        fork = created.get("forked_from")
+        if isinstance(fork, Mapping):  # an imported fork of a game stored here inherits its secrets
+            parent, seq = fork["game"], fork["seq"]
+            store.set_fork_lineage(db, game_id, forks.inherited(db, parent, created["game"], forks.hand_at(db, parent, seq)))
+        history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
+        row = store.get_game(db, game_id)
+        assert row is not None
+        return row
+
+    row = committer.run(write)
+    if cache is not None:
+        cache.put(game_id, folded)
+    return NewGame(game_id, token, row, folded)
+
+
+def issue_token(committer: GroupCommitter, game_id: str, *, revoke: bool) -> Issued:
+    """Store a new write token for game ``game_id`` (hashed), first revoking all its live
+    tokens when ``revoke``. Raises ``store.StorageUnavailable`` when the storage cannot take it."""
+    token, digest = http.new_token()
+    now = _now()
+
+    def write(db: Database) -> Issued:
+        revoked = store.revoke_tokens(db, game_id, now) if revoke else 0
+        store.add_token(db, game_id, digest, now)
+        return Issued(token, revoked, len(store.live_token_hashes(db, game_id)))
+
+    return committer.run(write)

@@ -24,7 +24,7 @@ def parse_french(value: object, ranks: str, deck_name: str) -> str:
     text = value.strip().upper()
     if text.startswith("10"):
         text = "T" + text[2:]
-    if len(text) == 2 and text[0] in ranks and text[1] in SUITS:
+    if len(text) == 2 and value.strip().isascii() and text[0] in ranks and text[1] in SUITS:
         return text
     raise ValueError(f"{value!r} is not a card of the {deck_name} deck (rank {' '.join(ranks)}, suit C D H S).")
 

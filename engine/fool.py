@@ -95,7 +95,7 @@ def parse_card(value: object) -> str:
     if text in (WILD, "W1"):
         return WILD
     colour, number = text[:1], text[1:]
-    if colour in COLOURS and number.isdigit() and not number.startswith("0") and 2 <= int(number) <= COLOURS[colour]:
+    if colour in COLOURS and value.strip().isascii() and number.isdigit() and not number.startswith("0") and 2 <= int(number) <= COLOURS[colour]:
         return colour + number
     raise ValueError(
         f"{value!r} is not a Fool! card (G2–G27, R2–R23, Y2–Y21, B2–B15, or 1 for a wild one)."

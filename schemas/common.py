@@ -92,6 +92,23 @@ class UnicodeSchema(Schema):
         return data
 
 
+#: The characters Python's ``str.strip()`` removes, as a regular-expression class body
+#: (ECMA-262's ``\\s`` differs: it lacks U+001C..U+001F and U+0085, and has U+FEFF).
+SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+
+
+def any_case(text: str) -> str:
+    """``text`` as a pattern that matches it in any letter case (``"th"`` → ``"[Tt][Hh]"``)."""
+    return "".join(f"[{char.upper()}{char.lower()}]" if char.isalpha() else char for char in text)
+
+
+def card_pattern(codes: Sequence[str]) -> str:
+    """A pattern for the strings a card parser accepts: one of ``codes`` in any case, with
+    surrounding spaces (``str.strip``); for the OpenAPI document's card schemas."""
+    alternatives = "|".join(any_case(code) for code in codes)
+    return f"^[{SPACE}]*(?:{alternatives})[{SPACE}]*$"
+
+
 class CardField(fields.Field[Any]):
     """A card code, parsed by the game's ``parse`` function into its canonical string.
 
@@ -135,6 +152,9 @@ def cards(parse: Callable[[Any], Any], count: int | None = None, **kwargs: Any) 
 class UtcDateTime(fields.Field[Any]):
     """An ISO 8601 time with a zone; stored and shown in UTC with a ``Z``."""
 
+    #: How the OpenAPI document describes it (``service/openapi.py``).
+    json_schema: dict[str, Any] = {"type": "string", "format": "date-time", "maxLength": 64}
+
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
         if not isinstance(value, str) or len(value) > 64:
             raise ValidationError("Give the time as an ISO 8601 string, e.g. 2026-11-29T20:15:00Z.")
@@ -155,11 +175,21 @@ def utc_text(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+#: The longest player name an action may give, surrounding spaces included.
+PLAYER_NAME_LENGTH = 100
+
+
 class PlayerName(fields.String):
-    """A seat's name, matched case-insensitively and trimmed; output is the name as seated."""
+    """A seat's name, matched case-insensitively and trimmed (at most 100 characters with the
+    spaces); output is the name as seated."""
+
+    json_schema: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": PLAYER_NAME_LENGTH,
+                                   "pattern": r"\S"}
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
         text = super()._deserialize(value, attr, data, **kwargs)
+        if len(text) > PLAYER_NAME_LENGTH:
+            raise ValidationError(f"A player name has at most {PLAYER_NAME_LENGTH} characters.")
         schema = self.parent
         while schema is not None and not isinstance(schema, ActionSchema):
             schema = getattr(schema, "parent", None)

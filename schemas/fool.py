@@ -13,10 +13,15 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from engine.fool import MAX_HAND, WILD, WILD_COPIES, parse_card
-from schemas.common import AbandonSchema, ActionSchema, AdjustSchema, CardField, NoteSchema, PlayerName
+from engine.fool import COLOURS, MAX_HAND, WILD, WILD_COPIES, parse_card
+from schemas.common import AbandonSchema, ActionSchema, AdjustSchema, CardField, NoteSchema, PlayerName, card_pattern
 
-__all__ = ["ACTIONS", "OPTIONS", "parse_card"]
+__all__ = ["ACTIONS", "CARD_SCHEMA", "OPTIONS", "parse_card"]
+
+#: What ``parse_card`` accepts, for the OpenAPI document: a colour letter and a number in any
+#: case, or a wild ``1`` (``W1``), surrounding spaces allowed (cards.md).
+CARD_SCHEMA = {"type": "string", "pattern": card_pattern(
+    [WILD, "W1", *(f"{colour}{number}" for colour, top in COLOURS.items() for number in range(2, top + 1))])}
 
 
 class OptionsSchema(Schema):

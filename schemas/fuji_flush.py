@@ -12,13 +12,25 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from engine.fuji_flush import HIGH, LOW, MAX_COPIES, MAX_HAND_SIZE, MAX_PLAYERS, parse_card
-from schemas.common import AbandonSchema, ActionSchema, CardField, NoteSchema, PlayerName
+from schemas.common import AbandonSchema, ActionSchema, CardField, NoteSchema, PlayerName, card_pattern
 
-__all__ = ["ACTIONS", "OPTIONS", "parse_card"]
+__all__ = ["ACTIONS", "CARD_SCHEMA", "OPTIONS", "parse_card"]
+
+#: What ``parse_card`` accepts, for the OpenAPI document: an integer 2..20, or a string of at
+#: most 4 ASCII digits naming one, surrounding spaces allowed (cards.md).
+CARD_SCHEMA = {"anyOf": [
+    {"type": "integer", "minimum": LOW, "maximum": HIGH},
+    {"type": "string", "pattern": card_pattern(
+        [f"{'0' * zeros}{number}" for number in range(LOW, HIGH + 1) for zeros in range(4 - len(str(number)) + 1)])},
+]}
 
 
 class DeckField(fields.Field[dict[str, int]]):
     """Option ``deck``: an object from value (a string "2".."20") to copies (a positive integer)."""
+
+    json_schema = {"type": "object", "minProperties": 1, "additionalProperties": False,
+                   "patternProperties": {CARD_SCHEMA["anyOf"][1]["pattern"]: {  # type: ignore[index]
+                       "type": "integer", "minimum": 1, "maximum": MAX_COPIES}}}
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> dict[str, int]:
         if not isinstance(value, Mapping) or not value:

@@ -13,7 +13,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from schemas import GAMES
-from schemas.common import UnicodeSchema
+from schemas.common import SPACE, UnicodeSchema
 
 #: Bounds every game shares; each engine narrows the seat count (``resolve_options``).
 MIN_PLAYERS, MAX_PLAYERS = 2, 20
@@ -24,6 +24,8 @@ VISIBILITIES = ("table", "open")
 
 class Name(fields.String):
     """A player name: trimmed, 1–40 characters."""
+
+    json_schema = {"type": "string", "pattern": f"^[{SPACE}]*[^{SPACE}](?:[\\s\\S]{{0,{NAME_LENGTH - 2}}}[^{SPACE}])?[{SPACE}]*$"}
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
         text = super()._deserialize(value, attr, data, **kwargs).strip()
@@ -129,7 +131,8 @@ class ListQuerySchema(Schema):
     forked_from = fields.String(validate=validate.Length(min=1, max=100),
                                 metadata={"description": "only the forks of this game"})
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
-    cursor = fields.String(validate=validate.Length(max=200))
+    cursor = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{1,200}$",
+                                                    error="Give a cursor returned by this service (next_cursor)."))
 
 
 class EventsQuerySchema(Schema):

@@ -6,11 +6,19 @@ are objects whose fields each rules file lists.
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields
+from marshmallow import INCLUDE, Schema, fields
+
+#: Game statuses (api.md, ``GET /games/<id>``; recording.md, ``abandon``).
+STATUSES = ["in_progress", "finished", "abandoned"]
 
 
 class ProblemSchema(Schema):
-    """An RFC 9457 problem body (``application/problem+json``)."""
+    """An RFC 9457 problem body (``application/problem+json``); some codes add fields
+    (``import_invalid``: ``seq``, ``rule_code``, ``rule_message``; ``already_imported``:
+    ``game_id``)."""
+
+    class Meta:
+        unknown = INCLUDE
 
     type = fields.String(required=True, metadata={"description": "urn:kibitz:problem:<code>"})
     title = fields.String(required=True)
@@ -20,6 +28,34 @@ class ProblemSchema(Schema):
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                          metadata={"description": "payload errors: field -> messages"})
     version = fields.Integer(metadata={"description": "the game's current version (errors about a game)"})
+    seq = fields.Integer(metadata={"description": "import_invalid: the first event refused"})
+    rule_code = fields.String(metadata={"description": "import_invalid: the rules code of that refusal"})
+    rule_message = fields.String(metadata={"description": "import_invalid: the rules' sentence"})
+    game_id = fields.String(metadata={"description": "already_imported: the stored copy of the game"})
+
+
+class PlayerStateSchema(Schema):
+    """One player in ``state.players`` (seat order): ``name`` and the rules file's fields."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    name = fields.String(required=True)
+
+
+class StateSchema(Schema):
+    """``state``: the fields every game has (api.md, "State") and each rules file's own."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    status = fields.String(required=True, metadata={"enum": STATUSES})
+    phase = fields.String(required=True)
+    to_act = fields.List(fields.String(), required=True)
+    players = fields.List(fields.Nested(PlayerStateSchema), required=True)
+    winners = fields.List(fields.String())
+    losers = fields.List(fields.String())
+    next_dealer = fields.String(allow_none=True, metadata={"description": "between hands: who deals the next one"})
 
 
 class GameSummarySchema(Schema):
@@ -33,7 +69,7 @@ class GameSummarySchema(Schema):
     options = fields.Dict(required=True)
     version = fields.Integer(required=True)
     created_at = fields.String(required=True)
-    status = fields.String(required=True, metadata={"enum": ["in_progress", "finished", "abandoned"]})
+    status = fields.String(required=True, metadata={"enum": STATUSES})
     forked_from = fields.Nested(lambda: ForkedFromSchema(), allow_none=True,
                                 metadata={"description": "a what-if fork: the game and seq it branched off"})
 
@@ -41,13 +77,14 @@ class GameSummarySchema(Schema):
 class GameSchema(GameSummarySchema):
     """A game with ``state`` (the engine's view for this reader)."""
 
-    state = fields.Dict(required=True)
+    state = fields.Nested(StateSchema, required=True)
 
 
 class CreatedGameSchema(GameSchema):
     """The 201 body of ``POST /games``: the game and its write token (shown only here)."""
 
     token = fields.String(required=True)
+    imported_at = fields.String(metadata={"description": "POST /games/import: when this copy was imported"})
 
 
 class GameListSchema(Schema):
@@ -95,9 +132,10 @@ class RecordedSchema(Schema):
     seq = fields.Integer(required=True)
     version = fields.Integer(required=True)
     event = fields.Nested(StoredEventSchema, required=True)
-    state = fields.Dict(required=True)
-    target = fields.Nested(UndoTargetSchema)
-    irregularities = fields.List(fields.Dict())
+    state = fields.Nested(StateSchema, required=True)
+    target = fields.Nested(UndoTargetSchema, metadata={"description": "undo/redo: the action cancelled or restored"})
+    irregularities = fields.List(fields.Nested(lambda: IrregularitySchema()),
+                                 metadata={"description": "irregularities this event has just proved"})
 
 
 class LegalActionSchema(Schema):
@@ -122,7 +160,7 @@ class StateAtSchema(Schema):
 
     seq = fields.Integer(required=True)
     version = fields.Integer(required=True)
-    state = fields.Dict(required=True)
+    state = fields.Nested(StateSchema, required=True)
 
 
 class TargetSchema(Schema):
@@ -142,10 +180,15 @@ class CorrectionSchema(Schema):
     recorded_at = fields.String(required=True)
     at = fields.String(allow_none=True)
     target = fields.Nested(TargetSchema, required=True)
+    trick = fields.Integer(allow_none=True, metadata={"description": "trick games: the trick the target joined"})
+    turn = fields.Integer(allow_none=True, metadata={"description": "turn games: the turn the target joined"})
 
 
 class HandSchema(Schema):
     """``GET /games/<id>/hands/<n>``: the game's hand view (rules file) plus corrections."""
+
+    class Meta:
+        unknown = INCLUDE
 
     corrections = fields.List(fields.Nested(CorrectionSchema), required=True)
 
@@ -162,6 +205,9 @@ class PlaySchema(Schema):
 class TrickSchema(Schema):
     """``GET /games/<id>/hands/<n>/tricks/<t>``: the game's trick view plus times and
     corrections."""
+
+    class Meta:
+        unknown = INCLUDE
 
     plays = fields.List(fields.Nested(PlaySchema), required=True)
     winner = fields.String(allow_none=True)
@@ -230,3 +276,60 @@ class IrregularitiesSchema(Schema):
 
     version = fields.Integer(required=True)
     irregularities = fields.List(fields.Nested(IrregularitySchema), required=True)
+
+
+class PlayerSeenSchema(Schema):
+    """One entry of ``GET /players``."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    name = fields.String(required=True)
+    games = fields.Integer(required=True)
+    finished = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    by_game = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True)
+
+
+class PlayerListSchema(Schema):
+    """``GET /players``."""
+
+    players = fields.List(fields.Nested(PlayerSeenSchema), required=True)
+    since = fields.String(allow_none=True, metadata={"description": "the period's first day, YYYY-MM-DD"})
+    until = fields.String(allow_none=True, metadata={"description": "the period's last day, YYYY-MM-DD"})
+
+
+class PlayedGameSchema(Schema):
+    """One game of a player's record."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": STATUSES})
+    result = fields.String(required=True)
+
+
+class PlayerRecordSchema(Schema):
+    """``GET /players/<name>``."""
+
+    name = fields.String(required=True)
+    key = fields.String(required=True)
+    by_game = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True)
+    total_games = fields.Integer(required=True)
+    games = fields.List(fields.Nested(PlayedGameSchema), required=True)
+    next_offset = fields.Integer(allow_none=True, required=True)
+
+
+class PlayerGamesSchema(Schema):
+    """``GET /players/<name>/games`` as json."""
+
+    games = fields.List(fields.Nested(PlayedGameSchema), required=True)
+
+
+#: The response components of the OpenAPI document, by name (``<name>Schema`` here).
+COMPONENTS = ("Problem", "PlayerState", "State", "ForkedFrom", "GameSummary", "Game", "CreatedGame", "GameList",
+              "StoredEvent", "LoggedEvent", "EventLog", "UndoTarget", "Irregularity", "Recorded", "LegalAction", "Actions", "StateAt",
+              "Target", "Correction", "Hand", "Play", "Trick", "Health", "TimelineStep", "Timeline",
+              "Irregularities", "PlayerSeen", "PlayerList", "PlayedGame", "PlayerRecord", "PlayerGames")

@@ -10,7 +10,8 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from engine.stop_the_bus import CENTRE_CARDS, CHOICES, HAND_CARDS, MAX_CHIPS, MAX_PLAYERS, parse_card
+from engine.cards import SUITS
+from engine.stop_the_bus import CENTRE_CARDS, CHOICES, HAND_CARDS, MAX_CHIPS, MAX_PLAYERS, RANKS, parse_card
 from schemas.common import (
     AbandonSchema,
     ActionSchema,
@@ -20,10 +21,16 @@ from schemas.common import (
     PlayerActionSchema,
     PlayerName,
     StrictBoolean,
+    card_pattern,
     cards,
 )
 
-__all__ = ["ACTIONS", "OPTIONS", "parse_card"]
+__all__ = ["ACTIONS", "CARD_SCHEMA", "OPTIONS", "parse_card"]
+
+#: What ``parse_card`` accepts, for the OpenAPI document: a rank and a suit in any case
+#: (``10`` for ``T``), surrounding spaces allowed (cards.md).
+CARD_SCHEMA = {"type": "string", "pattern": card_pattern(
+    [rank + suit for rank in (*RANKS, "10") for suit in SUITS])}
 
 
 class OptionsSchema(Schema):
@@ -77,6 +84,9 @@ class DealSchema(ActionSchema):
 
 class GiveField(fields.Field[Any]):
     """``give``: one card code, or (with ``take_all``) a list of three card codes."""
+
+    json_schema = {"anyOf": [CARD_SCHEMA, {"type": "array", "items": CARD_SCHEMA, "minItems": HAND_CARDS,
+                                           "maxItems": HAND_CARDS}]}
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
         card = CardField(parse_card)

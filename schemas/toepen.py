@@ -9,7 +9,8 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from engine.toepen import CHOICES, HAND_CARDS, parse_card
+from engine.cards import SUITS
+from engine.toepen import CHOICES, HAND_CARDS, RANKS, parse_card
 from schemas.common import (
     AbandonSchema,
     ActionSchema,
@@ -19,10 +20,16 @@ from schemas.common import (
     PlayerActionSchema,
     PlayerName,
     StrictBoolean,
+    card_pattern,
     cards,
 )
 
-__all__ = ["ACTIONS", "OPTIONS", "parse_card"]
+__all__ = ["ACTIONS", "CARD_SCHEMA", "OPTIONS", "parse_card"]
+
+#: What ``parse_card`` accepts, for the OpenAPI document: a rank and a suit in any case
+#: (``10`` for ``T``), surrounding spaces allowed (cards.md).
+CARD_SCHEMA = {"type": "string", "pattern": card_pattern(
+    [rank + suit for rank in (*RANKS, "10") for suit in SUITS])}
 
 
 class OptionsSchema(Schema):

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
+from werkzeug.routing import BaseConverter
 
 from service import club_key, db, pages, problems
 from service.cache import FoldCache
@@ -14,6 +15,13 @@ from service.views import games, history, meta, recording, replays, review, tran
 from service.writer import GroupCommitter
 
 MIB = 1024 * 1024
+
+
+class GameIdConverter(BaseConverter):
+    """A game id in a path: any segment but ``import``, which is ``POST /games/import``'s own,
+    so ``GET /games/import`` is a 405 whose ``Allow`` says ``POST`` (not a game lookup)."""
+
+    regex = r"(?!import$)[^/]+"
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -44,6 +52,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if "CLUB_KEY" not in app.config:
         app.config["CLUB_KEY"] = club_key.from_environment()
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.url_map.converters["game"] = GameIdConverter
     app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
     app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                                      **db.connect_options(app))

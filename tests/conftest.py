@@ -10,10 +10,13 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 
 from bench.playouts import NAMES, Playout, play
 from engine.stream import replay
 from service.app import create_app
+from tests.openapi_check import check_response
 
 #: ``../shared`` beside the repository: the spec and the recorded example games.
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -21,6 +24,23 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 needs_examples = pytest.mark.skipif(
     not (SHARED / "examples").is_dir(), reason=f"{SHARED / 'examples'} is absent (../shared is not beside the repo)"
 )
+
+
+
+class DocumentedClient(FlaskClient):
+    """The test client of every app in the suite: each response is checked against the
+    OpenAPI document (its status, media type, required headers and JSON schema), so the
+    document stays true to what the service sends (api.md, "Other")."""
+
+    def open(self, *args: Any, **kwargs: Any) -> Any:
+        response = super().open(*args, **kwargs)
+        request = response.request
+        check_response(request.method, request.path, response.status_code, response.mimetype, response.headers,
+                       response.get_data())
+        return response
+
+
+Flask.test_client_class = DocumentedClient
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 OPEN_DEAL = {

@@ -34,7 +34,8 @@ def test_no_documented_path_is_missing_a_route(app, client):
 def test_schemas_come_from_marshmallow(client):
     spec = client.get("/openapi.json").get_json()
     components = spec["components"]["schemas"]
-    assert set(components["CreateGame"]["properties"]) >= {"game", "players", "visibility", "dealer", "options"}
+    assert set(components["CreateGame_toepen"]["properties"]) >= {"game", "players", "visibility", "dealer",
+                                                                   "options"}
     assert set(components["Problem"]["properties"]) >= {"type", "title", "status", "detail", "code", "errors",
                                                         "version"}
     for game, module in schemas.GAMES.items():
@@ -42,4 +43,4 @@ def test_schemas_come_from_marshmallow(client):
         assert module.ACTIONS
     events = spec["paths"]["/games/{game_id}/events"]["post"]
     assert {"401", "403", "404", "409", "412", "413", "415", "422"} <= set(events["responses"])
-    assert events["requestBody"]["content"]["application/json"]["schema"]["oneOf"]
+    assert events["requestBody"]["content"]["application/json"]["schema"]["anyOf"]

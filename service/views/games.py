@@ -44,7 +44,7 @@ def index() -> Response:
     return http.json_response({"games": [games.summary(row) for row in rows], "next_cursor": next_cursor})
 
 
-@bp.get("/games/<game_id>")
+@bp.get("/games/<game:game_id>")
 def show(game_id: str) -> Response:
     """One game with its state (full view with the token, public view without)."""
     row = games.load(game_id)

@@ -9,7 +9,7 @@ it, and ``engine.interface.missing`` names at run time what a module lacks
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from marshmallow import Schema
 
@@ -32,6 +32,10 @@ class GameSchemas(Protocol):
 
     def parse_card(self, value: object, /) -> Card:
         """The game's card parser (the engine's ``parse_card``; raises ``ValueError``)."""
+
+    @property
+    def CARD_SCHEMA(self) -> Mapping[str, Any]:
+        """The JSON Schema of exactly what ``parse_card`` accepts, for the OpenAPI document."""
 
 
 def register(**modules: GameSchemas) -> dict[str, GameSchemas]:

@@ -139,7 +139,11 @@ class RecordedSchema(Schema):
 
 
 class LegalActionSchema(Schema):
-    """One action the rules allow now (or a bookkeeping action open now)."""
+    """One action the rules allow now (or a bookkeeping action open now); some games add the
+    action's own fields (Stop the Bus ``take``, ``take_all``)."""
+
+    class Meta:
+        unknown = INCLUDE
 
     type = fields.String(required=True)
     player = fields.String(allow_none=True)

@@ -102,7 +102,7 @@ def _club_key_problems() -> dict[str, Any]:
 def _card_schema(field: CardField) -> dict[str, Any]:
     for module in schemas.GAMES.values():
         if module.parse_card is field.parse:
-            return copy.deepcopy(module.CARD_SCHEMA)  # type: ignore[no-any-return]
+            return copy.deepcopy(dict(module.CARD_SCHEMA))
     raise LookupError(f"no CARD_SCHEMA for the card parser {field.parse!r}")  # pragma: no cover
 
 

@@ -39,7 +39,7 @@ def test_interface_names_the_members_the_service_and_replays_call() -> None:
             "COUNTERS", "SHEET", "HANDLERS", "parse_card", "card_text", "resolve_options", "initial_state",
             "apply", "legal_actions", "possible", "view", "status", "hand_number", "hand_over", "hand_view",
             "trick_view", "redact", "public_action", "results", "score_sheet", "describe", "position"} == names
-    assert set(members(GameSchemas)) == {"OPTIONS", "ACTIONS", "parse_card"}
+    assert set(members(GameSchemas)) == {"OPTIONS", "ACTIONS", "parse_card", "CARD_SCHEMA"}
 
 
 def _incomplete() -> types.ModuleType:
@@ -69,7 +69,7 @@ def test_register_refuses_two_modules_with_one_id() -> None:
 def test_register_schemas_refuses_an_incomplete_module() -> None:
     fake = types.ModuleType("fake_schemas")
     fake.OPTIONS = schemas.GAMES["toepen"].OPTIONS
-    with pytest.raises(TypeError, match="the fake schemas lack ACTIONS, parse_card of the schemas interface"):
+    with pytest.raises(TypeError, match="the fake schemas lack ACTIONS, CARD_SCHEMA, parse_card of the schemas interface"):
         register_schemas(fake=fake)  # type: ignore[arg-type]
 
 

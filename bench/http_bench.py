@@ -74,6 +74,11 @@ class Server:
     def rss_mib(self) -> float:
         return float(psutil.Process(self.proc.pid).memory_info().rss) / 2**20
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server process has used so far."""
+        times = psutil.Process(self.proc.pid).cpu_times()
+        return float(times.user + times.system)
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
@@ -185,8 +190,13 @@ def main() -> None:
         try:
             print(f"| measure ({os.cpu_count()} cores, synchronous={args.synchronous}) | result |")
             print("|---|---|")
+            print(f"| load average (1, 5, 15 min) at the start | {', '.join(f'{x:.2f}' for x in os.getloadavg())} |")
+            cpu = server.cpu_seconds()
             moves, seconds = throughput(server.base, args.clients, args.games, args.seed)
+            cpu = server.cpu_seconds() - cpu
             print(f"| recorded moves/s over HTTP, {args.clients} clients | {moves / seconds:,.0f} ({moves} moves in {seconds:.1f} s) |")
+            requests_made = moves + args.games  # every move, and the POST /games of each game
+            print(f"| server CPU per request while recording (load-independent) | {cpu / requests_made * 1000:.2f} ms |")
             for length in (int(x) for x in args.lengths.split(",")):
                 p50, p99 = latency_at(server.base, length, args.seed)
                 print(f"| append latency at {length:,} events: p50 / p99 | {p50:.2f} ms / {p99:.2f} ms |")
@@ -194,6 +204,7 @@ def main() -> None:
                 first, second = memory(server, args.stored)
                 print(f"| server RSS after {args.stored:,} games stored and read | {first:.0f} MiB |")
                 print(f"| server RSS after {2 * args.stored:,} games stored and read | {second:.0f} MiB |")
+            print(f"| load average (1, 5, 15 min) at the end | {', '.join(f'{x:.2f}' for x in os.getloadavg())} |")
         finally:
             server.stop()
 

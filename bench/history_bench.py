@@ -31,7 +31,7 @@ from bench.playouts import play  # noqa: E402
 from engine import stop_the_bus, toepen  # noqa: E402
 from engine import stream as streams  # noqa: E402
 from replays import replay  # noqa: E402
-from service import forks, history, store  # noqa: E402
+from service import forks, history, migrations, store  # noqa: E402
 from service.app import create_app  # noqa: E402
 
 CLUB = ["Bob", "Cas", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jan", "Kim", "Lou", "Max", "Ned", "Oda", "Pim",
@@ -62,7 +62,7 @@ def fill(path: str, games: int, rng: random.Random) -> float:
     started = time.perf_counter()
     logs = templates(rng)
     db = store.connect(path, "OFF")
-    store.migrate(db)
+    migrations.migrate(db)
     day = datetime(2024, 1, 5, 20, 0, tzinfo=UTC)
     try:
         for first in range(0, games, 500):

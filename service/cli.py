@@ -141,11 +141,11 @@ def _announce_lan(app: Flask, port: int) -> None:
               type=click.Path(dir_okay=False), help="SQLite database file.")
 def init_db(database: str) -> None:
     """Create the database and its tables (or upgrade them); safe to run again."""
-    from service import store
+    from service import migrations, store
 
     db = store.connect(database)
     try:
-        store.migrate(db)
+        migrations.migrate(db)
     finally:
         db.close()
     click.echo(f"Initialised {database}")

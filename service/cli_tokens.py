@@ -16,7 +16,7 @@ import sys
 import click
 from sqlite_utils import Database
 
-from service import store, writes
+from service import migrations, store, writes
 from service.writer import GroupCommitter
 
 DEFAULT_DB = "./kibitz.db"
@@ -54,7 +54,7 @@ def token(game_id: str, database: str, revoke: bool, url: str | None, port: int,
     db: Database | None = None
     try:
         db = store.connect(database)
-        store.migrate(db)
+        migrations.migrate(db)
         row = store.get_game(db, game_id)
         if row is None:
             raise click.ClickException(f"There is no game {game_id!r} in {database}.")

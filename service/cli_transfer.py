@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from replays import export
-from service import store, transfer, writes
+from service import migrations, store, transfer, writes
 from service.problems import ApiError
 from service.writer import GroupCommitter
 
@@ -39,7 +39,7 @@ def export_games(game_id: str | None, fmt: str, directory: str | None, database:
         raise click.UsageError("Give a GAME_ID or --all DIR (not both).")
     db = store.connect(database)
     try:
-        store.migrate(db)
+        migrations.migrate(db)
         if game_id is not None:
             loaded = transfer.load_game(db, game_id)
             if loaded is None:
@@ -76,7 +76,7 @@ def import_games(files: tuple[str, ...], database: str) -> None:
     imported: list[tuple[str, str, str]] = []
     refused: list[tuple[str, str]] = []
     try:
-        store.migrate(db)
+        migrations.migrate(db)
         committer = GroupCommitter(database, "FULL")
         with click.progressbar(files, label="Importing", show_pos=True,
                                file=None if len(files) >= PROGRESS_FROM else io.StringIO()) as bar:

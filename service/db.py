@@ -15,7 +15,7 @@ from typing import Any
 from flask import Flask, current_app
 from sqlite_utils import Database
 
-from service import store
+from service import migrations, store
 
 _EXTENSION = "kibitz.connections"
 
@@ -62,7 +62,7 @@ def init_app(app: Flask) -> None:
     """Create or upgrade the tables of ``DATABASE`` and set up per-thread connections."""
     db = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"], **connect_options(app))
     try:
-        store.migrate(db)
+        migrations.migrate(db)
     finally:
         db.close()
     app.extensions[_EXTENSION] = threading.local()

@@ -1,6 +1,6 @@
 """The event store: plain functions over a sqlite-utils ``Database``.
 
-Tables (created by :data:`MIGRATIONS`):
+Tables (created by ``service.migrations.MIGRATIONS``):
 
 - ``events`` — the append-only log: ``(game_id, seq)`` is the primary key, so two writers
   can never store the same ``seq``; triggers make SQLite itself refuse ``UPDATE`` and
@@ -34,96 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
 
 from schemas.common import scrub
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 BUSY_TIMEOUT_MS = 10_000
 
-MIGRATIONS = Migrations("kibitz")
-
-
-@MIGRATIONS(name="0001_initial")
-def _initial(db: Database) -> None:
-    db.table("games").create(
-        {
-            "id": str,
-            "game": str,
-            "title": str,
-            "players": str,
-            "player_keys": str,
-            "visibility": str,
-            "options": str,
-            "token_hash": str,
-            "created_at": str,
-            "version": int,
-            "status": str,
-        },
-        pk="id",
-        not_null={"game", "players", "player_keys", "visibility", "options", "token_hash", "created_at", "version"},
-    )
-    db.table("games").create_index(["created_at"])
-    db.table("events").create(
-        {
-            "game_id": str,
-            "seq": int,
-            "type": str,
-            "data": str,
-            "recorded_at": str,
-            "at": str,
-            "idempotency_key": str,
-        },
-        pk=("game_id", "seq"),
-        not_null={"game_id", "seq", "type", "data", "recorded_at"},
-    )
-    db.execute(
-        "CREATE UNIQUE INDEX events_idempotency ON events (game_id, idempotency_key) "
-        "WHERE idempotency_key IS NOT NULL"
-    )
-    for verb in ("UPDATE", "DELETE"):
-        db.execute(
-            f"CREATE TRIGGER events_no_{verb.lower()} BEFORE {verb} ON events "
-            f"BEGIN SELECT RAISE(ABORT, 'events are immutable: {verb} refused'); END"
-        )
-    db.table("idempotency").create(
-        {"game_id": str, "key": str, "request_hash": str, "status": int, "response": str, "created_at": str},
-        pk=("game_id", "key"),
-        not_null={"game_id", "key", "request_hash", "status", "response"},
-    )
-
-
-@MIGRATIONS(name="0002_player_results")
-def _player_results(db: Database) -> None:
-    """Match histories (issue 7): one row per player per game, kept by ``service.history``;
-    ``games.imported_at`` for games created by ``POST /games/import``. Games stored before
-    this migration are folded once to fill the table."""
-    db.table("games").add_column("imported_at", str)
-    db.table("player_results").create(
-        {
-            "game_id": str,
-            "player_key": str,
-            "name": str,
-            "seat": int,
-            "game": str,
-            "created_at": str,
-            "status": str,
-            "result": str,
-            "score": int,
-            "unit": str,
-            "hands": int,
-            "tricks_won": int,
-            "fools": int,
-            "knocks": int,
-            "stops": int,
-        },
-        pk=("game_id", "player_key"),
-        not_null={"game_id", "player_key", "name", "seat", "game", "created_at", "status", "result"},
-    )
-    db.table("player_results").create_index(["player_key", "created_at"])
-    from service import history  # the projection folds games: imported here, where it is needed
-
-    history.backfill(db)
 
 def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
             max_page_count: int | None = None) -> Database:
@@ -215,17 +131,6 @@ def fault(err: BaseException) -> StorageUnavailable | None:
         return None
     detail, retry_after = FAULT_DETAILS[kind]
     return StorageUnavailable(kind, detail, retry_after, str(getattr(err, "sqlite_errorname", "") or err))
-
-
-def migrate(db: Database) -> None:
-    """Create or upgrade the tables; safe to call from several processes at once.
-
-    Takes the write lock only when a migration is pending, so a database that is up to date
-    can be opened (and read) even where it cannot be written now."""
-    if db.table(MIGRATIONS.migrations_table).exists() and not MIGRATIONS.pending(db):
-        return
-    with immediate(db):
-        MIGRATIONS.apply(db)
 
 
 @contextmanager
@@ -440,37 +345,12 @@ def remember(db: Database, game_id: str, key: str, request_hash: str, status: in
 # --- forks ---------------------------------------------------------------------------
 
 
-@MIGRATIONS(name="0003_forked_from")
-def _forked_from(db: Database) -> None:
-    """The fork relation: a what-if game names the game and seq it branched off from, so
-    lists and match histories can leave forks out."""
-    games = db.table("games")
-    games.add_column("forked_from_game", str)
-    games.add_column("forked_from_seq", int)
-    games.create_index(["forked_from_game"])
-
-
 def _fork_columns(created: Mapping[str, Any]) -> dict[str, Any]:
     """The ``games`` columns of the fork relation, from ``game_created``'s ``forked_from``."""
     fork = created.get("forked_from")
     if not isinstance(fork, Mapping):
         return {}
     return {"forked_from_game": fork.get("game"), "forked_from_seq": fork.get("seq")}
-
-
-@MIGRATIONS(name="0004_fork_lineage")
-def _fork_lineage(db: Database) -> None:
-    """Secrecy along fork chains of any length (issue 10): ``games.secret_from_hand`` on every
-    game (the first hand not over, NULL once all are), kept by every write, and
-    ``games.fork_lineage`` on a fork (JSON ``[[ancestor id, last hand shared], …]``), what
-    it inherits from the games up its chain (``service.forks``). Stored games are folded
-    once to fill both."""
-    games = db.table("games")
-    games.add_column("secret_from_hand", int)
-    games.add_column("fork_lineage", str)
-    from service import forks  # folds games: imported here, where it is needed
-
-    forks.backfill(db)
 
 
 def set_fork_lineage(db: Database, game_id: str, lineage: list[list[Any]]) -> None:
@@ -498,16 +378,6 @@ def lineage_secrets(db: Database, game_id: str) -> list[tuple[str, int, int]]:
     return [(str(ancestor), int(shared), int(secret)) for ancestor, shared, secret in rows]
 
 
-@MIGRATIONS(name="0005_import_source")
-def _import_source(db: Database) -> None:
-    """``games.source_game``: for an imported game, the id of the game its export was made
-    from (the export's ``game.id``), so that importing the same game again is refused
-    (api.md, 409 ``already_imported``). Imports stored before this migration have none."""
-    games = db.table("games")
-    games.add_column("source_game", str)
-    games.create_index(["source_game"])
-
-
 def set_source_game(db: Database, game_id: str, source: str | None) -> None:
     """Record the id of the game that imported game ``game_id`` was exported from."""
     db.execute("UPDATE games SET source_game = ? WHERE id = ?", [source, game_id])
@@ -528,21 +398,6 @@ def stored_as(db: Database, source: str) -> str | None:
 
 
 # --- write tokens --------------------------------------------------------------------
-
-
-@MIGRATIONS(name="0006_tokens")
-def _tokens(db: Database) -> None:
-    """Several write tokens per game (issue 13): the ``tokens`` table, one row per token
-    (the game and the token's SHA-256, the key; when it was issued; when it was revoked, or
-    NULL while it works). Each game's single ``games.token_hash`` becomes its first token, issued when
-    the game was created; the column is then dropped, so a token lives in one place."""
-    db.table("tokens").create(
-        {"game_id": str, "token_hash": str, "created_at": str, "revoked_at": str},
-        pk=("game_id", "token_hash"),
-        not_null={"token_hash", "game_id", "created_at"},
-    )
-    db.execute("INSERT INTO tokens (token_hash, game_id, created_at) SELECT token_hash, id, created_at FROM games")
-    db.execute("ALTER TABLE games DROP COLUMN token_hash")
 
 
 def add_token(db: Database, game_id: str, token_hash: str, created_at: str) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import requests
 from sqlite_utils import Database
 
-from service import store
+from service import migrations, store
 from tests.club_server import kibitz, outside, serve, unprivileged
 from tests.conftest import OPEN_DEAL, PLAYERS, assert_problem, create
 from tests.test_server import _kibitz
@@ -125,7 +125,7 @@ def test_migration_makes_each_stored_token_hash_the_games_first_token(tmp_path):
     path = tmp_path / "old.db"
     db = store.connect(path)
     with store.immediate(db):
-        store.MIGRATIONS.apply(db, stop_before="0006_tokens")
+        migrations.MIGRATIONS.apply(db, stop_before="0006_tokens")
     token = "an-old-token-from-last-season"
     db.table("games").insert({
         "id": "OldGame1", "game": "toepen", "title": None, "players": '["Ann","Bob","Cas","Dee"]',

@@ -9,13 +9,13 @@ import textwrap
 
 import pytest
 
-from service import store
+from service import migrations, store
 
 
 @pytest.fixture
 def db(db_path):
     database = store.connect(db_path)
-    store.migrate(database)
+    migrations.migrate(database)
     yield database
     database.close()
 
@@ -64,10 +64,10 @@ def test_immediate_rolls_back_on_error(db):
 
 
 def test_migrations_are_recorded_and_idempotent(db):
-    store.migrate(db)
-    names = [m.name for m in store.MIGRATIONS.applied(db)]
+    migrations.migrate(db)
+    names = [m.name for m in migrations.MIGRATIONS.applied(db)]
     assert names[0] == "0001_initial" and "0003_forked_from" in names
-    assert store.MIGRATIONS.pending(db) == []
+    assert migrations.MIGRATIONS.pending(db) == []
     assert {"games", "events", "idempotency"} <= set(db.table_names())
 
 

@@ -10,6 +10,7 @@ import engine
 import schemas
 from engine import stream as streams
 from engine.interface import GameRules
+from replays import replay
 from replays.replay import Folded
 from schemas.interface import GameSchemas
 from service import forks, http, store
@@ -110,3 +111,27 @@ def reader_is_full(row: dict[str, Any]) -> bool:
                            f"{origin[0]}: only the fork's scorekeeper (its token) may read it.",
                            version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
     return full
+
+
+def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
+    """``{"seq", "version", "state"}``: the state right after event ``seq`` of the game ``row``
+    as ``full`` (the token) or public reader sees it (the API's ``states/<seq>`` and the replay page).
+
+    Raises :class:`ApiError` 404 ``not_found`` for a seq outside the log and 401
+    ``token_required`` for the public view of an open game's past state whose hand an undo
+    has put back in play.
+    """
+    if not 1 <= path_number(seq) <= row["version"]:
+        raise ApiError(404, "not_found", f"This game has no event {seq}: its events are 1 to {row['version']}.",
+                       version=row["version"])
+    rules = rules_of(row)
+    past = replay.stream_at(rules, store.events(get_db(), row["id"], upto=seq), seq)
+    state = past.state
+    if not full and row["visibility"] == "open":
+        reopened = replay.reopened_hands(rules, state, current(row).stream.state)
+        if reopened:
+            raise ApiError(401, "token_required",
+                           f"The state after event {seq} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
+                           "put back in play: only the scorekeeper (this game's token) may read it.",
+                           version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
+    return {"seq": seq, "version": row["version"], "state": streams.view(past, full)}

@@ -13,6 +13,7 @@ import math
 import secrets
 import string
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
 from flask import Response, current_app, request
@@ -268,3 +269,26 @@ def json_response(body: Any, status: int = 200, version: int | None = None,
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def period() -> tuple[str | None, str | None]:
+    """The ``since`` / ``until`` query parameters (``YYYY-MM-DD``, inclusive) or None each;
+    422 ``validation_failed`` for anything that is not a calendar date, or ``since`` after ``until``."""
+    errors: dict[str, list[str]] = {}
+    values: dict[str, str | None] = {}
+    for name in ("since", "until"):
+        text = request.args.get(name)
+        values[name] = text or None
+        if text:
+            try:
+                values[name] = date.fromisoformat(text).isoformat() if len(text) == 10 else None
+            except ValueError:
+                values[name] = None
+            if values[name] is None:
+                errors[name] = ["Give a date as YYYY-MM-DD."]
+    since, until = values["since"], values["until"]
+    if not errors and since and until and since > until:
+        errors["since"] = [f"Give a date on or before {until} (the end of the period)."]
+    if errors:
+        raise ApiError(422, "validation_failed", "The query parameters are not valid.", errors=errors)
+    return since, until

@@ -23,26 +23,17 @@ documented REST API, so a page can never accept what the API would refuse.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import segno
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Response, current_app, render_template, request
 
 from service import games, http, store
 from service.db import get_db
 from service.pages import catalogue
+from service.pages.blueprint import bp
 from service.problems import ApiError
-
-HERE = Path(__file__).resolve().parent
-bp = Blueprint(
-    "pages",
-    __name__,
-    template_folder=str(HERE.parent / "templates"),
-    static_folder=str(HERE.parent / "static"),
-    static_url_path="/static",
-)
 
 
 def is_page_endpoint(endpoint: str) -> bool:

@@ -37,10 +37,9 @@ from engine.cards import SUIT_NAMES
 from replays import audit, timeline
 from service import games, history, http, store
 from service.db import get_db
-from service.pages import bp, catalogue, charts
+from service.pages import catalogue, charts
+from service.pages.blueprint import bp
 from service.problems import ApiError
-from service.views.history import period
-from service.views.replays import state_after
 
 #: Words for each game's score unit (``results``' ``unit``) on the pages.
 UNIT_WORDS = {"lives_lost": "lives lost", "points": "points", "chips": "chips"}
@@ -283,7 +282,7 @@ def _step() -> int | None:
 
 def replay_context(row: dict[str, Any], step: int, full: bool) -> dict[str, Any]:
     """The board right after event ``step`` (the same function as ``GET states/<seq>``)."""
-    body = state_after(row, step, full)
+    body = games.state_after(row, step, full)
     context = board_context(row, body["state"], full)
     rules = games.rules_of(row)
     context.update(step=step, version=row["version"],
@@ -526,7 +525,7 @@ def club() -> Any:
     choice = request.args.get("period", "all")
     try:
         if request.args.get("since") or request.args.get("until"):
-            since, until = period()
+            since, until = http.period()
             choice = "custom"
         else:
             choice = choice if choice in PERIODS else "all"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import date
 
 from flask import Blueprint, Response, current_app, request
 
@@ -45,35 +44,12 @@ def _player(name: str) -> dict[str, dict[str, object]]:
     return stats
 
 
-def period() -> tuple[str | None, str | None]:
-    """The ``since`` / ``until`` query parameters (``YYYY-MM-DD``, inclusive) or None each;
-    422 ``validation_failed`` for anything that is not a calendar date, or ``since`` after ``until``."""
-    errors: dict[str, list[str]] = {}
-    values: dict[str, str | None] = {}
-    for name in ("since", "until"):
-        text = request.args.get(name)
-        values[name] = text or None
-        if text:
-            try:
-                values[name] = date.fromisoformat(text).isoformat() if len(text) == 10 else None
-            except ValueError:
-                values[name] = None
-            if values[name] is None:
-                errors[name] = ["Give a date as YYYY-MM-DD."]
-    since, until = values["since"], values["until"]
-    if not errors and since and until and since > until:
-        errors["since"] = [f"Give a date on or before {until} (the end of the period)."]
-    if errors:
-        raise ApiError(422, "validation_failed", "The query parameters are not valid.", errors=errors)
-    return since, until
-
-
 @bp.get("/players")
 def index() -> Response:
     """Every player seen: ``{"players": [{"name", "games", "finished", "wins", "losses",
     "abandoned", "by_game"}], "since", "until"}``; ``since`` / ``until`` (``YYYY-MM-DD``,
     inclusive) keep the games of a period."""
-    since, until = period()
+    since, until = http.period()
     return http.json_response({"players": history.players(get_db(), since, until), "since": since, "until": until})
 
 

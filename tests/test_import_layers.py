@@ -1,0 +1,164 @@
+"""Layers that only point down, and no import in a circle (issue 11).
+
+The imports of every module of ``engine/``, ``schemas/``, ``replays/`` and ``service/`` are
+read with ``ast`` (an import inside a function counts too) and resolved to the project's
+own modules. The layers, lowest first (docs/architecture.md, "Layers"):
+
+0. ``engine``  1. ``schemas``  2. ``replays``
+3. the service's storage and domain modules (``service.store``, ``service.writes`` …)
+4. the service's views (``service.views.*``), pages (``service.pages.*``), CLI
+   (``service.cli*``), the app factory and the server (``service.app``, ``service.server``)
+
+A module imports only from its own layer or below; no view imports another view or a
+page, no page imports a view; the import graph has no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("engine", "schemas", "replays", "service")
+TOP = ("service.views", "service.pages", "service.cli", "service.cli_tokens", "service.cli_transfer",
+       "service.app", "service.server")
+LAYER_NAMES = ("engine", "schemas", "replays", "service storage/domain", "service views/pages/cli")
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of the four packages: dotted name -> file."""
+    return {module_name(path, root): path for package in PACKAGES for path in sorted((root / package).rglob("*.py"))}
+
+
+def imports(path: Path, name: str, known: set[str]) -> set[str]:
+    """The project modules ``path`` (module ``name``) imports: ``from a import b`` is the
+    module ``a.b`` when there is one, else ``a``; relative imports are resolved."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:  # import a.b.c of a name inside module a.b
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def graph(root: Path = ROOT) -> dict[str, set[str]]:
+    found = modules(root)
+    known = set(found)
+    return {name: imports(path, name, known) for name, path in found.items()}
+
+
+def layer(name: str) -> int:
+    top = name.split(".")[0]
+    if top != "service":
+        return PACKAGES.index(top)
+    return 4 if any(name == prefix or name.startswith(prefix + ".") for prefix in TOP) else 3
+
+
+def within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def wrong_way(edges: dict[str, set[str]]) -> list[str]:
+    """Every import against the layers, as a sentence."""
+    bad = []
+    for source, targets in sorted(edges.items()):
+        for target in sorted(targets):
+            if layer(target) > layer(source):
+                bad.append(f"{source} ({LAYER_NAMES[layer(source)]}) imports {target} "
+                           f"({LAYER_NAMES[layer(target)]}), a layer above it")
+            elif within(source, "service.views") and within(target, "service.views") and target != "service.views":
+                bad.append(f"view {source} imports view {target}: share it from a module below the views")
+            elif within(source, "service.views") and within(target, "service.pages"):
+                bad.append(f"view {source} imports page module {target}")
+            elif within(source, "service.pages") and within(target, "service.views"):
+                bad.append(f"page module {source} imports view {target}: share it from a module below the views")
+    return bad
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles (each as the modules around it, the first repeated at the end)."""
+    found: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                found.append([*stack[stack.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_the_packages() -> None:
+    edges = graph()
+    assert "service.writes" in edges and "engine.toepen" in edges and "service.views.recording" in edges
+    assert "service.writes" in edges["service.views.recording"]
+    assert "service.store" in edges["service.writes"]
+
+
+def test_no_import_points_up_the_layers() -> None:
+    bad = wrong_way(graph())
+    assert not bad, "imports against the layers (engine < schemas < replays < service storage/domain < " \
+                    "service views/pages/cli):\n" + "\n".join(bad)
+
+
+def test_no_import_cycle() -> None:
+    found = cycles(graph())
+    assert not found, "import cycles (move what both need into a module below them):\n" + "\n".join(
+        " -> ".join(cycle) for cycle in found)
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    ({"service/store.py": "from service import history\n", "service/history.py": "def f():\n    from . import store\n"},
+     "cycle"),
+    ({"service/views/a.py": "from service.views.b import x\n", "service/views/b.py": "x = 1\n"}, "view"),
+    ({"service/store.py": "from service.views import games\n", "service/views/games.py": ""}, "layer"),
+    ({"engine/toepen.py": "import replays.replay\n", "replays/replay.py": ""}, "layer"),
+])
+def test_the_checks_catch_what_they_look_for(tmp_path: Path, files: dict[str, str], expected: str) -> None:
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "service" / "views").mkdir()
+    (tmp_path / "service" / "views" / "__init__.py").write_text("")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    edges = graph(tmp_path)
+    bad, found = wrong_way(edges), cycles(edges)
+    if expected == "cycle":
+        assert found and not bad
+    elif expected == "view":
+        assert bad and "view service.views.a imports view service.views.b" in bad[0]
+    else:
+        assert bad and "a layer above it" in bad[0]

@@ -30,7 +30,7 @@ def main() -> None:
     logs = [play("toepen", rng, players, {"limit": 30}, side_rate=(0.12, 0.12)).events for _ in range(args.games)]
     total, best = fold_rate(toepen, logs)
     print(f"toepen: {len(logs)} games, {total} events, {total / len(logs):.0f} events/game")
-    print(f"rebuild: {total / best:,.0f} events/s on one core (best of 3: {best:.3f} s)")
+    print(f"rebuild: {total / best:,.0f} events/s on one core (CPU time, best of 3: {best:.3f} s)")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def main() -> None:
     total, best = fold_rate(fool, logs)
     _long_total, long_best = fold_rate(fool, [longest])
     print(f"fool: {len(logs)} games of {args.players} players, {total} events, {total / len(logs):.0f} events/game")
-    print(f"rebuild: {total / best:,.0f} events/s on one core (best of 3: {best:.3f} s)")
+    print(f"rebuild: {total / best:,.0f} events/s on one core (CPU time, best of 3: {best:.3f} s)")
     rounds = sum(1 for _, a in longest if a["type"] == "deal")
     print(
         f"long game: {len(longest)} events over {rounds} rounds, "

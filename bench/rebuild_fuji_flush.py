@@ -39,7 +39,7 @@ def main() -> None:
     logs = [random_game(rng, [f"P{i}" for i in range(3 + n % 6)]) for n in range(args.games)]
     total, best = fold_rate(fuji_flush, logs)
     print(f"fuji_flush: {len(logs)} games, {total} events, {total / len(logs):.0f} events/game")
-    print(f"rebuild: {total / best:,.0f} events/s on one core (best of 3: {best:.3f} s)")
+    print(f"rebuild: {total / best:,.0f} events/s on one core (CPU time, best of 3: {best:.3f} s)")
     deck = {str(v): 20 for v in range(2, 21)}
     long_game = random_game(rng, [f"P{i}" for i in range(8)], {"deck": deck, "hand_size": 30})
     total, best = fold_rate(fuji_flush, [long_game])

@@ -47,7 +47,7 @@ def main() -> None:
     gc.enable()
     early, late = sum(timings[:tenth]) / tenth, sum(timings[-tenth:]) / tenth
     print(f"stop_the_bus: {len(logs)} games, {total} events, {total / len(logs):.0f} events/game")
-    print(f"rebuild: {total / best:,.0f} events/s on one core (best of 3: {best:.3f} s)")
+    print(f"rebuild: {total / best:,.0f} events/s on one core (CPU time, best of 3: {best:.3f} s)")
     print(f"longest game {len(longest)} events: {early * 1e6:.1f} us/event in its first tenth, "
           f"{late * 1e6:.1f} us/event in its last tenth")
 

@@ -302,15 +302,16 @@
         saveQueue();
         say("Not recorded: " + item.label + ". " + sentence);
       }
+      var dropped = item.waited ? "" : dropLive();
       refresh().then(function () { return changesSince(since); }).then(function (changes) {
         var what = changes.length ? "Recorded on another device: " + changes.join("; ") + "." : "";
         if (item.waited) {
           say("Not recorded: " + item.label + ". " + sentence + " " + what);
         } else {
-          say("The game moved on, so " + item.label + " was not recorded. " + what + " The board is up to date.");
+          say("The game moved on, so " + item.label + " was not recorded." + dropped + " " + what +
+              " The board is up to date.");
         }
       });
-      if (!item.waited) { dropLive(item, "refused"); }
       settle(item, "refused");
       return;
     }
@@ -322,20 +323,20 @@
       render();
       return;
     }
-    say(sentence);
-    dropLive(item, "refused");
+    say(sentence + dropLive());
     settle(item, "refused");
     render();
   }
 
-  /* A live tap was refused: drop it and the taps made on top of it before its answer came. */
-  function dropLive(item) {
+  /* A live tap was refused: drop it and the taps made on top of it before its answer came;
+   * returns the words saying how many later taps were dropped ("" when none). */
+  function dropLive() {
     var later = queue.items.length - 1;
     for (var i = 0; i < queue.items.length; i++) { settle(queue.items[i], "refused"); }
     queue.items = [];
     queue.base = null;
     saveQueue();
-    if (later > 0) { lastSentence += " " + later + " later tap" + (later > 1 ? "s were" : " was") + " not sent."; }
+    return later > 0 ? " " + later + " later tap" + (later > 1 ? "s were" : " was") + " not sent." : "";
   }
 
   function dropStopped(all) {

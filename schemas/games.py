@@ -143,3 +143,24 @@ class EventsQuerySchema(Schema):
 
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62))
     limit = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=1000))
+
+
+class TimelineQuerySchema(Schema):
+    """``GET timeline`` query: optional ``hand`` (a hand/round number, 0 for before the first deal)."""
+
+    class Meta:
+        unknown = "exclude"
+
+    hand = fields.Integer(validate=validate.Range(min=0, max=2**62), load_default=None, allow_none=True)
+
+
+class ForkSchema(UnicodeSchema):
+    """``POST /games/<id>/fork`` body: ``{"seq": n}``, the event after which the new game
+    branches off (a whole number from 1; the view checks it against the game's version).
+    The one fork schema: the request's check and the OpenAPI document's component."""
+
+    class Meta:
+        unknown = "raise"
+
+    seq = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**62),
+                         metadata={"description": "fork from the state right after this event"})

@@ -231,12 +231,6 @@ class ForkedFromSchema(Schema):
     seq = fields.Integer(required=True)
 
 
-class ForkSchema(Schema):
-    """``POST /games/<id>/fork`` body."""
-
-    seq = fields.Integer(required=True, metadata={"description": "fork from the state right after this event"})
-
-
 class TimelineStepSchema(Schema):
     """One step of ``GET /games/<id>/timeline``."""
 

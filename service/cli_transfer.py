@@ -49,7 +49,7 @@ def export_games(game_id: str | None, fmt: str, directory: str | None, database:
         assert directory is not None
         target = Path(directory)
         target.mkdir(parents=True, exist_ok=True)
-        ids = [row[0] for row in db.execute("SELECT id FROM games ORDER BY created_at, rowid").fetchall()]
+        ids = store.game_ids(db)
         written = 0
         with click.progressbar(ids, label="Exporting", show_pos=True, file=None) as bar:
             for each in bar:

@@ -44,8 +44,7 @@ def drop_connection() -> None:
     local.db = None
     if db is not None:
         try:
-            if db.conn.in_transaction:
-                db.conn.rollback()
+            store.rollback(db)
         finally:
             db.close()
 
@@ -54,8 +53,8 @@ def rollback_leftovers(_error: BaseException | None = None) -> None:
     """After each request: roll back a transaction a failed request may have left open."""
     local: threading.local = current_app.extensions[_EXTENSION]
     db: Database | None = getattr(local, "db", None)
-    if db is not None and db.conn.in_transaction:
-        db.conn.rollback()
+    if db is not None:
+        store.rollback(db)
 
 
 def init_app(app: Flask) -> None:

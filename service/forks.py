@@ -83,8 +83,7 @@ def sealed_by(db: Database, row: Mapping[str, Any], rules: GameRules, state: Any
 def backfill(db: Database) -> None:
     """Fill ``secret_from_hand`` of every stored game and ``fork_lineage`` of every fork
     (games stored before migration ``0004_fork_lineage``), parents before their forks."""
-    rows = {game_id: (game, parent, seq) for game_id, game, parent, seq in db.execute(
-        "SELECT id, game, forked_from_game, forked_from_seq FROM games").fetchall()}
+    rows = store.fork_relations(db)
     for game_id, (game, _parent, _seq) in rows.items():
         if game not in engine.GAMES:
             continue
@@ -93,7 +92,7 @@ def backfill(db: Database) -> None:
             state = replay.fold(rules, store.events(db, game_id)).stream.state
         except Exception:  # noqa: BLE001 - a log that no longer folds is left as it was
             continue
-        db.execute("UPDATE games SET secret_from_hand = ? WHERE id = ?", [secret_from_hand(rules, state), game_id])
+        store.set_secret_from_hand(db, game_id, secret_from_hand(rules, state))
     done: set[str] = set()
     for start in sorted(rows):
         chain: list[str] = []  # start, its parent, … up to a game already done or not a fork

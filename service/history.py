@@ -7,12 +7,11 @@ at an import, and by a recorded action, undo or redo that finishes (or reopens) 
 ``in_progress`` row carries no stats; a finished one carries the result, the score and the
 counters. Forks (a ``games.forked_from_game``) never get rows.
 
-Plain functions over a sqlite-utils ``Database``, like ``service.store``.
+Plain functions over a sqlite-utils ``Database``; the SQL is ``service.store``'s.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,8 +40,8 @@ def refresh(db: Database, game: Mapping[str, Any], stream: streams.Stream) -> No
     maybe ``forked_from_game``) with the ``results`` of the folded ``stream``
     (``engine.stream.results``: an abandoned game's rows are ``abandoned``, never a win or a
     loss, and carry no score or stats)."""
-    db.execute("DELETE FROM player_results WHERE game_id = ?", [game["id"]])
-    if game.get("forked_from_game") or is_fork(db, game["id"]):
+    if game.get("forked_from_game") or store.is_fork(db, game["id"]):
+        store.replace_player_results(db, game["id"], COLUMNS, [])
         return
     status = streams.status(stream)
     rows = []
@@ -53,20 +52,12 @@ def refresh(db: Database, game: Mapping[str, Any], stream: streams.Stream) -> No
             result["result"], result["score"] if finished else None, result["unit"],
             *(result[counter] if finished else None for counter in COUNTERS),
         ])
-    db.conn.executemany(
-        f"INSERT INTO player_results ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})", rows)
-
-
-def is_fork(db: Database, game_id: str) -> bool:
-    """True when the stored game ``game_id`` is a what-if fork (recorded here or imported)."""
-    found = db.execute("SELECT forked_from_game FROM games WHERE id = ?", [game_id]).fetchone()
-    return bool(found and found[0])
+    store.replace_player_results(db, game["id"], COLUMNS, rows)
 
 
 def backfill(db: Database) -> int:
     """Fold every stored game that has no rows yet and write its rows; returns how many."""
-    ids = [row[0] for row in db.execute(
-        "SELECT id FROM games WHERE id NOT IN (SELECT DISTINCT game_id FROM player_results)").fetchall()]
+    ids = store.games_without_results(db)
     done = 0
     for game_id in ids:
         row = store.get_game(db, game_id)
@@ -95,17 +86,9 @@ def players(db: Database, since: str | None = None, until: str | None = None) ->
     mean score over finished games (``lives_lost``, ``points``, ``chips``; None while there is
     none; absent for Fuji Flush, which has no score).
     """
-    where, params = period_clause(since, until)
-    sql = (
-        "SELECT player_key, game, COUNT(*) AS games, SUM(status = 'finished') AS finished, "
-        "SUM(result = 'won') AS wins, SUM(result = 'lost') AS losses, "
-        "SUM(status = 'abandoned') AS abandoned, AVG(score) AS average, MAX(unit) AS unit, "
-        f"MAX(created_at) AS latest, name FROM player_results {where} "
-        "GROUP BY player_key, game ORDER BY player_key, game"
-    )
     out: dict[str, dict[str, Any]] = {}
     totals = ("games", "finished", "wins", "losses", "abandoned")
-    for row in db.query(sql, params):
+    for row in store.player_totals(db, since, until):
         entry = out.setdefault(row["player_key"], {"name": row["name"], "latest": row["latest"],
                                                    **{field: 0 for field in totals}, "by_game": {}})
         if row["latest"] > entry["latest"]:
@@ -121,32 +104,12 @@ def players(db: Database, since: str | None = None, until: str | None = None) ->
     return list(out.values())
 
 
-def period_clause(since: str | None, until: str | None) -> tuple[str, list[str]]:
-    """``WHERE`` text and parameters keeping rows created from ``since`` to ``until``
-    (``YYYY-MM-DD`` dates, inclusive; stored times are ISO 8601 UTC, so they compare as text)."""
-    clauses, params = [], []
-    if since is not None:
-        clauses.append("created_at >= ?")
-        params.append(since)
-    if until is not None:
-        clauses.append("created_at < ?")
-        params.append(until + "T24")  # after every time of that day ("T23:59:59.999Z" < "T24")
-    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
-
-
 def stats(db: Database, name: str) -> dict[str, dict[str, Any]] | None:
     """Per game type for one player: ``games``, ``finished``, ``wins``, ``losses``, ``abandoned``,
     ``average_<unit>`` over finished games and the counters the game has (summed over
     finished games). None when nobody of that name has played."""
-    sql = (
-        "SELECT game, COUNT(*) AS games, SUM(status = 'finished') AS finished, SUM(result = 'won') AS wins, "
-        "SUM(result = 'lost') AS losses, SUM(status = 'abandoned') AS abandoned, AVG(score) AS average, "
-        "MAX(unit) AS unit, "
-        + ", ".join(f"SUM({counter}) AS {counter}" for counter in COUNTERS)
-        + " FROM player_results WHERE player_key = ? GROUP BY game ORDER BY game"
-    )
     out: dict[str, dict[str, Any]] = {}
-    for row in db.query(sql, [key(name)]):
+    for row in store.player_stats(db, key(name), COUNTERS):
         entry: dict[str, Any] = {field: row[field] for field in ("games", "finished", "wins", "losses", "abandoned")}
         if row["unit"] is not None:
             entry[f"average_{row['unit']}"] = round(row["average"], 2) if row["average"] is not None else None
@@ -158,19 +121,15 @@ def stats(db: Database, name: str) -> dict[str, dict[str, Any]] | None:
 def games(db: Database, name: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
     """One player's games, newest first: ``{"id", "game", "title", "date", "players",
     "seat", "status", "result", "score", "unit", counters…}``."""
-    sql = (
-        "SELECT r.*, g.title, g.players FROM player_results AS r JOIN games AS g ON g.id = r.game_id "
-        "WHERE r.player_key = ? ORDER BY r.created_at DESC, r.game_id LIMIT ? OFFSET ?"
-    )
     out = []
-    for row in db.query(sql, [key(name), -1 if limit is None else limit, offset]):
+    for row in store.player_games(db, key(name), limit, offset):
         out.append({
             "id": row["game_id"],
             "game": row["game"],
             "title": row["title"],
             "date": row["created_at"],
             "name": row["name"],
-            "players": json.loads(row["players"]),
+            "players": row["players"],
             "seat": row["seat"],
             "status": row["status"],
             "result": row["result"],
@@ -183,4 +142,4 @@ def games(db: Database, name: str, limit: int | None = None, offset: int = 0) ->
 
 def count(db: Database, name: str) -> int:
     """How many games ``name`` has played (forks excepted)."""
-    return int(db.execute("SELECT COUNT(*) FROM player_results WHERE player_key = ?", [key(name)]).fetchone()[0])
+    return store.player_game_count(db, key(name))

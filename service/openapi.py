@@ -35,8 +35,7 @@ import engine
 import schemas
 from schemas import responses
 from schemas.common import CardField, ReasonSchema
-from schemas.games import CreateGameSchema, EventsQuerySchema, ListQuerySchema
-from service.views.review import ForkSchema, TimelineQuerySchema
+from schemas.games import CreateGameSchema, EventsQuerySchema, ForkSchema, ListQuerySchema, TimelineQuerySchema
 
 TITLE, VERSION = "Kibitz", "1"
 OPENAPI_VERSION = "3.1.0"

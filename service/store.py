@@ -422,3 +422,151 @@ def revoke_tokens(db: Database, game_id: str, revoked_at: str) -> int:
     cursor = db.execute("UPDATE tokens SET revoked_at = ? WHERE game_id = ? AND revoked_at IS NULL",
                         [revoked_at, game_id])
     return int(cursor.rowcount)
+
+
+# --- transactions (the group committer's and the request threads') --------------------
+
+
+def begin_write(db: Database) -> None:
+    """Open a write transaction that holds the database's write lock from its start
+    (``BEGIN IMMEDIATE``: other writers wait up to the busy timeout)."""
+    db.execute("BEGIN IMMEDIATE")
+
+
+def commit(db: Database) -> None:
+    """Commit the open transaction (one ``fsync`` at ``synchronous=FULL``)."""
+    db.execute("COMMIT")
+
+
+def rollback(db: Database) -> None:
+    """Roll back the open transaction, if there is one (a no-op otherwise)."""
+    if db.conn.in_transaction:
+        db.conn.rollback()
+
+
+def savepoint(db: Database, name: str) -> None:
+    """Open savepoint ``name`` (an identifier) inside the open transaction."""
+    db.execute(f"SAVEPOINT {name}")
+
+
+def release(db: Database, name: str) -> None:
+    """Keep what was written since savepoint ``name`` and close it."""
+    db.execute(f"RELEASE {name}")
+
+
+def rollback_to(db: Database, name: str) -> None:
+    """Undo what was written since savepoint ``name``, and close it."""
+    db.execute(f"ROLLBACK TO {name}")
+    db.execute(f"RELEASE {name}")
+
+
+def manual_checkpoints(db: Database) -> None:
+    """Stop this connection from copying the write-ahead log into the database inside a
+    commit (``wal_autocheckpoint = 0``); :func:`checkpoint_passive` does it instead."""
+    db.execute("PRAGMA wal_autocheckpoint = 0")
+
+
+def checkpoint_passive(db: Database) -> None:
+    """Copy what it can of the write-ahead log into the database without waiting for
+    readers or writers (``wal_checkpoint(PASSIVE)``)."""
+    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+
+# --- reads over every game ------------------------------------------------------------
+
+
+def game_ids(db: Database) -> list[str]:
+    """The id of every stored game, oldest first."""
+    return [str(row[0]) for row in db.execute("SELECT id FROM games ORDER BY created_at, rowid").fetchall()]
+
+
+def fork_relations(db: Database) -> dict[str, tuple[str, str | None, int | None]]:
+    """Every stored game: id -> ``(game, forked_from_game, forked_from_seq)``."""
+    return {str(game_id): (str(game), parent, seq) for game_id, game, parent, seq in db.execute(
+        "SELECT id, game, forked_from_game, forked_from_seq FROM games").fetchall()}
+
+
+def set_secret_from_hand(db: Database, game_id: str, secret_from_hand: int | None) -> None:
+    """Store game ``game_id``'s ``secret_from_hand`` alone (``service.forks.backfill``)."""
+    db.execute("UPDATE games SET secret_from_hand = ? WHERE id = ?", [secret_from_hand, game_id])
+
+
+def is_fork(db: Database, game_id: str) -> bool:
+    """True when the stored game ``game_id`` is a what-if fork (recorded here or imported)."""
+    found = db.execute("SELECT forked_from_game FROM games WHERE id = ?", [game_id]).fetchone()
+    return bool(found and found[0])
+
+
+# --- the match-history projection (``player_results``, kept by ``service.history``) ----
+
+
+def replace_player_results(db: Database, game_id: str, columns: tuple[str, ...], rows: list[list[Any]]) -> None:
+    """Replace the ``player_results`` rows of ``game_id`` with ``rows`` (values in the order
+    of ``columns``, names of ``player_results`` columns)."""
+    db.execute("DELETE FROM player_results WHERE game_id = ?", [game_id])
+    if rows:
+        db.conn.executemany(
+            f"INSERT INTO player_results ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
+
+
+def games_without_results(db: Database) -> list[str]:
+    """The ids of the stored games that have no ``player_results`` rows."""
+    return [str(row[0]) for row in db.execute(
+        "SELECT id FROM games WHERE id NOT IN (SELECT DISTINCT game_id FROM player_results)").fetchall()]
+
+
+def _period_clause(since: str | None, until: str | None) -> tuple[str, list[str]]:
+    """``WHERE`` text and parameters keeping rows created from ``since`` to ``until``
+    (``YYYY-MM-DD`` dates, inclusive; stored times are ISO 8601 UTC, so they compare as text)."""
+    clauses, params = [], []
+    if since is not None:
+        clauses.append("created_at >= ?")
+        params.append(since)
+    if until is not None:
+        clauses.append("created_at < ?")
+        params.append(until + "T24")  # after every time of that day ("T23:59:59.999Z" < "T24")
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def player_totals(db: Database, since: str | None = None, until: str | None = None) -> list[dict[str, Any]]:
+    """Per player key and game type, over the games created from ``since`` to ``until``
+    (inclusive dates, None for no bound): ``{"player_key", "game", "games", "finished",
+    "wins", "losses", "abandoned", "average", "unit", "latest", "name"}``, by key then game."""
+    where, params = _period_clause(since, until)
+    sql = (
+        "SELECT player_key, game, COUNT(*) AS games, SUM(status = 'finished') AS finished, "
+        "SUM(result = 'won') AS wins, SUM(result = 'lost') AS losses, "
+        "SUM(status = 'abandoned') AS abandoned, AVG(score) AS average, MAX(unit) AS unit, "
+        f"MAX(created_at) AS latest, name FROM player_results {where} "
+        "GROUP BY player_key, game ORDER BY player_key, game"
+    )
+    return list(db.query(sql, params))
+
+
+def player_stats(db: Database, player_key: str, counters: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per game type for one player key: ``{"game", "games", "finished", "wins", "losses",
+    "abandoned", "average", "unit", <counter>: sum …}`` (``counters`` are column names)."""
+    sql = (
+        "SELECT game, COUNT(*) AS games, SUM(status = 'finished') AS finished, SUM(result = 'won') AS wins, "
+        "SUM(result = 'lost') AS losses, SUM(status = 'abandoned') AS abandoned, AVG(score) AS average, "
+        "MAX(unit) AS unit, "
+        + ", ".join(f"SUM({counter}) AS {counter}" for counter in counters)
+        + " FROM player_results WHERE player_key = ? GROUP BY game ORDER BY game"
+    )
+    return list(db.query(sql, [player_key]))
+
+
+def player_games(db: Database, player_key: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+    """One player key's ``player_results`` rows with the game's ``title`` and ``players``
+    (decoded), newest first."""
+    sql = (
+        "SELECT r.*, g.title, g.players FROM player_results AS r JOIN games AS g ON g.id = r.game_id "
+        "WHERE r.player_key = ? ORDER BY r.created_at DESC, r.game_id LIMIT ? OFFSET ?"
+    )
+    return [{**row, "players": json.loads(row["players"])}
+            for row in db.query(sql, [player_key, -1 if limit is None else limit, offset])]
+
+
+def player_game_count(db: Database, player_key: str) -> int:
+    """How many ``player_results`` rows one player key has."""
+    return int(db.execute("SELECT COUNT(*) FROM player_results WHERE player_key = ?", [player_key]).fetchone()[0])

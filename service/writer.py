@@ -27,6 +27,7 @@ was read-only then) would stay read-only after the file became writable again.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import sqlite3
 import threading
@@ -122,7 +123,7 @@ class GroupCommitter:
                     return
                 try:
                     db = db or self._connect()
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    store.checkpoint_passive(db)
                 except Exception:  # noqa: BLE001 - a busy or failed checkpoint is retried next time
                     if db is not None:
                         db.close()
@@ -140,30 +141,27 @@ class GroupCommitter:
         try:
             if db is None:
                 db = self._connect()
-                db.execute("PRAGMA wal_autocheckpoint = 0")
-            db.execute("BEGIN IMMEDIATE")
+                store.manual_checkpoints(db)
+            store.begin_write(db)
             for job, future in batch:
-                db.execute("SAVEPOINT job")
+                store.savepoint(db, "job")
                 try:
                     result = job(db)
                 except BaseException as err:  # noqa: BLE001 - handed to the waiting request
                     if store.fault(err) is not None:
                         raise  # the storage failed, not this write: the whole batch is abandoned
-                    db.execute("ROLLBACK TO job")
-                    db.execute("RELEASE job")
+                    store.rollback_to(db, "job")
                     outcomes.append((future, None, err))
                 else:
-                    db.execute("RELEASE job")
+                    store.release(db, "job")
                     outcomes.append((future, result, None))
-            db.execute("COMMIT")
+            store.commit(db)
         except Exception as err:  # noqa: BLE001 - nothing of the batch is stored; each request is told
             unavailable = store.fault(err)
             if db is not None:
-                try:
-                    if db.conn.in_transaction:
-                        db.conn.rollback()
-                except sqlite3.Error:
-                    pass  # SQLite has rolled back already, or the connection is unusable: dropped below
+                # SQLite may have rolled back already, or the connection is unusable: dropped below
+                with contextlib.suppress(sqlite3.Error):
+                    store.rollback(db)
                 if unavailable is not None:
                     db.close()
                     db = None

@@ -9,35 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, request, url_for
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import ValidationError
 
 from replays import audit, timeline
-from schemas.common import UnicodeSchema
-from schemas.games import flatten
+from schemas.games import ForkSchema, TimelineQuerySchema, flatten
 from service import games, http, store, writes
 from service.db import get_db
 from service.parsing import invalid
 from service.problems import ApiError
 
 bp = Blueprint("review", __name__)
-
-
-class TimelineQuerySchema(Schema):
-    """``GET timeline`` query: optional ``hand`` (a hand/round number, 0 for before the first deal)."""
-
-    class Meta:
-        unknown = "exclude"
-
-    hand = fields.Integer(validate=validate.Range(min=0, max=2**62), load_default=None, allow_none=True)
-
-
-class ForkSchema(UnicodeSchema):
-    """``POST fork`` body: ``{"seq": n}``, the event after which the new game branches off."""
-
-    class Meta:
-        unknown = "raise"
-
-    seq = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**62))
 
 
 @bp.get("/games/<game_id>/timeline")

@@ -313,8 +313,9 @@ def _transfer_and_history(spec: APISpec) -> None:
         "get": {"summary": "Every player seen, with games played, won, lost and abandoned per game type (forks "
                            "never count); since/until keep the games of a period",
                 "parameters": [{"in": "query", "name": bound, "required": False,
-                                "schema": {"type": "string", "format": "date"},
-                                "description": f"YYYY-MM-DD (UTC, inclusive): {words}"}
+                                "schema": {"anyOf": [{"type": "string", "format": "date"},
+                                                     {"type": "string", "maxLength": 0}]},
+                                "description": f"YYYY-MM-DD (UTC, inclusive): {words}; empty: no bound"}
                                for bound, words in (("since", "games from this day"), ("until", "games up to this day"))],
                 "responses": {**_ok("PlayerList"), **_problems((422,))}},
     })

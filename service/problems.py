@@ -11,9 +11,11 @@ import sqlite3
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Response, current_app, json
+from flask import Flask, Response, current_app, json, request
+from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
+from schemas.games import flatten
 from service import db, store
 
 PROBLEM_TYPE = "urn:kibitz:problem:"
@@ -87,7 +89,9 @@ def _phrase(status: int) -> str:
 
 
 def register(app: Flask) -> None:
-    """Install the error handlers: ``ApiError``, every ``HTTPException``, 503
+    """Install the error handlers: ``ApiError``, marshmallow's ``ValidationError`` (422
+    ``validation_failed`` with ``errors``: views load their schemas without catching it),
+    every ``HTTPException``, 503
     ``storage_unavailable`` (a write the database cannot take now: ``store.fault``) and a
     catch-all 500."""
 
@@ -95,6 +99,13 @@ def register(app: Flask) -> None:
     def _api_error(err: ApiError) -> Response:
         return problem(err.status, err.code, err.detail, errors=err.errors, version=err.version, headers=err.headers,
                        extra=err.extra)
+
+    @app.errorhandler(ValidationError)
+    def _invalid(err: ValidationError) -> Response:
+        # the one place a schema's refusal becomes a 422: a GET's schemas load its query
+        # parameters, every other method's the request body
+        detail = "The query parameters are not valid." if request.method == "GET" else "The request body is not valid."
+        return problem(422, "validation_failed", detail, errors=flatten(err.messages))
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> Response:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from flask import Blueprint, Response, request, url_for
-from marshmallow import ValidationError
 
-from schemas.games import CreateGameSchema, ListQuerySchema, flatten
+from schemas.games import CreateGameSchema, ListQuerySchema
 from service import games, http, store, writes
 from service.db import get_db
 from service.parsing import created_data, invalid
@@ -21,10 +20,7 @@ def create() -> Response:
     raw = http.read_json()
     http.require_club_key()
     body = http.require_object(raw)
-    try:
-        loaded = CreateGameSchema().load(body)
-    except ValidationError as err:
-        raise invalid(flatten(err.messages)) from err
+    loaded = CreateGameSchema().load(body)
     new = writes.create(games.writer(), games.cache(), created_data(loaded))
     out = {**games.body(new.row, new.folded.stream, full=True), "token": new.token}
     return http.json_response(out, 201, version=1, headers={"Location": url_for("games.show", game_id=new.id)})
@@ -33,10 +29,7 @@ def create() -> Response:
 @bp.get("/games")
 def index() -> Response:
     """List games newest first: ``{"games": [...], "next_cursor": str | null}``."""
-    try:
-        query = ListQuerySchema().load(request.args.to_dict())
-    except ValidationError as err:
-        raise invalid(flatten(err.messages), "The query parameters are not valid.") from err
+    query = ListQuerySchema().load(request.args.to_dict())
     try:
         rows, next_cursor = store.list_games(get_db(), **query)
     except ValueError as err:

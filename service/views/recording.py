@@ -12,14 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Blueprint, Response, request
-from marshmallow import ValidationError
 
 from engine import stream as streams
 from replays import replay
-from schemas.games import EventsQuerySchema, flatten
+from schemas.games import EventsQuerySchema
 from service import games, http, store, writes
 from service.db import get_db
-from service.parsing import Parsed, invalid, parse_action, parse_reason
+from service.parsing import Parsed, parse_action, parse_reason
 
 bp = Blueprint("recording", __name__)
 
@@ -69,10 +68,7 @@ def log(game_id: str) -> Response:
     "next_after"}``; query ``after`` (a seq) and ``limit``."""
     row = games.load(game_id)
     full = games.reader_is_full(row)
-    try:
-        query = EventsQuerySchema().load(request.args.to_dict())
-    except ValidationError as err:
-        raise invalid(flatten(err.messages), "The query parameters are not valid.") from err
+    query = EventsQuerySchema().load(request.args.to_dict())
     folded = games.current(row)
     events = store.events(get_db(), game_id, after=query["after"], upto=min(folded.version, query["after"] + query["limit"]))
     page = replay.event_log(folded, events, full)

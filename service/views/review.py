@@ -9,13 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, request, url_for
-from marshmallow import ValidationError
 
 from replays import audit, timeline
-from schemas.games import ForkSchema, TimelineQuerySchema, flatten
+from schemas.games import ForkSchema, TimelineQuerySchema
 from service import games, http, store, writes
 from service.db import get_db
-from service.parsing import invalid
 from service.problems import ApiError
 
 bp = Blueprint("review", __name__)
@@ -27,10 +25,7 @@ def show_timeline(game_id: str) -> Response:
     keeps hand n's steps (404 for a hand that was never dealt)."""
     row = games.load(game_id)
     full = games.reader_is_full(row)
-    try:
-        query = TimelineQuerySchema().load(request.args.to_dict())
-    except ValidationError as err:
-        raise invalid(flatten(err.messages), "The query parameters are not valid.") from err
+    query = TimelineQuerySchema().load(request.args.to_dict())
     rules = games.rules_of(row)
     version = row["version"]
     steps = timeline.timeline(rules, store.events(get_db(), game_id, upto=version), full)
@@ -62,10 +57,7 @@ def fork(game_id: str) -> Response:
     body = http.require_object(http.read_json())
     row = games.load(game_id)
     http.require_token(row)
-    try:
-        seq = ForkSchema().load(body)["seq"]
-    except ValidationError as err:
-        raise invalid(flatten(err.messages)) from err
+    seq = ForkSchema().load(body)["seq"]
     new = writes.fork(games.writer(), games.cache(), get_db(), row, seq)
     out: dict[str, Any] = {**games.body(new.row, new.folded.stream, full=True), "token": new.token}
     return http.json_response(out, 201, version=new.folded.version,

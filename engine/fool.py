@@ -962,8 +962,15 @@ SUPPORTED_VERSIONS: frozenset[int] = frozenset({RULES_VERSION})
 #: Version 1 is the only one so far: events are read as recorded (see engine.core.no_upcast).
 upcast = no_upcast
 
-#: A card as the short phrases of ``engine.stream.summary`` write it: the code as is (``"R7"``).
-card_text = str
+#: Each colour's word, as a person says the card (ui.md, "Names": ``Green 20``, ``Wild 1``).
+COLOUR_WORDS = {"G": "Green", "R": "Red", "Y": "Yellow", "B": "Blue"}
+
+
+def card_text(card: str) -> str:
+    """A card as the short phrases of ``engine.stream.summary`` write it (the Undo button's
+    label): colour word then number, ``"R7"`` -> ``"Red 7"``, the colourless ``"1"`` ->
+    ``"Wild 1"`` (ui.md, "Names a person can rely on")."""
+    return "Wild 1" if card == WILD else f"{COLOUR_WORDS[card[0]]} {card[1:]}"
 
 
 def _all_rounds(state: State) -> tuple[Round, ...]:

@@ -60,7 +60,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     problems.register(app)
     for blueprint in (games.bp, recording.bp, replays.bp, review.bp, transfer.bp, history.bp, meta.bp):
         app.register_blueprint(blueprint)
-    app.register_blueprint(pages.bp)  # the HTML pages (ui.md), after the API's routes
+    app.register_blueprint(pages.blueprint.bp)  # the HTML pages (ui.md), after the API's routes
     return app
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import signal
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -66,7 +66,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
         raise click.ClickException(
             f"Cannot listen on {host}:{port}: {err.strerror or err}. Choose another with --port (or --host)."
         ) from err
-    bound = int(server.effective_port)  # type: ignore[union-attr]
+    bound = int(cast(Any, server).effective_port)  # waitress: one listening socket here
     click.echo(f"Kibitz on http://{host}:{bound} (database {database})")
     if lan:
         _announce_lan(app, bound)

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import marshmallow
 from apispec import APISpec
@@ -98,6 +99,13 @@ def _club_key_problems() -> dict[str, Any]:
             "403": answer("club_key_invalid: the bearer token is not the server's club key; nothing is created")}
 
 
+def _jsonschema(plugin: MarshmallowPlugin, schema: marshmallow.Schema) -> dict[str, Any]:
+    """The JSON Schema of a marshmallow ``schema`` (apispec's converter, which is untyped)."""
+    assert plugin.converter is not None
+    convert = cast(Callable[[marshmallow.Schema], dict[str, Any]], plugin.converter.schema2jsonschema)
+    return convert(schema)
+
+
 def _card_schema(field: CardField) -> dict[str, Any]:
     for module in schemas.GAMES.values():
         if module.parse_card is field.parse:
@@ -105,7 +113,7 @@ def _card_schema(field: CardField) -> dict[str, Any]:
     raise LookupError(f"no CARD_SCHEMA for the card parser {field.parse!r}")  # pragma: no cover
 
 
-def _described(self: FieldConverterMixin, field: marshmallow.fields.Field, ret: dict[str, Any],
+def _described(self: FieldConverterMixin, field: marshmallow.fields.Field[Any], ret: dict[str, Any],
                **kwargs: Any) -> dict[str, Any]:
     """apispec attribute function: the JSON Schema of the project's own fields."""
     if isinstance(field, CardField):
@@ -135,7 +143,7 @@ def _action_components(spec: APISpec, plugin: MarshmallowPlugin) -> list[dict[st
     bodies: dict[str, dict[str, list[str]]] = {}  # type -> body JSON -> games
     for game, module in sorted(schemas.GAMES.items()):
         for kind, schema_class in sorted(module.ACTIONS.items()):
-            body = plugin.converter.schema2jsonschema(schema_class(players=(), visibility="open"))
+            body = _jsonschema(plugin, schema_class(players=(), visibility="open"))
             body["properties"]["type"] = {"type": "string", "enum": [kind]}
             body.setdefault("required", [])
             bodies.setdefault(kind, {}).setdefault(json.dumps(body, sort_keys=True), []).append(game)
@@ -153,10 +161,10 @@ def _action_components(spec: APISpec, plugin: MarshmallowPlugin) -> list[dict[st
 def _create_components(spec: APISpec, plugin: MarshmallowPlugin) -> list[dict[str, str]]:
     """``POST /games``: one body per game, with that game's options and starter field."""
     assert plugin.converter is not None
-    base = plugin.converter.schema2jsonschema(CreateGameSchema())
+    base = _jsonschema(plugin, CreateGameSchema())
     refs = []
     for game, module in sorted(schemas.GAMES.items()):
-        options = plugin.converter.schema2jsonschema(module.OPTIONS())
+        options = _jsonschema(plugin, module.OPTIONS())
         spec.components.schema(f"{game}_options", component=options)
         body = copy.deepcopy(base)
         body["description"] = f"A new {game} game"
@@ -177,7 +185,9 @@ def build() -> dict[str, Any]:
     spec = APISpec(title=TITLE, version=VERSION, openapi_version=OPENAPI_VERSION, plugins=[plugin],
                    info={"description": "Record physical card games as events; replay and audit them."})
     assert plugin.converter is not None
-    plugin.converter.add_attribute_function(_described)
+    add_attribute_function = cast(Callable[[Callable[..., dict[str, Any]]], None],
+                                  plugin.converter.add_attribute_function)  # apispec is untyped
+    add_attribute_function(_described)
     for name in responses.COMPONENTS:
         spec.components.schema(name, schema=getattr(responses, f"{name}Schema"))
     spec.components.schema("Reason", schema=ReasonSchema)

@@ -29,7 +29,10 @@ def check(key: str, source: str) -> str:
     8 to 200 printable ASCII characters (letters, digits, punctuation, inner spaces; an HTTP
     header carries nothing else reliably). Raises :class:`ClubKeyError` naming ``source``
     (such as ``"the file club.key"``) otherwise."""
-    key = key.strip()
+    raw, key = key, key.strip()
+    if not key and raw:
+        raise ClubKeyError(f"The club key in {source} is only whitespace: give 8 to {MAX_LENGTH} printable "
+                           "characters, or leave it unset for an open server.")
     if not key:
         raise ClubKeyError(f"The club key in {source} is empty: write the key there (8 to {MAX_LENGTH} characters).")
     if not all(" " <= char <= "~" for char in key):
@@ -53,7 +56,8 @@ def read_file(path: str | Path) -> str:
 
 
 def from_environment() -> str | None:
-    """The club key in ``$KIBITZ_CLUB_KEY`` (checked), or None when it is unset or empty.
-    Raises :class:`ClubKeyError` for an unusable key."""
+    """The club key in ``$KIBITZ_CLUB_KEY`` (checked), or None when it is unset or empty
+    (``KIBITZ_CLUB_KEY=`` clears it). Raises :class:`ClubKeyError` for an unusable key, one
+    of only whitespace included: that is a key meant but lost, never an open server."""
     raw = os.environ.get(ENV, "")
-    return check(raw, ENV) if raw.strip() else None
+    return check(raw, ENV) if raw else None

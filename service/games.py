@@ -7,12 +7,10 @@ from typing import Any
 from flask import current_app
 
 import engine
-import schemas
 from engine import stream as streams
 from engine.interface import GameRules
 from replays import replay
 from replays.replay import Folded
-from schemas.interface import GameSchemas
 from service import forks, http, store
 from service.cache import FoldCache
 from service.db import get_db
@@ -38,11 +36,6 @@ def load(game_id: str) -> dict[str, Any]:
 def rules_of(row: dict[str, Any]) -> GameRules:
     """The engine module of a game row."""
     return engine.GAMES[row["game"]]
-
-
-def schemas_of(row: dict[str, Any]) -> GameSchemas:
-    """The schema module of a game row."""
-    return schemas.GAMES[row["game"]]
 
 
 def cache() -> FoldCache:

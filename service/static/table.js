@@ -285,9 +285,29 @@
     retryDelay = Math.min(retryDelay * 2, 3000);
   }
 
+  /* A 403 token_invalid (the token was revoked or is wrong): forget it at once (README: "a table
+   * page holding it says so and forgets it") and show the page as one without a token. */
+  function forgetToken() {
+    K.tokens.remove(gameId);
+    token = null;
+    refresh().then(null, function () { render(); });
+  }
+
   function refused(item, answer) {
     var b = answer.body || {};
     var sentence = b.detail || ("The service answered " + answer.status + ".");
+    if (answer.status === 403 && b.code === "token_invalid") {
+      if (item.waited) {  // taps that waited offline stay queued for a new token (the share link)
+        queue.stopped = {status: answer.status, code: b.code, detail: sentence};
+        saveQueue();
+        say("Not recorded: " + item.label + ". " + sentence);
+      } else {
+        say(sentence + dropLive());
+      }
+      settle(item, "refused");
+      forgetToken();
+      return;
+    }
     if (b.errors) {
       var parts = [];
       for (var field in b.errors) {
@@ -1298,6 +1318,15 @@
   });
   el("queue-drop").addEventListener("click", function () { dropStopped(false); });
   el("queue-drop-all").addEventListener("click", function () { dropStopped(true); });
+  // A share link opened in a tab already showing this table: take the new token from the fragment.
+  window.addEventListener("hashchange", function () {
+    var adopted = K.tokens.adoptFromFragment(gameId);
+    if (!adopted) { return; }
+    token = adopted;
+    say("");
+    if (queue.stopped && queue.stopped.code === "token_invalid") { queue.stopped = null; saveQueue(); }
+    refresh().then(function () { if (queue.items.length) { drain(); } }, function () { render(); });
+  });
   window.addEventListener("online", function () { if (queue.items.length) { drain(); } });
 
   // Another device may record too: look for a newer version now and then.

@@ -84,6 +84,19 @@ def choose(hand: list[str], state: dict[str, Any]) -> str:
     return (same or hand)[0]
 
 
+READY_JS = """([selector, name]) => {
+    const scope = selector ? document.querySelector(selector) : document;
+    return scope !== null && [...scope.querySelectorAll('button')].some(b => b.textContent.trim() === name && !b.disabled);
+}"""
+
+
+def tap(page: Any, selector: str, name: str) -> dict[str, float]:
+    """Wait (untimed) until the button can be tapped, as a person would, then time the tap."""
+    page.wait_for_function(READY_JS, arg=[selector, name], timeout=10_000)
+    result: dict[str, float] = page.evaluate(TAP_JS, [selector, name])
+    return result
+
+
 def record_game(page: Any, game: Any, rng: random.Random) -> list[dict[str, float]]:
     """Tap the whole game; per tap ``{"total", "calls", "network"}`` (milliseconds)."""
     times: list[dict[str, float]] = []
@@ -96,12 +109,12 @@ def record_game(page: Any, game: Any, rng: random.Random) -> list[dict[str, floa
             deck = TOEPEN_DECK[:]
             rng.shuffle(deck)
             hands = {name: deck[4 * i:4 * i + 4] for i, name in enumerate(PLAYERS)}
-            times.append(page.evaluate(TAP_JS, ["#actions", "Deal"]))
+            times.append(tap(page, "#actions", "Deal"))
             continue
         player = state["to_act"][0]
         card = choose(hands[player], state)
         hands[player].remove(card)
-        times.append(page.evaluate(TAP_JS, ["#deck", french(card)]))
+        times.append(tap(page, "#deck", french(card)))
 
 
 def percentile(values: list[float], q: float) -> float:

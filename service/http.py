@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import math
+import re
 import secrets
 import string
 from collections.abc import Mapping
@@ -95,6 +96,8 @@ def require_object(body: Any) -> dict[str, Any]:
 #: line would read as an option) and never needs quoting in a URL or a file name.
 ID_ALPHABET = string.ascii_letters + string.digits
 ID_LENGTH = 16
+#: The shape of every id :func:`new_game_id` hands out (an export's ``game.id`` must have it).
+GAME_ID = re.compile(rf"[A-Za-z0-9]{{{ID_LENGTH}}}")
 
 
 def new_game_id() -> str:

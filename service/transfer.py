@@ -31,6 +31,7 @@ from replays import export, replay
 from schemas.common import UtcDateTime, unicode_errors
 from schemas.games import CreateGameSchema, canonical_game, flatten
 from service import store
+from service.http import GAME_ID, ID_LENGTH
 from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_reason
 from service.problems import ApiError
 
@@ -83,6 +84,11 @@ def check_shape(doc: Any) -> list[dict[str, Any]]:
     errors: dict[str, list[str]] = {}
     if not _integer(doc.get("kibitz_export")) or doc["kibitz_export"] != export.FORMAT_VERSION:
         errors["kibitz_export"] = [f"Give {export.FORMAT_VERSION}: this service reads version {export.FORMAT_VERSION} exports."]
+    game = doc.get("game")
+    if game is not None and not isinstance(game, dict):
+        errors["game"] = ["Give the exported game's summary as an object."]
+    elif isinstance(game, dict) and "id" in game and not (isinstance(game["id"], str) and GAME_ID.fullmatch(game["id"])):
+        errors["game.id"] = [f"Give the exporting service's game id: a string of {ID_LENGTH} letters and digits."]
     events = doc.get("events")
     if not isinstance(events, list) or not events:
         errors["events"] = ["Give the game's events: a non-empty list starting with game_created."]

@@ -103,6 +103,10 @@ class GameRules(Protocol):
     def legal_actions(self, state: Any, full: bool, /) -> list[dict[str, Any]]:
         """``[{"type", "player", "cards"}]``: what can be recorded next."""
 
+    def public_state(self, state: Any, /) -> Any:
+        """The state as a reader without the token knows it: in an ``open`` game no card
+        still hidden in a hand is known (api.md, "Views and secrets"); else ``state``."""
+
     def possible(self, state: Any, player: str, /) -> list[Any] | None:
         """The cards ``player`` may choose from now in a table game, or None."""
 

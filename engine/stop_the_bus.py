@@ -914,6 +914,13 @@ def legal_actions(state: State, full: bool) -> list[dict[str, Any]]:
 
 
 
+def public_state(state: State) -> State:
+    """The state as a reader without the token knows it (api.md, "Views and secrets"):
+    unchanged, as nothing this game computes for a public reader reads a hidden hand
+    (tests/test_public_reads_ignore_hidden_cards.py checks every public read)."""
+    return state
+
+
 def possible(state: State, player: str) -> list[str] | None:
     """The cards ``player`` could still hold as far as the table knows, in deck order, or
     None in an ``open`` game or when no round is in play (api.md, ``actions``: ``possible``).

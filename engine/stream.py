@@ -169,11 +169,18 @@ def status(stream: Stream) -> str:
     return ABANDONED if abandoned(stream) else str(stream.rules.status(stream.state))
 
 
+def seen_state(stream: Stream, full: bool) -> Any:
+    """The current state as this reader knows it: the whole state for the token (``full``),
+    else the game's ``public_state`` (no card still hidden in an open game's hands), so that
+    nothing a public read computes depends on hidden cards (api.md, "Views and secrets")."""
+    return stream.state if full else stream.rules.public_state(stream.state)
+
+
 def view(stream: Stream, full: bool) -> dict[str, Any]:
     """The API's ``state`` of the current state: the game's ``view`` (``full``: the reader
     holds the token), for an abandoned game with ``status`` and ``phase`` ``abandoned`` and
     nobody ``to_act`` (no ``winners``/``losers``: abandon is refused once a game is over)."""
-    out: dict[str, Any] = stream.rules.view(stream.state, full)
+    out: dict[str, Any] = stream.rules.view(seen_state(stream, full), full)
     if abandoned(stream):
         out = {**out, "status": ABANDONED, "phase": ABANDONED, "to_act": []}
     return out
@@ -296,7 +303,7 @@ def actions(stream: Stream, full: bool) -> list[dict[str, Any]]:
     ``cards`` null. An abandoned game lists no game action.
     Reads the folded state only: nothing is applied.
     """
-    rules, state = stream.rules, stream.state
+    rules, state = stream.rules, seen_state(stream, full)
     out: list[dict[str, Any]] = []
     for entry in [] if abandoned(stream) else rules.legal_actions(state, full):
         if entry.get("cards") is None and entry["type"] in CHOSEN and entry.get("player") is not None:

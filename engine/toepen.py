@@ -1150,6 +1150,20 @@ def legal_actions(state: State, full: bool) -> list[dict[str, Any]]:
 
 
 
+def public_state(state: State) -> State:
+    """The state as a reader without the token knows it (api.md, "Views and secrets"): in an
+    ``open`` game the hand in play with every unplayed card unknown (the counts kept, nothing
+    "seen" but the cards played), so that nothing computed from it (``actions``, ``to_act``,
+    ``can_fold``, a mandatory laundry) depends on cards still hidden; a ``table`` game's
+    state (public knowledge already) or a state with no hand in play unchanged."""
+    hand = state.hand
+    if state.visibility != "open" or hand is None:
+        return state
+    played = frozenset(play.card for trick in hand.tricks for play in trick.plays)
+    holdings = tuple(Holding(unknown=h.size) for h in hand.holdings)
+    return replace(state, hand=replace(hand, holdings=holdings, seen=played))
+
+
 def possible(state: State, player: str) -> list[str] | None:
     """The cards ``player`` could still hold as far as the table knows, in deck order, or
     None in an ``open`` game or when no hand is in play (api.md, ``actions``: ``possible``).

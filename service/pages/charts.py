@@ -55,23 +55,65 @@ def _named(svg: str, label: str) -> str:
     return svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(label)}" focusable="false" ', 1)
 
 
+#: How the lines of a score chart differ besides colour, so that lines with the same totals stay
+#: visible: the player's own line is drawn first and widest; each later one is narrower and
+#: dashed differently, so a line underneath shows along the edges and through the gaps.
+LINE_WIDTHS = (8.0, 5.5, 4.0, 2.5, 2.0)
+DOT_SIZES = (7.0, 5.5, 4.0, 3.0, 2.5)
+DASHES = ("", "", "12,6", "4,5", "14,5,3,5", "2,4", "8,3", "1,3", "10,4,1,4", "5,5")
+#: Legend entries per row under a chart.
+LEGEND_COLUMNS = 3
+#: Height of one legend row (pygal: 1.5 × the larger of the legend's font and box sizes).
+LEGEND_ROW = 1.5 * max(STYLE.legend_font_size, 16)
+
+
+def _legend_room(entries: int) -> dict[str, Any]:
+    """Chart options that make room for every legend row: pygal reserves ``entries // columns``
+    rows (floor), so a last, partly filled row falls outside the SVG; each row past two also
+    makes the chart taller, so the plot keeps its height."""
+    rows = -(-entries // LEGEND_COLUMNS)
+    missing = rows - entries // LEGEND_COLUMNS
+    return {"legend_at_bottom_columns": LEGEND_COLUMNS, "margin_bottom": 10 + round(missing * LEGEND_ROW),
+            "height": 400 + round(max(0, rows - 2) * LEGEND_ROW)}
+
+
+def coinciding_lines(sheet: dict[str, Any]) -> list[list[str]]:
+    """Groups (two or more, in seat order) of players whose totals are the same after every row
+    of ``sheet`` (as for :func:`scores_over_game`), so their lines lie on top of each other."""
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for entry in sheet["players"]:
+        groups.setdefault(tuple(row.get(entry["total"]) for row in sheet["rows"]), []).append(entry["name"])
+    return [names for names in groups.values() if len(names) > 1] if sheet["rows"] else []
+
+
 def scores_over_game(sheet: dict[str, Any], player: str, game_name: str) -> str | None:
     """A line per player of their running total over the hands (rounds, turns) of one game.
 
     ``sheet`` is ``pages.review.score_columns`` of the engine's ``score_sheet`` (``rows``,
     ``players`` with their ``total`` column, ``unit``, ``label``). None for a sheet with no rows.
+    Every player is in the legend; ``player``'s line is the thick one, drawn first (the legend
+    lists them first); each player keeps the colour of their seat; later lines are narrower and
+    dashed, so equal lines stay visible.
     """
     rows = sheet["rows"]
     if not rows:
         return None
-    chart = pygal.Line(**_config(x_title=sheet["label"], y_title=f"total {sheet['unit']}", dots_size=4,
+    entries = sheet["players"]
+    order = sorted(range(len(entries)), key=lambda i: (entries[i]["name"].casefold() != player.casefold(), i))
+    style = Style(**{**STYLE.__dict__, "colors": tuple(COLOURS[i % len(COLOURS)] for i in order)})
+    chart = pygal.Line(**_config(x_title=sheet["label"], y_title=f"total {sheet['unit']}", style=style,
                                  show_dots=len(rows) <= 40, x_labels_major_every=max(1, len(rows) // 12),
-                                 show_minor_x_labels=len(rows) <= 12))
+                                 show_minor_x_labels=len(rows) <= 12, **_legend_room(len(entries))))
     chart.x_labels = [str(row[sheet["key"]]) for row in rows]
-    chart.y_labels = _integer_labels([row.get(entry["total"]) for row in rows for entry in sheet["players"]])
-    for entry in sheet["players"]:
-        width = 7 if entry["name"].casefold() == player.casefold() else 2
-        chart.add(entry["name"], [row.get(entry["total"]) for row in rows], stroke_style={"width": width})
+    chart.y_labels = _integer_labels([row.get(entry["total"]) for row in rows for entry in entries])
+    own = entries[order[0]]["name"].casefold() == player.casefold()
+    for rank, i in enumerate(order):
+        step = rank if own else rank + 1
+        line = {"width": LINE_WIDTHS[min(step, len(LINE_WIDTHS) - 1)], "linecap": "butt"}
+        if DASHES[step % len(DASHES)]:
+            line["dasharray"] = DASHES[step % len(DASHES)]
+        chart.add(entries[i]["name"], [row.get(entries[i]["total"]) for row in rows], stroke_style=line,
+                  dots_size=DOT_SIZES[min(step, len(DOT_SIZES) - 1)])
     label = (f"Chart: each player's total {sheet['unit']} after every {sheet['label'].lower()} of this "
              f"{game_name} game; the table below gives the numbers.")
     return _named(chart.render(is_unicode=True), label)

@@ -487,7 +487,8 @@ def person(name: str) -> Any:
         rules = games.rules_of(row)
         sheet = score_columns(games.summary(row), rules.score_sheet(games.current(row).stream.state))
         over_game = {"game": chosen, "sheet": sheet,
-                     "svg": charts.scores_over_game(sheet, shown, catalogue.GAMES[row["game"]].name)}
+                     "svg": charts.scores_over_game(sheet, shown, catalogue.GAMES[row["game"]].name),
+                     "together": charts.coinciding_lines(sheet)}
     return render_template("player.html", name=shown, stats=stats, games=played[:20], total=len(played),
                            over_game=over_game, over_time=charts.results_over_time(played),
                            months=charts.results_by_month(played), game_names=_game_names(), unit_words=UNIT_WORDS)

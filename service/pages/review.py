@@ -33,6 +33,7 @@ from typing import Any
 from cachetools import LRUCache
 from flask import Response, current_app, render_template, request, url_for
 
+import engine
 from engine.cards import SUIT_NAMES
 from replays import audit, timeline
 from service import games, history, http, store
@@ -44,7 +45,9 @@ from service.problems import ApiError
 #: Words for each game's score unit (``results``' ``unit``) on the pages.
 UNIT_WORDS = {"lives_lost": "lives lost", "points": "points", "chips": "chips"}
 #: What a hand is called in each game.
-HAND_WORD = {"toepen": "hand", "fool": "round", "fuji_flush": "hand", "stop_the_bus": "round"}
+def hand_word(kind: str) -> str:
+    """The game's word for a hand ("hand" in Toepen, "round" in the others), from its engine."""
+    return engine.GAMES[kind].HAND_WORD
 FOOL_COLOURS = {"G": "green", "R": "red", "Y": "yellow", "B": "blue"}
 #: How often the game page asks whether the game moved on (milliseconds).
 POLL_MS = 1000
@@ -90,7 +93,7 @@ def turn_words(game: dict[str, Any], state: dict[str, Any]) -> str:
             return f"Deal — {state.get('first_player')} plays first"
         number = (state.get("hand_number") or 0) + 1
         dealer = state.get("next_dealer") or state.get("dealer")
-        return f"Deal {HAND_WORD[kind]} {number} — dealer {dealer}"
+        return f"Deal {hand_word(kind)} {number} — dealer {dealer}"
     if not to_act:
         return "Waiting for the next move"
     if kind == "toepen":
@@ -187,7 +190,7 @@ def board_context(row: dict[str, Any], state: dict[str, Any], full: bool) -> dic
         "state": state,
         "full": full,
         "game_name": catalogue.GAMES[kind].name,
-        "hand_word": HAND_WORD[kind],
+        "hand_word": hand_word(kind),
         "headline": turn_words(game, state),
         "seats": seat_cells(game, state),
         "trick": current_trick,
@@ -371,14 +374,14 @@ def hand_context(row: dict[str, Any], n: int, full: bool) -> dict[str, Any]:
     events = store.events(get_db(), row["id"], upto=row["version"])
     hand = audit.hand(folded, events, n, full)
     if hand is None:
-        raise ApiError(404, "not_found", f"This game has no {HAND_WORD[row['game']]} {n}.", version=row["version"])
+        raise ApiError(404, "not_found", f"This game has no {hand_word(row['game'])} {n}.", version=row["version"])
     kind = row["game"]
     tricks = [audit.trick(folded, events, n, trick["number"], full) for trick in hand.get("tricks", [])]
     return {
         "game": games.summary(row), "kind": kind, "hand": hand, "n": n, "tricks": tricks,
-        "turns": hand.get("turns", []) if not hand.get("tricks") and "tricks" not in hand else [],
+        "turns": hand.get("turns", []) if rules.PLAY_UNIT == "turn" else [],
         "hands": list(range(1, rules.hand_number(folded.stream.state) + 1)),
-        "game_name": catalogue.GAMES[kind].name, "hand_word": HAND_WORD[kind],
+        "game_name": catalogue.GAMES[kind].name, "hand_word": hand_word(kind),
         "card_label": lambda code: card_label(kind, code), "card_css": lambda code: card_css(kind, code),
         "lead_words": lambda lead: lead_words(kind, lead),
     }
@@ -425,7 +428,7 @@ def turn_audit(game_id: str, n: int, t: int) -> Any:
     context = hand_context(row, games.path_number(n), full)
     turns = context["hand"].get("turns") or []
     if not 1 <= games.path_number(t) <= len(turns):
-        raise ApiError(404, "not_found", f"This game has no turn {t} in {HAND_WORD[row['game']]} {n}.",
+        raise ApiError(404, "not_found", f"This game has no turn {t} in {hand_word(row['game'])} {n}.",
                        version=row["version"])
     turn = turns[t - 1]
     branch = [{"seq": turn["seq"] - 1, "words": f"Before turn {t} (after event {turn['seq'] - 1})"},

@@ -49,7 +49,7 @@ def test_turn_audit_explains_the_turn(server, page):
     expect(page.locator(".verdict")).to_have_text("Gahee played 7, joining Nami's 7 (strength 14): Jisu is flushed "
                                                   "and draws.")
     page.get_by_role("link", name="Turn 5 →", exact=True).click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Turn 5 of hand 1")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Turn 5 of round 1")
 
 
 def test_the_what_if_page_asks_before_it_forks(server, page, new_context):

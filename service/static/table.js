@@ -113,6 +113,19 @@
     alertBox.textContent = lastSentence;
   }
 
+  /* Summaries joined into one sentence: "a; b." (each summary's own final full stop dropped). */
+  function joinSummaries(list) {
+    var out = [];
+    for (var i = 0; i < list.length; i++) { out.push(String(list[i] || "").trim().replace(/[.]+$/, "")); }
+    return out.join("; ") + ".";
+  }
+
+  /* `sentence` with exactly one closing punctuation mark. */
+  function ended(sentence) {
+    var t = String(sentence || "").trim();
+    return !t || /[.!?…]$/.test(t) ? t : t + ".";
+  }
+
   function names(list) {
     if (list.length <= 1) { return list.join(""); }
     return list.slice(0, -1).join(", ") + " and " + list[list.length - 1];
@@ -258,13 +271,18 @@
     if (offline) { offline = false; retryDelay = 1000; }
     if (game && body.state) { game.state = body.state; game.version = body.version; game.status = body.state.status; }
     version = body.version;
+    if (item.path === "undo" || item.path === "redo") {
+      el("changes").textContent = body.target && body.target.summary ? (item.path === "undo" ? "Undone: " : "Redone: ") + body.target.summary : "";
+    } else {
+      el("changes").textContent = "";
+    }
     var irregular = body.irregularities || [];
     if (irregular.length) {
       var parts = [];
       for (var i = 0; i < irregular.length; i++) {
         parts.push(irregular[i].detail || irregular[i].summary || irregular[i].reason || irregular[i].message || "");
       }
-      say("Irregularity: " + parts.join(" "));
+      say("Irregularity: " + parts.map(ended).join(" "));
     }
     settle(item, "stored");
     render();  // the new board at once; the buttons follow when the actions arrive
@@ -295,12 +313,12 @@
 
   function refused(item, answer) {
     var b = answer.body || {};
-    var sentence = b.detail || ("The service answered " + answer.status + ".");
+    var sentence = ended(b.detail || ("The service answered " + answer.status + "."));
     if (answer.status === 403 && b.code === "token_invalid") {
       if (item.waited) {  // taps that waited offline stay queued for a new token (the share link)
         queue.stopped = {status: answer.status, code: b.code, detail: sentence};
         saveQueue();
-        say("Not recorded: " + item.label + ". " + sentence);
+        say("Not recorded: " + ended(item.label) + " " + sentence);
       } else {
         say(sentence + dropLive());
       }
@@ -313,22 +331,22 @@
       for (var field in b.errors) {
         if (Object.prototype.hasOwnProperty.call(b.errors, field)) { parts.push(field + ": " + [].concat(b.errors[field]).join(" ")); }
       }
-      if (parts.length) { sentence += " (" + parts.join("; ") + ")"; }
+      if (parts.length) { sentence = sentence.replace(/[.]+$/, "") + " (" + parts.join("; ") + ")."; }
     }
     if (answer.status === 412) {
       var since = version;
       if (item.waited) {
         queue.stopped = {status: answer.status, detail: sentence};
         saveQueue();
-        say("Not recorded: " + item.label + ". " + sentence);
+        say("Not recorded: " + ended(item.label) + " " + sentence);
       }
       var dropped = item.waited ? "" : dropLive();
       refresh().then(function () { return changesSince(since); }).then(function (changes) {
-        var what = changes.length ? "Recorded on another device: " + changes.join("; ") + "." : "";
+        var what = changes.length ? "Recorded on another device: " + joinSummaries(changes) : "";
         if (item.waited) {
-          say("Not recorded: " + item.label + ". " + sentence + " " + what);
+          say("Not recorded: " + ended(item.label) + " " + sentence + (what ? " " + what : ""));
         } else {
-          say("The game moved on, so " + item.label + " was not recorded." + dropped + " " + what +
+          say("The game moved on, so " + item.label + " was not recorded." + dropped + (what ? " " + what : "") +
               " The board is up to date.");
         }
       });
@@ -338,7 +356,7 @@
     if (item.waited) {
       queue.stopped = {status: answer.status, detail: sentence};
       saveQueue();
-      say("Not recorded: " + item.label + ". " + sentence);
+      say("Not recorded: " + ended(item.label) + " " + sentence);
       settle(item, "refused");
       render();
       return;
@@ -511,14 +529,15 @@
     }
     var copies = copiesOf(code);
     var at = target.cards.indexOf(String(code));
+    compose.note = "";
     if (copies <= 1 && at >= 0) {
       target.cards.splice(at, 1);          // tapping a chosen single card again takes it back
     } else if (copiesUsed(code) >= copies && target.from !== "centre") {
-      return;
+      compose.note = "All " + copies + " copies of " + cardName(code) + " are chosen: tap a chosen card to remove it.";
+    } else if (slotFull(target) && target.max !== 1) {
+      compose.note = target.label + ": " + target.cards.length + " of " + target.max + " chosen: tap a chosen card to remove it.";
     } else {
-      if (slotFull(target)) {
-        if (target.max === 1) { target.cards = []; } else { return; }
-      }
+      if (slotFull(target)) { target.cards = []; }
       target.cards.push(String(code));
       if (slotFull(target) && compose.autoNext) {
         for (var k = 0; k < slots.length; k++) {
@@ -788,6 +807,65 @@
     return waitingNote + (to.length ? names(to) + " to play" : s.phase);
   }
 
+  // ------------------------------------------------------------------ the hand just ended
+
+  var ended_ = {key: null, line: "", reason: ""};  // the result line of the hand just ended
+
+  /* Between hands (a deal due after hand n): "Hand n: Dee won; Bob lost 1 life" from GET
+   * hands/<n>'s `result`, else the timeline's last summary. The page computes no rules. */
+  function renderResult(s) {
+    var box = el("hand-result");
+    var n = s.hand_number || s.round_number || 0;
+    if (kind === "fuji_flush" || s.phase !== "deal" || !n || s.status !== "in_progress") { box.hidden = true; return; }
+    var key = gameId + ":" + n + ":" + version;
+    if (ended_.key !== key) {
+      ended_ = {key: key, line: "", reason: ""};
+      var word = kind === "toepen" ? "Hand " : "Round ";
+      Promise.all([
+        K.api("GET", base + "/hands/" + n, {token: token}).then(function (a) { return a.status === 200 ? a.body : null; }, function () { return null; }),
+        K.api("GET", base + "/timeline", {token: token}).then(function (a) { return a.status === 200 ? a.body : null; }, function () { return null; })
+      ]).then(function (both) {
+        if (ended_.key !== key) { return; }
+        var result = (both[0] && both[0].result) || null;
+        var parts = result ? resultParts(result) : [];
+        var steps = (both[1] && both[1].steps) || [];
+        var last = "";
+        for (var i = steps.length - 1; i >= 0 && !last; i--) {
+          if (!steps[i].undone && ["note", "undo", "redo"].indexOf(steps[i].type) < 0) { last = steps[i].summary || ""; }
+        }
+        ended_.line = word + n + ": " + (parts.length ? parts.join("; ") : ended(last));
+        ended_.reason = parts.length && result.reason ? ended(result.reason) : "";
+        if (!parts.length && !last) { ended_.line = word + n + " is over."; }
+        render();
+      });
+    }
+    box.hidden = !ended_.line;
+    box.innerHTML = "";
+    box.appendChild(text("strong", null, ended_.line));
+    if (ended_.reason) { box.appendChild(text("span", "hint", " " + ended_.reason)); }
+  }
+
+  /* The words of a hand's `result` (GET hands/<n>): who won, who lost what, who is out. */
+  function resultParts(result) {
+    var parts = [];
+    var won = result.winner ? [result.winner] : (result.winners || []);
+    if (won.length) { parts.push(names(won) + " won"); }
+    if (result.losses) {
+      var lost = [];
+      for (var who in result.losses) {
+        if (!Object.prototype.hasOwnProperty.call(result.losses, who) || !result.losses[who]) { continue; }
+        var n = result.losses[who];
+        lost.push(who + " lost " + n + (kind === "toepen" ? (n === 1 ? " life" : " lives") : ""));
+      }
+      if (lost.length) { parts.push(lost.join(", ")); }
+    } else if ((result.losers || []).length) {
+      parts.push(names(result.losers) + " lost the " + (kind === "toepen" ? "hand" : "round"));
+    }
+    if ((result.eliminated || []).length) { parts.push(names(result.eliminated) + " out of the game"); }
+    if (result.abandoned) { parts.push("abandoned"); }
+    return parts;
+  }
+
   // ------------------------------------------------------------------ rendering
 
   function render() {
@@ -798,6 +876,7 @@
     root.setAttribute("data-offline", offline ? "true" : "false");
     root.setAttribute("data-fresh", fresh() ? "true" : "false");
     turnBox.textContent = statusSentence();
+    renderResult(s);
     el("no-token").hidden = !!token;
     renderSeats(s);
     renderBoard(s);
@@ -810,11 +889,11 @@
   }
 
   function scoreLine(p) {
-    if (kind === "fuji_flush") { return p.hand_size + (p.hand_size === 1 ? " card" : " cards") + " · pushed through " + p.pushed_through; }
-    if (kind === "toepen") { return "Lives lost " + p.lives_lost + "/" + game.options.limit; }
-    if (kind === "fool") { return "Score " + p.score + (p.tens ? " · +10 ×" + p.tens : ""); }
-    if (kind === "stop_the_bus") { return "Chips " + p.chips; }
-    return "Pushed through " + p.pushed_through;
+    if (kind === "fuji_flush") { return [p.hand_size + (p.hand_size === 1 ? " card" : " cards"), p.pushed_through + " pushed through"]; }
+    if (kind === "toepen") { return ["Lives lost " + p.lives_lost + "/" + game.options.limit]; }
+    if (kind === "fool") { return ["Score " + p.score].concat(p.tens ? [p.tens + (p.tens === 1 ? " round" : " rounds") + " of +10"] : []); }
+    if (kind === "stop_the_bus") { return ["Chips " + p.chips]; }
+    return [p.pushed_through + " pushed through"];
   }
 
   function renderSeats(s) {
@@ -841,26 +920,31 @@
       if (kind === "stop_the_bus" && s.stopped_by === p.name) { head.appendChild(text("span", "badge", "stopped")); }
       seat.appendChild(head);
       var info = scoreLine(p);
-      if (kind !== "fuji_flush" && (s.phase !== "deal" || kind === "fool")) { info += " · " + p.hand_size + (p.hand_size === 1 ? " card" : " cards"); }
-      seat.appendChild(text("div", "seat-info", info));
+      if (kind !== "fuji_flush" && (s.phase !== "deal" || kind === "fool")) { info.push(p.hand_size + (p.hand_size === 1 ? " card" : " cards")); }
+      var infoBox = text("div", "seat-info");
+      for (var f = 0; f < info.length; f++) {  // each fact kept on one line (count and word together)
+        if (f) { infoBox.appendChild(document.createTextNode(" · ")); }
+        infoBox.appendChild(text("span", "fact", info[f]));
+      }
+      seat.appendChild(infoBox);
       if (kind === "fuji_flush" && p.table_card !== null && p.table_card !== undefined) {
         var lying = text("div", "seat-table", "In front: ");
         lying.appendChild(chip(p.table_card));
         seat.appendChild(lying);
       }
       var known = p.hand_known || p.cards_known || [];
-      if (known.length && s.phase !== "deal") { seat.appendChild(handGroup(p.name, known)); }
+      if (known.length) { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
       seatsBox.appendChild(seat);
     }
   }
 
   /* A player's known cards as a group "Hand: <name>", each card a button (play it, or pick it). */
-  function handGroup(name, known) {
+  function handGroup(name, known, over) {
     var group = text("div", "hand");
     group.setAttribute("role", "group");
     group.setAttribute("aria-label", "Hand: " + name);
     for (var i = 0; i < known.length; i++) {
-      var usable = !!token && (compose || (!waiting() && fresh() && canPlay(known[i], name)) ||
+      var usable = !over && !!token && (compose || (!waiting() && fresh() && canPlay(known[i], name)) ||
                                (guessing() && entries("play").length > 0));
       if (!usable) { group.appendChild(chip(known[i])); continue; }
       var b = text("button", "card small " + cardClass(known[i]), cardName(known[i]));
@@ -924,7 +1008,7 @@
     boardBox.innerHTML = "";
     var facts = [];
     var handWord = kind === "fool" || kind === "stop_the_bus" ? "Round " : "Hand ";
-    if (s.hand_number) { facts.push((kind === "fuji_flush" ? "" : handWord + s.hand_number)); }
+    if (s.hand_number) { facts.push((kind === "fuji_flush" ? "" : handWord + s.hand_number + (s.phase === "deal" ? " (over)" : ""))); }
     if (kind === "toepen" && s.stake) { facts.push("stake " + s.stake); }
     if (kind === "toepen" && s.stock_size !== null && s.stock_size !== undefined) { facts.push("stock " + s.stock_size); }
     if (kind === "fool" && s.lead_colour) { facts.push("lead colour " + ({G: "Green", R: "Red", Y: "Yellow", B: "Blue"}[s.lead_colour] || s.lead_colour)); }
@@ -932,7 +1016,7 @@
     if (kind === "fuji_flush" && s.draw_pile_size !== null && s.draw_pile_size !== undefined) { facts.push("draw pile " + s.draw_pile_size); }
     if (kind === "fuji_flush" && s.discard_size) { facts.push("discards " + s.discard_size); }
     if (kind === "stop_the_bus" && s.stopped_by) { facts.push("stopped by " + s.stopped_by + (s.final_turns_left ? ", " + s.final_turns_left + " turn" + (s.final_turns_left > 1 ? "s" : "") + " left" : "")); }
-    if (version !== null) { facts.push("v" + version); }
+    if (version !== null) { facts.push("event " + version); }
     var line = facts.filter(function (f) { return f; }).join(" · ");
     if (line) { boardBox.appendChild(text("p", "facts", line)); }
 
@@ -1012,17 +1096,14 @@
     for (var t = 0; t < types.length; t++) {
       var type = types[t];
       var row = text("div", "action-row");
-      if (type !== "deal") { row.appendChild(text("span", "row-label", WORDS[type] || type)); }
       for (var j = 0; j < rows[type].length; j++) {
         var item = rows[type][j];
         var b;
         if (type === "deal") {
           b = text("button", "primary big", "Deal");
         } else {
-          b = text("button", "action", "");
-          b.appendChild(text("span", "visually-hidden", (WORDS[type] || type) + ": "));
-          b.appendChild(document.createTextNode(item.entry.player));
-          if (to.indexOf(item.entry.player) >= 0 && ["knock", "reveal", "laundry", "challenge"].indexOf(type) < 0) { b.className += " primary"; }
+          b = text("button", "action action-" + type, (WORDS[type] || type) + ": " + item.entry.player);
+          if (to.indexOf(item.entry.player) >= 0 && ["knock", "reveal", "laundry", "challenge", "fold"].indexOf(type) < 0) { b.className += " primary"; }
           if (kind === "fool" && type === "reveal" && game.state.phase === "reveal" && to.indexOf(item.entry.player) >= 0) { b.className += " primary"; }
         }
         b.type = "button";
@@ -1045,6 +1126,7 @@
     if (!compose) { return; }
     composeTitle.textContent = compose.title;
     composeBody.innerHTML = "";
+    el("compose-note").textContent = compose.note || "";
     if (compose.targets && compose.targets.length > 1) {
       var trow = text("div", "action-row");
       trow.appendChild(text("span", "row-label", "Whose laundry"));
@@ -1060,10 +1142,16 @@
     for (var i = 0; i < compose.slots.length; i++) {
       var s = compose.slots[i];
       var box = text("div", "slot" + (i === compose.at ? " current" : ""));
-      var pick = text("button", "slot-name", s.label + " (" + s.cards.length + (s.exact ? "/" + s.exact : "") + ")");
-      pick.type = "button";
-      pick.setAttribute("aria-pressed", i === compose.at ? "true" : "false");
-      pick.addEventListener("click", (function (n) { return function () { compose.at = n; render(); }; })(i));
+      var heading = s.label + " (" + s.cards.length + (s.exact ? "/" + s.exact : "") + ")";
+      var pick;
+      if (compose.slots.length > 1) {  // a heading that also chooses where the next taps go
+        pick = text("button", "slot-name", heading);
+        pick.type = "button";
+        pick.setAttribute("aria-pressed", i === compose.at ? "true" : "false");
+        pick.addEventListener("click", (function (n) { return function () { compose.at = n; compose.note = ""; render(); }; })(i));
+      } else {
+        pick = text("h3", "slot-name", heading);
+      }
       box.appendChild(pick);
       var counts = {};
       var order = [];
@@ -1336,7 +1424,7 @@
       if (body.version === version || waiting()) { return; }
       var since = version;
       refresh().then(function () { return changesSince(since); }).then(function (changes) {
-        if (changes.length) { el("changes").textContent = "Recorded on another device: " + changes.join("; ") + "."; }
+        if (changes.length) { el("changes").textContent = "Recorded on another device: " + joinSummaries(changes); }
       });
     }, function () { /* unreachable: the next tap will queue */ });
   }, 5000);

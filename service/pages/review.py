@@ -315,6 +315,35 @@ def timeline_steps(row: dict[str, Any], full: bool) -> list[dict[str, Any]]:
     return found
 
 
+def _events(seqs: list[int]) -> str:
+    """``[9]`` → ``"event 9"``, ``[8, 10]`` → ``"events 8 and 10"``."""
+    return f"event {seqs[0]}" if len(seqs) == 1 else f"events {_names([str(n) for n in seqs])}"
+
+
+def correction_words(steps: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
+    """For each event that an undo or redo targeted, its story for the replay, by seq (``steps``
+    as :func:`timeline_steps` gives them): ``{"tag": words for the list of steps, "detail":
+    which events, for the board's note}``. Tags read ``"undone by event 8"``; after more
+    corrections ``"undone (events 8 and 10; redone at event 9)"`` or, in force again,
+    ``"redone at event 9 (undone at event 8)"``."""
+    history: dict[int, list[tuple[int, str]]] = {}
+    for entry in steps:
+        if entry["type"] in ("undo", "redo") and entry["target"] is not None:
+            history.setdefault(entry["target"], []).append((entry["seq"], entry["type"]))
+    words: dict[int, dict[str, str]] = {}
+    for seq, done in history.items():
+        undos = [n for n, kind in done if kind == "undo"]
+        redos = [n for n, kind in done if kind == "redo"]
+        if done[-1][1] == "redo":
+            words[seq] = {"tag": f"redone at {_events(redos)} (undone at {_events(undos)})", "detail": ""}
+        elif redos:
+            detail = f"{_events(undos)}; redone at {_events(redos)}"
+            words[seq] = {"tag": f"undone ({detail})", "detail": detail}
+        else:
+            words[seq] = {"tag": f"undone by {_events(undos)}", "detail": _events(undos)}
+    return words
+
+
 @bp.get("/watch/<game_id>/replay")
 @guarded
 def replay(game_id: str) -> Any:
@@ -334,7 +363,8 @@ def replay(game_id: str) -> Any:
         context, sealed = {"game": games.summary(row), "kind": row["game"], "step": step,
                            "version": row["version"], "game_name": catalogue.GAMES[row["game"]].name}, err.detail
     by_seq = {entry["seq"]: entry for entry in steps}
-    return render_template("replay.html", steps=steps, current=by_seq.get(step), sealed=sealed, **context)
+    return render_template("replay.html", steps=steps, current=by_seq.get(step), sealed=sealed,
+                           corrections=correction_words(steps), **context)
 
 
 @bp.get("/watch/<game_id>/replay/board")
@@ -347,9 +377,11 @@ def replay_board(game_id: str) -> Any:
     if step is None or not 1 <= step <= row["version"]:
         raise ApiError(404, "not_found", f"This game has no event {request.args.get('step', '')[:20]}: "
                        f"its events are 1 to {row['version']}.", version=row["version"])
-    steps = {entry["seq"]: entry for entry in timeline_steps(row, full)}
+    timeline_list = timeline_steps(row, full)
+    steps = {entry["seq"]: entry for entry in timeline_list}
     context = replay_context(row, step, full)
-    return _fragment(render_template("replay_board.html", current=steps.get(step), **context), row["version"])
+    return _fragment(render_template("replay_board.html", current=steps.get(step),
+                                     corrections=correction_words(timeline_list), **context), row["version"])
 
 
 @bp.get("/watch/<game_id>/replay/timeline")
@@ -360,8 +392,8 @@ def replay_timeline(game_id: str) -> Any:
     full = games.reader_is_full(row)
     step = _step() or row["version"]
     steps = timeline_steps(row, full)
-    return _fragment(render_template("replay_steps.html", steps=steps, step=step, game=games.summary(row)),
-                     row["version"])
+    return _fragment(render_template("replay_steps.html", steps=steps, step=step, game=games.summary(row),
+                                     corrections=correction_words(steps)), row["version"])
 
 
 # --------------------------------------------------------------------------- audits

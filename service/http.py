@@ -31,18 +31,28 @@ def read_json(*, allow_empty: bool = False) -> Any:
 
     Raises 413 ``payload_too_large`` (over ``MAX_CONTENT_LENGTH``), 415
     ``unsupported_media_type`` (a body whose ``Content-Type`` is not JSON) and 400
-    ``malformed_json``. With ``allow_empty`` an empty body (any content type) is ``{}``.
+    ``malformed_json`` (also for a body that is not UTF-8 or starts with a byte order mark:
+    api.md, bodies are JSON, RFC 8259 §8.1). With ``allow_empty`` an empty body (no bytes
+    at all, any content type) is ``{}``; whitespace alone is not JSON.
     """
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     if request.content_length is not None and request.content_length > limit:
         raise ApiError(413, "payload_too_large", TOO_LARGE)
     raw = request.get_data(cache=True)
-    if allow_empty and not raw.strip():
+    if allow_empty and not raw:
         return {}
     if request.mimetype not in JSON_TYPES and not request.mimetype.endswith("+json"):
         raise ApiError(415, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.")
+    if raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        raise ApiError(400, "malformed_json", "The body starts with a byte order mark: send JSON as UTF-8 without one.")
+    if b"\x00" in raw:  # never in JSON text; every UTF-16 or UTF-32 body of JSON has them
+        raise ApiError(400, "malformed_json", "The body holds NUL bytes (UTF-16 or UTF-32?): send JSON as UTF-8.")
     try:
-        value = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ApiError(400, "malformed_json", f"The body is not UTF-8 (byte {err.start}): send JSON as UTF-8.") from err
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except RecursionError as err:
         raise ApiError(400, "malformed_json", "The JSON body is nested too deeply.") from err
     except ValueError as err:

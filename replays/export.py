@@ -77,16 +77,35 @@ def jsonl(folded: Folded, events: Sequence[Mapping[str, Any]], full: bool) -> st
                    for event in event_log(folded, events, full))
 
 
+#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A CSV cell that no spreadsheet runs as a formula: a text cell starting with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return gets a single quote in front (OWASP);
+    numbers and other text stay as they are (docs/export.md)."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_table(header: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> str:
+    """CSV text: the ``header`` line, then each row's values in header order (missing ones
+    empty), every cell made :func:`spreadsheet_safe`. The one CSV writer of both CSV routes."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([spreadsheet_safe(name) for name in header])
+    writer.writerows([spreadsheet_safe(row.get(name, "")) for name in header] for row in rows)
+    return out.getvalue()
+
+
 def csv_text(folded: Folded) -> str:
     """The ``csv`` export: the engine's ``score_sheet``, a header line (the game's
     ``SHEET.header``, also before the first deal) and one row per hand or round (per turn
     in Fuji Flush). Hidden cards never appear in it."""
     rules, state = folded.stream.rules, folded.stream.state
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=rules.SHEET.header(state.names), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rules.score_sheet(state))
-    return out.getvalue()
+    return csv_table(rules.SHEET.header(state.names), rules.score_sheet(state))
 
 
 # --------------------------------------------------------------------------- text

@@ -6,11 +6,9 @@ count. Everything is read from the ``player_results`` projection (``service.hist
 
 from __future__ import annotations
 
-import csv
-import io
-
 from flask import Blueprint, Response, current_app, request
 
+from replays import export
 from service import history, http
 from service.db import get_db
 from service.problems import ApiError
@@ -78,10 +76,6 @@ def games(name: str) -> Response:
     played = history.games(get_db(), name)
     if fmt == "json":
         return http.json_response({"games": played})
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(played)
-    response = current_app.response_class(out.getvalue(), mimetype="text/csv")
+    response = current_app.response_class(export.csv_table(CSV_FIELDS, played), mimetype="text/csv")
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     return response

@@ -1,0 +1,61 @@
+"""CSV exports never hand a spreadsheet a formula (OWASP "CSV Injection"): a text cell that
+starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a single quote in
+front, in both CSV routes (``GET /games/<id>/export?format=csv`` and ``GET
+/players/<name>/games?format=csv``); numbers stay numbers (docs/export.md)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from tests.conftest import create
+
+NAMES = ["=1+2", "@SUM(A1)", "+1", "-1", '=HYPERLINK("http://x.invalid","y")']  # names lose edge whitespace
+DANGER = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _rows(response):
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    return list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+
+
+def _played(client, players, title=None):
+    """A Toepen game (table visibility) whose first hand is over: Bob knocks, the rest fold."""
+    game = create(client, players=players, title=title)
+    dealer = players[0]
+    assert game.post({"type": "deal", "dealer": dealer}).status_code == 201
+    knocker = players[1]
+    assert game.post({"type": "knock", "player": knocker}).status_code == 201
+    for name in players[2:] + players[:1]:
+        assert game.post({"type": "fold", "player": name}).status_code == 201, name
+    return game
+
+
+@pytest.mark.parametrize("names", [NAMES[:4], NAMES[4:] + ["Ann", "Bob"]])
+def test_game_export_csv_escapes_formula_cells(client, names):
+    game = _played(client, names, title="=cmd|' /C calc'!A0")
+    rows = _rows(game.get("/export?format=csv", token=False))
+    assert len(rows) >= 2
+    cells = [cell for row in rows for cell in row]
+    assert not [cell for cell in cells if cell.startswith(DANGER)], cells
+    header = rows[0]
+    for name in names:
+        if name.startswith(DANGER):
+            assert any(cell.startswith("'" + name) for cell in header), (name, header)
+    dealer_column = next(i for i, cell in enumerate(header) if cell.lower() == "dealer")
+    assert rows[1][dealer_column] == "'" + names[0] if names[0].startswith(DANGER) else names[0]
+    # numbers stay numbers: every column after the dealer's is a plain integer or empty
+    numbers = [cell for row in rows[1:] for cell in row[dealer_column + 1:] if cell.lstrip("-").isdigit()]
+    assert numbers
+
+
+def test_player_games_csv_escapes_formula_cells(client):
+    game = _played(client, ["=1+2", "Bob", "Cas"], title="@SUM(A1)")
+    rows = _rows(client.get("/players/Bob/games?format=csv"))
+    assert len(rows) == 2
+    cells = [cell for row in rows for cell in row]
+    assert not [cell for cell in cells if cell.startswith(DANGER)], cells
+    assert "'@SUM(A1)" in rows[1]
+    assert game.id in rows[1]

@@ -1173,13 +1173,13 @@ def view(state: State, full: bool) -> dict[str, Any]:
         "hand_number": hand_number(state),
         "dealer": names[latest.dealer] if latest is not None else names[state.dealer],
         "next_dealer": names[state.dealer] if rnd is None and not state.finished else None,
-        "centre": list(latest.centre) if latest is not None else None,
+        "centre": list(latest.centre) if latest is not None else [],
         "stopped_by": names[latest.stopped_by] if latest is not None and latest.stopped_by is not None else None,
         "final_turns_left": len(latest.final_due) if latest is not None and latest.stopped_by is not None else None,
         "can_stop": [names[s] for s in rnd.players if _can(partial(check_stop, state, s))] if rnd is not None else [],
-        "winners": [names[s] for s in state.winners],
     }
     if state.finished:
+        out["winners"] = [names[s] for s in state.winners]
         out["losers"] = [n for s, n in enumerate(names) if s not in state.winners]
         out["end_reason"] = state.end_reason
     return out

@@ -179,10 +179,13 @@ def seen_state(stream: Stream, full: bool) -> Any:
 def view(stream: Stream, full: bool) -> dict[str, Any]:
     """The API's ``state`` of the current state: the game's ``view`` (``full``: the reader
     holds the token), for an abandoned game with ``status`` and ``phase`` ``abandoned`` and
-    nobody ``to_act`` (no ``winners``/``losers``: abandon is refused once a game is over)."""
+    nobody ``to_act``, ``next_dealer`` null (it is over: nobody deals next) and no
+    ``winners``/``losers`` (abandon is refused once a game is over)."""
     out: dict[str, Any] = stream.rules.view(seen_state(stream, full), full)
     if abandoned(stream):
         out = {**out, "status": ABANDONED, "phase": ABANDONED, "to_act": []}
+        if "next_dealer" in out:  # an abandoned game is over: nobody deals next
+            out["next_dealer"] = None
     return out
 
 

@@ -245,7 +245,7 @@ def test_stop_the_bus_before_the_first_deal(client):
     view = state(create(client, game="stop_the_bus", players=["Ann", "Bob", "Cas"], dealer="Cas"))
     assert (view["phase"], view["to_act"], view["round_number"], view["hand_number"]) == ("deal", [], 0, 0)
     assert (view["dealer"], view["next_dealer"]) == ("Cas", "Cas")
-    assert (view["centre"], view["stopped_by"], view["final_turns_left"], view["can_stop"]) == (None, None, None, [])
+    assert (view["centre"], view["stopped_by"], view["final_turns_left"], view["can_stop"]) == ([], None, None, [])
     assert by_name(view, "in_round") == dict.fromkeys(("Ann", "Bob", "Cas"))
     assert set(by_name(view, "hand_size").values()) == {0}
     assert set(map(tuple, by_name(view, "hand_known").values())) == {()}

@@ -653,10 +653,10 @@ def test_view_before_deal() -> None:
     assert state["status"] == "in_progress"
     assert state["phase"] == "deal"
     assert state["to_act"] == []
-    assert (state["round_number"], state["dealer"], state["centre"], state["stopped_by"]) == (0, "Cas", None, None)
+    assert (state["round_number"], state["dealer"], state["centre"], state["stopped_by"]) == (0, "Cas", [], None)
     assert state["players"][0] == {"name": "Ann", "seat": 1, "chips": 3, "out": False, "in_round": None,
                                    "hand_size": 0, "hand_known": [], "hand_rank": None}
-    assert state["winners"] == []
+    assert "winners" not in state and "losers" not in state  # api.md: when finished
     assert stb.legal_actions(new_game().state, True) == [{"type": "deal", "player": "Cas", "cards": None}]
 
 

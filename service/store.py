@@ -98,6 +98,8 @@ FAULT_DETAILS = {
     "busy": ("The database stayed locked by another program for too long: nothing was stored. Try again.", 1),
     "damaged": ("The server's database file is damaged: nothing was stored. Run kibitz check on the server "
                 "and restore a backup (README, 'Running a club server').", 30),
+    "damaged_data": ("This game's stored data is damaged (not what Kibitz wrote): nothing was stored. Run "
+                     "kibitz check on the server and restore a backup (README, 'Running a club server').", 30),
 }
 
 
@@ -126,7 +128,8 @@ def fault(err: BaseException) -> StorageUnavailable | None:
     if kind is None and isinstance(err, sqlite3.OperationalError):  # no code: go by SQLite's message
         text = str(err)
         kind = ("busy" if "locked" in text or "busy" in text else "full" if "full" in text
-                else "read_only" if "readonly" in text else "io_error" if "I/O" in text else None)
+                else "read_only" if "readonly" in text else "io_error" if "I/O" in text
+                else "damaged_data" if "decode to UTF-8" in text else None)
     if kind is None:
         return None
     detail, retry_after = FAULT_DETAILS[kind]
@@ -191,21 +194,36 @@ def get_game(db: Database, game_id: str) -> dict[str, Any] | None:
     return _game(rows[0]) if rows else None
 
 
+def damaged_data(what: str) -> StorageUnavailable:
+    """The 503 for stored data that is not what Kibitz writes (``what`` names it, for the log)."""
+    detail, retry_after = FAULT_DETAILS["damaged_data"]
+    return StorageUnavailable("damaged_data", detail, retry_after, what)
+
+
 def _game(row: dict[str, Any]) -> dict[str, Any]:
     row = dict(row)
-    row["players"] = _decode(row["players"])
-    row["options"] = _decode(row["options"])
+    row["players"] = _decode(row["players"], list, f"games.players of {row['id']}")
+    row["options"] = _decode(row["options"], dict, f"games.options of {row['id']}")
+    if not all(isinstance(name, str) for name in row["players"]):
+        raise damaged_data(f"games.players of {row['id']}")
     if isinstance(row.get("title"), str):
         row["title"] = scrub(row["title"])
     del row["player_keys"]
     return row
 
 
-def _decode(text: str) -> Any:
+def _decode(text: str, shape: type | None = None, what: str = "a stored column") -> Any:
     """A stored JSON column decoded; a lone surrogate that a database written before such
     text was refused may hold (stored as a ``\\udXXX`` escape) becomes U+FFFD, so that
-    every read and export can be written as UTF-8."""
-    value = json.loads(text)
+    every read and export can be written as UTF-8. Raises :class:`StorageUnavailable`
+    (``damaged_data``, a 503 naming kibitz check) for text that is not JSON, or not of
+    ``shape`` (``dict``, ``list``) when given one."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError) as err:
+        raise damaged_data(what) from err
+    if shape is not None and not isinstance(value, shape):
+        raise damaged_data(what)
     return scrub(value) if "\\ud" in text or "\\uD" in text else value
 
 
@@ -288,13 +306,20 @@ def append(db: Database, game_id: str, seq: int, kind: str, data: Mapping[str, A
            at: str | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
     """Insert event ``seq`` of ``game_id`` and return it as the API shows it.
 
-    Raises ``sqlite3.IntegrityError`` if that ``seq`` (or that idempotency key) is taken:
-    call it inside :func:`immediate` after reading the current version to avoid that.
+    Raises ``sqlite3.IntegrityError`` if that idempotency key is taken: call it inside
+    :func:`immediate` after reading the current version. Stores nothing and raises
+    :class:`StorageUnavailable` (``damaged_data``) unless ``seq`` follows the last stored
+    event of the game: a ``games.version`` that disagrees with the log never makes a gap
+    (or a clash) in it.
     """
-    db.execute(
-        "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [game_id, seq, kind, json.dumps(data, separators=(",", ":")), recorded_at, at, idempotency_key],
+    cursor = db.execute(
+        "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key) "
+        "SELECT ?, ?, ?, ?, ?, ?, ? WHERE (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?) = ?",
+        [game_id, seq, kind, json.dumps(data, separators=(",", ":")), recorded_at, at, idempotency_key,
+         game_id, seq - 1],
     )
+    if cursor.rowcount != 1:
+        raise damaged_data(f"games.version of {game_id} disagrees with its last event")
     return {"seq": seq, "type": kind, "data": dict(data), "recorded_at": recorded_at, "at": at}
 
 
@@ -309,7 +334,7 @@ def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) 
         sql += " AND seq <= ?"
         params.append(upto)
     rows = db.query(sql + " ORDER BY seq", params)
-    return [{**row, "data": _decode(row["data"])} for row in rows]
+    return [{**row, "data": _decode(row["data"], dict, f"event {row['seq']} of {game_id}")} for row in rows]
 
 
 # --- idempotency ---------------------------------------------------------------------

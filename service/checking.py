@@ -2,11 +2,14 @@
 
 Three things, each problem named with its game and event where it has one:
 
-1. SQLite's own ``PRAGMA integrity_check`` of the file (damaged pages, broken indexes);
+1. SQLite's own ``PRAGMA integrity_check`` of the file (damaged pages, broken indexes), every
+   table and column the service needs there (``store_admin.SCHEMA``) and each table readable;
 2. every game's events numbered ``1..n`` without a gap, ``n`` being ``games.version``, and no
    event without its game;
-3. every game rebuilds through its rules (``replays.replay``: ``engine.stream`` and the
-   game's reducer), event by event, and ends in the status its ``games`` row says.
+3. every game rebuilds from its log through the rules its ``game_created`` names
+   (``replays.replay``: ``engine.stream`` and the game's reducer), event by event, every
+   event's data a JSON object; its ``games`` row agrees with ``game_created`` (game,
+   players, options, visibility) and ends in the status the row says.
 
 The database is opened read-only (``service.store_admin.open_read_only``).
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import engine
 from engine import stream as streams
@@ -83,6 +87,20 @@ def _check(conn: sqlite3.Connection, report: Report) -> None:
         report.problems.append(Problem(None, None, f"not a Kibitz database: no {', '.join(missing)} table"))
         return
     try:
+        schema = store_admin.schema_problems(conn)
+    except sqlite3.DatabaseError as err:
+        report.problems.append(Problem(None, None, f"the schema cannot be read: {err}"))
+        return
+    report.problems.extend(Problem(None, None, f"the schema lacks what the service needs: {what}") for what in schema)
+    for table in store_admin.SCHEMA:
+        if table == "events":  # read event by event below, each problem named by its seq
+            continue
+        if not any(what.startswith(f"no {table} table") or what.endswith(f" in {table}") for what in schema):
+            try:
+                store_admin.read_table(conn, table)
+            except sqlite3.Error as err:
+                report.problems.append(Problem(None, None, f"the {table} table cannot be read: {err}"))
+    try:
         rows = store_admin.games(conn)
         orphans = store_admin.orphan_events(conn)
     except sqlite3.DatabaseError as err:
@@ -115,18 +133,23 @@ def _check_game(conn: sqlite3.Connection, row: dict[str, object], report: Report
     if row["version"] != seqs[-1]:
         report.problems.append(Problem(game_id, None, f"games.version is {row['version']} but the last stored "
                                                       f"event is {seqs[-1]}"))
-    rules = engine.GAMES.get(str(row["game"]))
-    if rules is None:
-        report.problems.append(Problem(game_id, None, f"unknown game {row['game']!r}: it cannot be rebuilt"))
-        return
     folded: replay.Folded | None = None
     seq = 0
     try:
         for event in store_admin.game_events(conn, game_id):
             seq = int(event["seq"])
-            folded = replay.fold(rules, [event]) if folded is None else replay.extend(folded, seq, replay.action(event))
+            if folded is None:
+                rules = _rules_of_the_log(row, event, report)
+                if rules is None:
+                    return
+                folded = replay.fold(rules, [event])
+            else:
+                folded = replay.extend(folded, seq, replay.action(event))
+    except store_admin.BadEvent as err:
+        report.problems.append(Problem(game_id, err.seq, str(err)))
+        return
     except sqlite3.DatabaseError as err:
-        report.problems.append(Problem(game_id, seq or None, f"cannot be read: {err}"))
+        report.problems.append(Problem(game_id, seq + 1, f"cannot be read: {err}"))
         return
     except RulesError as err:
         report.problems.append(Problem(game_id, seq, f"no longer rebuilds through the rules of {rules.GAME}: "
@@ -139,3 +162,36 @@ def _check_game(conn: sqlite3.Connection, row: dict[str, object], report: Report
     if folded is not None and streams.status(folded.stream) != row["status"]:
         report.problems.append(Problem(game_id, None, f"games.status is {row['status']!r} but its events make it "
                                                       f"{streams.status(folded.stream)!r}"))
+
+
+def _rules_of_the_log(row: dict[str, Any], first: dict[str, Any], report: Report) -> Any:
+    """The rules module of the game that ``first`` (the log's first event) creates, after
+    comparing the ``games`` row with it (the row is a cache of ``game_created``: game,
+    players, options, visibility); None, with the problem reported, when the log cannot
+    be rebuilt at all."""
+    game_id = str(row["id"])
+    if first["type"] != "game_created" or first["seq"] != 1:
+        report.problems.append(Problem(game_id, int(first["seq"]), f"the log starts with {first['type']!r}, "
+                                                                    "not game_created: it cannot be rebuilt"))
+        return None
+    created = first["data"]
+    rules = engine.GAMES.get(str(created.get("game")))
+    if rules is None:
+        report.problems.append(Problem(game_id, 1, f"game_created names an unknown game {created.get('game')!r}: "
+                                                   "the log cannot be rebuilt"))
+        return None
+    stored: dict[str, Any] = {"game": row["game"], "visibility": row["visibility"]}
+    for column in ("players", "options"):
+        try:
+            stored[column] = store_admin.decode_json(row[column])
+        except ValueError as err:
+            report.problems.append(Problem(game_id, None, f"games.{column} cannot be read: {err}"))
+            stored[column] = _UNREADABLE
+    for column in ("game", "players", "options", "visibility"):
+        if stored[column] is not _UNREADABLE and column in created and stored[column] != created[column]:
+            report.problems.append(Problem(game_id, None, f"games.{column} is {stored[column]!r} but the log's "
+                                                          f"game_created says {created[column]!r}"))
+    return rules
+
+
+_UNREADABLE = object()

@@ -61,6 +61,12 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     except ValueError as err:  # a KIBITZ_* setting that is not a number
         raise click.ClickException(str(err)) from err
     try:
+        problem = store_admin.schema_problem(database)
+    except sqlite3.Error as err:
+        problem = f"unreadable ({err})"
+    if problem is not None:
+        raise click.ClickException(_refusal(database, problem))
+    try:
         server = create_server(app, host=host, port=port, threads=threads, ident="kibitz")
     except OSError as err:  # the port is taken, or the host is not an address of this machine
         raise click.ClickException(

@@ -24,8 +24,21 @@ from typing import Any
 
 from service import store
 
-#: The tables a Kibitz database must have for ``kibitz serve`` to read it.
+#: The tables without which a file is not a Kibitz database at all.
 TABLES = ("games", "events", "idempotency")
+
+#: Every table and column the service reads or writes, once ``service.migrations`` has run
+#: (tests/test_check_schema.py keeps it equal to what the migrations create).
+SCHEMA: dict[str, tuple[str, ...]] = {
+    "games": ("id", "game", "title", "players", "player_keys", "visibility", "options", "created_at", "version",
+              "status", "imported_at", "forked_from_game", "forked_from_seq", "secret_from_hand", "fork_lineage",
+              "source_game"),
+    "events": ("game_id", "seq", "type", "data", "recorded_at", "at", "idempotency_key"),
+    "idempotency": ("game_id", "key", "request_hash", "status", "response", "created_at"),
+    "player_results": ("game_id", "player_key", "name", "seat", "game", "created_at", "status", "result", "score",
+                       "unit", "hands", "tricks_won", "fools", "knocks", "stops"),
+    "tokens": ("game_id", "token_hash", "created_at", "revoked_at"),
+}
 
 
 class BackupError(Exception):
@@ -117,10 +130,36 @@ def missing_tables(conn: sqlite3.Connection) -> list[str]:
     return [name for name in TABLES if name not in names]
 
 
+def schema_problems(conn: sqlite3.Connection) -> list[str]:
+    """What ``conn``'s database lacks of :data:`SCHEMA`, in words ("no tokens table", "no
+    column status in games"); ``[]`` when it has every table and column."""
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    problems = []
+    for table, columns in SCHEMA.items():
+        if table not in names:
+            problems.append(f"no {table} table")
+            continue
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        problems.extend(f"no column {column} in {table}" for column in columns if column not in present)
+    return problems
+
+
+def read_table(conn: sqlite3.Connection, table: str) -> int:
+    """Read every row of ``table`` (one of :data:`SCHEMA`), every column the service needs,
+    as the service would (text decoded); return how many rows. Raises ``sqlite3.Error`` for
+    what cannot be read."""
+    columns = ", ".join(SCHEMA[table])
+    return sum(1 for _ in conn.execute(f"SELECT {columns} FROM {table}"))
+
+
 def games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every ``games`` row's ``id``, ``game``, ``version`` and ``status``, oldest first."""
-    rows = conn.execute("SELECT id, game, version, status FROM games ORDER BY rowid").fetchall()
-    return [{"id": row[0], "game": row[1], "version": row[2], "status": row[3]} for row in rows]
+    """Every ``games`` row's ``id``, ``game``, ``version``, ``status``, ``visibility`` and
+    ``players`` and ``options`` (as stored: JSON text, or whatever a damaged row holds),
+    oldest first."""
+    rows = conn.execute("SELECT id, game, version, status, visibility, CAST(players AS BLOB), "
+                        "CAST(options AS BLOB) FROM games ORDER BY rowid").fetchall()
+    return [{"id": row[0], "game": row[1], "version": row[2], "status": row[3], "visibility": row[4],
+             "players": row[5], "options": row[6]} for row in rows]
 
 
 def event_seqs(conn: sqlite3.Connection, game_id: str) -> list[int]:
@@ -128,15 +167,45 @@ def event_seqs(conn: sqlite3.Connection, game_id: str) -> list[int]:
     return [int(row[0]) for row in conn.execute("SELECT seq FROM events WHERE game_id = ? ORDER BY seq", [game_id])]
 
 
+class BadEvent(ValueError):
+    """A stored event that is not what Kibitz writes: ``seq`` is the event's, the message says why."""
+
+    def __init__(self, seq: int, what: str) -> None:
+        super().__init__(what)
+        self.seq = seq
+
+
+def decode_json(stored: object) -> Any:
+    """A JSON column read as bytes (``CAST(… AS BLOB)``) decoded. Raises ``ValueError`` naming
+    what is wrong: not UTF-8 text, or not JSON."""
+    if not isinstance(stored, bytes):
+        raise ValueError(f"it is not JSON text but {type(stored).__name__}")
+    try:
+        return json.loads(stored.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ValueError(f"it is not UTF-8 text ({err.reason} at byte {err.start})") from err
+    except ValueError as err:
+        raise ValueError(f"it is not JSON ({err})") from err
+
+
 def game_events(conn: sqlite3.Connection, game_id: str) -> Iterator[dict[str, Any]]:
-    """The events of ``game_id`` in ``seq`` order, ``data`` decoded; raises ``ValueError``
-    (with the ``seq``) for data that is not JSON."""
+    """The events of ``game_id`` in ``seq`` order, ``data`` decoded; raises :class:`BadEvent`
+    (with the event's ``seq``) for a type that is not text or data that is not a JSON object."""
     for seq, kind, data, recorded_at, at in conn.execute(
-            "SELECT seq, type, data, recorded_at, at FROM events WHERE game_id = ? ORDER BY seq", [game_id]):
+            "SELECT seq, CAST(type AS BLOB), CAST(data AS BLOB), recorded_at, at FROM events WHERE game_id = ? "
+            "ORDER BY seq", [game_id]):
         try:
-            decoded = json.loads(data)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"event {seq}'s data is not JSON ({err})") from err
+            decoded = decode_json(data)
+        except ValueError as err:
+            raise BadEvent(seq, f"its data cannot be read: {err}") from err
+        if not isinstance(decoded, dict):
+            raise BadEvent(seq, f"its data is a JSON {type(decoded).__name__}, not an object")
+        try:
+            kind = kind.decode("utf-8") if isinstance(kind, bytes) else None
+        except UnicodeDecodeError:
+            kind = None
+        if kind is None:
+            raise BadEvent(seq, "its type is not text")
         yield {"seq": seq, "type": kind, "data": decoded, "recorded_at": recorded_at, "at": at}
 
 
@@ -163,7 +232,7 @@ def startup_problem(path: str | Path) -> str | None:
             if damage:
                 return f"damaged ({damage[0]})"
             names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            for table in TABLES:
+            for table in SCHEMA:
                 if table in names:
                     conn.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()
     except sqlite3.DatabaseError as err:
@@ -172,6 +241,15 @@ def startup_problem(path: str | Path) -> str | None:
             return f"damaged or not a database ({err})"
         return f"unreadable ({err})"
     return None
+
+
+def schema_problem(path: str | Path) -> str | None:
+    """``kibitz serve``'s check of the schema, once the migrations have run: None when
+    ``path`` has every table and column of :data:`SCHEMA`, else what it lacks, in a few
+    words ("missing part of its schema (no player_results table)")."""
+    with open_read_only(path) as conn:
+        missing = schema_problems(conn)
+    return f"missing part of its schema ({', '.join(missing)})" if missing else None
 
 
 def checkpoint(path: str | Path) -> None:

@@ -40,8 +40,11 @@ def test_the_database_refuses_update_and_delete_on_events(db):
 
 def test_a_seq_is_stored_once(db):
     _game(db)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(store.StorageUnavailable):  # append takes only the seq after the log's last
         store.append(db, "g1", 1, "note", {"text": "again"}, "t")
+    with pytest.raises(sqlite3.IntegrityError):  # and the table's key refuses a second seq 1 by itself
+        db.execute("INSERT INTO events (game_id, seq, type, data, recorded_at) VALUES ('g1', 1, 'note', '{}', 't')")
+    assert [e["seq"] for e in store.events(db, "g1")] == [1]
 
 
 def test_an_idempotency_key_is_unique_per_game(db):

@@ -15,7 +15,7 @@ Errors: ``service.problems.ApiError`` (422/412/409 …; nothing of the write is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -80,6 +80,23 @@ def _store_new_game(db: Database, game_id: str, created: Mapping[str, Any], toke
                       secret_from_hand=forks.secret_from_hand(rules, stream.state))
 
 
+def _row(db: Database, game_id: str) -> dict[str, Any]:
+    """The games row just written in this transaction."""
+    row = store.get_game(db, game_id)
+    assert row is not None
+    return row
+
+
+def _run_new_game(committer: GroupCommitter, cache: FoldCache | None, write: Callable[[Database], dict[str, Any]],
+                  game_id: str, token: str, folded: replay.Folded) -> NewGame:
+    """Run a new game's ``write`` as one job of the group committer, then cache its fold:
+    the end that create, fork and import share."""
+    row = committer.run(write)
+    if cache is not None:
+        cache.put(game_id, folded)
+    return NewGame(game_id, token, row, folded)
+
+
 def create(committer: GroupCommitter, cache: FoldCache | None, created: dict[str, Any]) -> NewGame:
     """Store a new game from its ``game_created`` data (``service.parsing.created_data``).
 
@@ -97,14 +114,9 @@ def create(committer: GroupCommitter, cache: FoldCache | None, created: dict[str
     def write(db: Database) -> dict[str, Any]:
         _store_new_game(db, game_id, created, token_hash, created_at, folded, [event])
         history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
-        row = store.get_game(db, game_id)
-        assert row is not None
-        return row
+        return _row(db, game_id)
 
-    row = committer.run(write)
-    if cache is not None:
-        cache.put(game_id, folded)
-    return NewGame(game_id, token, row, folded)
+    return _run_new_game(committer, cache, write, game_id, token, folded)
 
 
 def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], parsed: Parsed, *,
@@ -210,14 +222,9 @@ def fork(committer: GroupCommitter, cache: FoldCache | None, db: Database, row: 
     def write(db: Database) -> dict[str, Any]:
         _store_new_game(db, new_id, created, token_hash, now, folded, copies)
         store.set_fork_lineage(db, new_id, forks.inherited(db, game_id, row["game"], shared))
-        new_row = store.get_game(db, new_id)
-        assert new_row is not None
-        return new_row
+        return _row(db, new_id)
 
-    new_row = committer.run(write)
-    if cache is not None:
-        cache.put(new_id, folded)
-    return NewGame(new_id, token, new_row, folded)
+    return _run_new_game(committer, cache, write, new_id, token, folded)
 
 
 def import_game(committer: GroupCommitter, cache: FoldCache | None, doc: Any) -> NewGame:
@@ -254,14 +261,9 @@ def import_game(committer: GroupCommitter, cache: FoldCache | None, doc: Any) ->
             parent, seq = fork["game"], fork["seq"]
             store.set_fork_lineage(db, game_id, forks.inherited(db, parent, created["game"], forks.hand_at(db, parent, seq)))
         history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
-        row = store.get_game(db, game_id)
-        assert row is not None
-        return row
+        return _row(db, game_id)
 
-    row = committer.run(write)
-    if cache is not None:
-        cache.put(game_id, folded)
-    return NewGame(game_id, token, row, folded)
+    return _run_new_game(committer, cache, write, game_id, token, folded)
 
 
 def issue_token(committer: GroupCommitter, game_id: str, *, revoke: bool) -> Issued:

@@ -3,6 +3,7 @@ module-scoped server of ``tests/test_server.py`` (a second server to import into
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -44,3 +45,24 @@ def serving(folder: Path) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def raw_exchange(port: int, request: bytes) -> tuple[str, dict[str, str], bytes]:
+    """Send ``request`` to ``kibitz serve`` on ``port`` as it is, over a raw socket, and read
+    the whole answer (the server closes after it): ``(status line, headers lower-cased, body)``.
+    Fails the test when no complete answer comes within 10 s."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        received = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                pytest.fail(f"no complete answer within 10 s; got {received!r}")
+            if not chunk:
+                break
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    return status, headers, body

@@ -6,12 +6,11 @@ waitress's ``text/plain`` page (api.md: every error is a problem body)."""
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 import requests
 
-from tests.serving import serving
+from tests.serving import raw_exchange, serving
 
 
 @pytest.fixture(scope="module")
@@ -20,23 +19,7 @@ def served(tmp_path_factory):
         yield int(base.rsplit(":", 1)[1])
 
 
-def _raw(port: int, request: bytes) -> tuple[str, dict[str, str], bytes]:
-    """Send ``request`` as it is; read the whole answer (the server closes after it)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(request)
-        received = b""
-        while True:
-            try:
-                chunk = sock.recv(65536)
-            except TimeoutError:
-                pytest.fail(f"no complete answer within 10 s; got {received!r}")
-            if not chunk:
-                break
-            received += chunk
-    head, _, body = received.partition(b"\r\n\r\n")
-    status, *lines = head.decode("latin-1").split("\r\n")
-    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
-    return status, headers, body
+_raw = raw_exchange
 
 
 def _post(port: int, lengths: list[str], path: str = "/games") -> bytes:

@@ -10,12 +10,11 @@ app's problem body. The client here sends only the headers and never the body.
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 import requests
 
-from tests.serving import serving
+from tests.serving import raw_exchange, serving
 
 MIB = 1024 * 1024
 
@@ -31,21 +30,7 @@ def _headers_only(port: int, path: str, length: int, extra: str = "") -> tuple[s
     read the whole answer (the server closes the connection after it)."""
     request = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
                f"Content-Length: {length}\r\n{extra}\r\n")
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(request.encode("ascii"))
-        received = b""
-        while True:
-            try:
-                chunk = sock.recv(65536)
-            except TimeoutError:
-                pytest.fail(f"no complete answer within 10 s without the body; got {received!r}")
-            if not chunk:
-                break
-            received += chunk
-    head, _, body = received.partition(b"\r\n\r\n")
-    status, *lines = head.decode("latin-1").split("\r\n")
-    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
-    return status, headers, body
+    return raw_exchange(port, request.encode("ascii"))
 
 
 @pytest.mark.parametrize("path", ["/games", "/games/import", "/games/NoSuchGame/events"])

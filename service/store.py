@@ -214,7 +214,7 @@ def _game(row: dict[str, Any]) -> dict[str, Any]:
 
 def _decode(text: str, shape: type | None = None, what: str = "a stored column") -> Any:
     """A stored JSON column decoded; a lone surrogate that a database written before such
-    text was refused may hold (stored as a ``\\udXXX`` escape) becomes U+FFFD, so that
+    text was refused may hold (stored as a JSON escape such as ``\\ud83d``) becomes U+FFFD, so that
     every read and export can be written as UTF-8. Raises :class:`StorageUnavailable`
     (``damaged_data``, a 503 naming kibitz check) for text that is not JSON, or not of
     ``shape`` (``dict``, ``list``) when given one."""

@@ -1,4 +1,5 @@
-"""Every request example of the spec and the README validates against the OpenAPI document.
+"""Every request example of the spec, the README and ``docs/*.md`` validates against the OpenAPI
+document.
 
 The examples are read out of the markdown itself: fenced ``json`` blocks, the single-quoted
 bodies of the shell examples (``-d '…'``, ``post '…'``) and inline code spans holding a JSON
@@ -24,7 +25,14 @@ import schemas
 from tests.conftest import SHARED
 from tests.openapi_check import document, validator
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: The README and every page of ``docs/``: the examples moved there from the README.
+DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]
+#: Where the request examples live, and at least how many each holds (a page that loses its
+#: examples, or an extractor that stops finding them, fails here).
+AT_LEAST = {"README.md": 2, "api.md": 13, "rules-and-options.md": 11, "disputes.md": 4,
+            "club-server.md": 2}
 #: ``../shared/spec``; ``KIBITZ_SPEC`` names another copy (a worktree has no ``../shared``).
 SPEC = Path(os.environ.get("KIBITZ_SPEC") or SHARED / "spec")
 ACTION_TYPES = {kind for module in schemas.GAMES.values() for kind in module.ACTIONS}
@@ -97,9 +105,21 @@ def _check(path: Path) -> int:
     return len(found)
 
 
-def test_the_readme_examples_validate():
+@pytest.mark.parametrize("path", DOCS, ids=lambda path: path.name)
+def test_the_readme_and_docs_examples_validate(path):
+    assert _check(path) >= AT_LEAST.get(path.name, 0)
+
+
+def test_the_docs_show_every_kind_of_request():
     # the curl walk-through, Fool!, Fuji Flush, Stop the Bus, a ruling, a fork: far more than 15
-    assert _check(README) >= 15
+    found = [(pointer, value) for path in DOCS for _, pointer, value in requests_in(path)]
+    assert len(found) >= 30
+    actions = {value["type"] for pointer, value in found if pointer.startswith("/paths/~1games~1{game_id}~1events/")}
+    assert actions >= {"deal", "play", "knock", "fold", "adjust", "abandon", "draw", "swap", "stop", "show"}
+    games = {value["game"] for pointer, value in found if pointer.startswith("/paths/~1games/")}
+    assert games >= {"toepen", "fool"}
+    kinds = {pointer.split("/")[2] for pointer, _ in found}
+    assert kinds == {"~1games", "~1games~1{game_id}~1events", "~1games~1{game_id}~1undo", "~1games~1{game_id}~1fork"}
 
 
 @needs_spec

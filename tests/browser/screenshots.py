@@ -5,7 +5,7 @@
 Starts a server on a temporary database, records a club evening through the API
 (``tests/browser/recorded.py``), opens each page as a person would (the scorekeeper's pages
 with the token on the device) and writes ``<out>/<page>-1024x768.png`` and
-``<out>/<page>-390x844.png`` (whole pages). The README shows them.
+``<out>/<page>-390x844.png`` (whole pages). docs/pages.md shows them all, the README a few.
 """
 
 from __future__ import annotations

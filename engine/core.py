@@ -204,6 +204,24 @@ def no_upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
     return dict(action)
 
 
+#: The fields of a game action that name cards that were, or went back into, a player's hand
+#: (api.md, "Views and secrets": an undone play, show or reveal puts its card back in the
+#: hand): a play's ``card``, a reveal's, show's, challenge's or laundry's ``cards``, a
+#: swap's ``give``, a draw's ``card``. A swap's ``take`` came from the face-up middle and
+#: goes back there; a deal's ``hands`` are the game's own ``public_action``'s business.
+HAND_CARD_FIELDS = ("card", "cards", "give")
+
+
+def without_hand_cards(action: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a game action without the :data:`HAND_CARD_FIELDS` (a deal unchanged): what a
+    reader without the token may see of an action whose cards are back in a hand (an undone
+    play …) while that hand is in play. ``engine.stream.summary`` words such a copy without
+    the card ("Cas played a card")."""
+    if action.get("type") == "deal":
+        return dict(action)
+    return {key: value for key, value in action.items() if key not in HAND_CARD_FIELDS}
+
+
 def redact_fields(action: Mapping[str, Any], hidden: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """A copy of ``action`` without the fields ``hidden[action type]`` names.
 

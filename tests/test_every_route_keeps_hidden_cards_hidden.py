@@ -311,8 +311,10 @@ class Context:
 
 
 def _seqs(ctx: Context) -> list[str]:
-    picks = {1, ctx.version, *ctx.undone, *(s + 1 for s in ctx.undone)}
-    picks.update(ctx.rng.sample(range(1, ctx.version + 1), min(2, ctx.version)))
+    """The first and last events, one past the log, up to three undone actions and the event
+    after each (a moment that showed a card now back in a hand), one more at random."""
+    undone = ctx.rng.sample(ctx.undone, min(3, len(ctx.undone)))
+    picks = {1, ctx.version, ctx.version + 1, *undone, *(s + 1 for s in undone), ctx.rng.randint(1, ctx.version)}
     return [str(s) for s in sorted(picks) if s <= ctx.version + 1]
 
 
@@ -461,3 +463,46 @@ def _explain(leaks: list[str], first: dict[str, Any], second: dict[str, Any]) ->
     return (f"{len(leaks)} public reads differ between twin games, first {url} "
             f"({first[url][0]} vs {second[url][0]}):\n…{a[max(0, at - 300):at + 200]}\n---\n…{b[max(0, at - 300):at + 200]}"
             f"\nall: {leaks[:20]}")
+
+
+# --------------------------------------------------------------------------- a route added later
+
+
+def _app_with_a_new_route(tmp_path: Any) -> Any:
+    """The app plus a route that reads a game's whole log and forgets every check of secrecy."""
+    from flask import jsonify
+    from flask.testing import FlaskClient
+
+    from service import store
+    from service.db import get_db
+
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "new.db")})
+    app.test_client_class = FlaskClient  # a route the OpenAPI document does not know yet
+
+    def careless(game_id: str) -> Any:
+        return jsonify([event["data"] for event in store.events(get_db(), game_id)])
+
+    app.add_url_rule("/games/<game_id>/careless", "careless", careless)
+    return app
+
+
+def test_a_get_route_without_registered_parameters_fails_the_every_route_test(tmp_path):
+    with pytest.raises(AssertionError, match="/games/<game_id>/careless"):
+        _read_routes(_app_with_a_new_route(tmp_path))
+
+
+def test_a_route_added_later_is_sealed_for_a_fork_without_asking(tmp_path):
+    """``service.secrecy.guard`` runs before every read of a game: the careless route answers
+    401 for a fork that shares a hand the original still plays, and is open to its token."""
+    client = _app_with_a_new_route(tmp_path).test_client()
+    made = client.post("/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"], "visibility": "open"})
+    original = made.get_json()
+    auth = {"Authorization": f"Bearer {original['token']}"}
+    deal = {"type": "deal", "hands": {"Ann": ["7H", "8H", "9H", "TH"], "Bob": ["7S", "8S", "9S", "TS"],
+                                      "Cas": ["7C", "8C", "9C", "TC"]}}
+    assert client.post(f"/games/{original['id']}/events", json=deal, headers=auth).status_code == 201
+    fork = client.post(f"/games/{original['id']}/fork", json={"seq": 2}, headers=auth).get_json()
+    refused = client.get(f"/games/{fork['id']}/careless")
+    assert refused.status_code == 401 and refused.get_json()["code"] == "token_required"
+    assert "9H" in client.get(f"/games/{fork['id']}/careless",
+                              headers={"Authorization": f"Bearer {fork['token']}"}).get_data(as_text=True)

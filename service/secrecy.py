@@ -45,6 +45,11 @@ OTHER_QUERIES: dict[str, tuple[str, ...]] = {"pages.static": ()}
 _WWW = {"WWW-Authenticate": 'Bearer realm="kibitz"'}
 
 
+class Sealed(ApiError):
+    """401 ``token_required``: the public view of a what-if fork that shares a hand a game up
+    its chain is still playing (:func:`reader`); the pages show it as a page."""
+
+
 def reads(*query: str, cards: bool = True) -> Callable[[F], F]:
     """Register the query parameters a read view takes (``@reads("step")``; ``@reads()`` for
     none), directly under its route decorator. The every-route leak test varies each of them
@@ -83,11 +88,11 @@ def reader(row: dict[str, Any]) -> bool:
         origin = forks.sealed_by(get_db(), row)
         if origin is not None:
             word = games.rules_of(row).HAND_WORD
-            raise ApiError(401, "token_required",
-                           f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, where it is still in play: "
-                           f"what the fork records names cards still in players' hands there, so only the fork's "
-                           f"scorekeeper (its token) may read it until that {word} is over.",
-                           version=row["version"], headers=_WWW)
+            raise Sealed(401, "token_required",
+                         f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, where it is still in play: "
+                         f"what the fork records names cards still in players' hands there, so only the fork's "
+                         f"scorekeeper (its token) may read it until that {word} is over.",
+                         version=row["version"], headers=_WWW)
     known[key] = full
     return full
 

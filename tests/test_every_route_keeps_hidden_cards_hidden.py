@@ -220,7 +220,7 @@ def _twin(played: Played) -> tuple[Played, int]:
             for name in PUBLIC_FIELDS.get(event["type"], ()):
                 value = event["data"].get(name)
                 public.update(value if isinstance(value, list) else [] if value is None else [value])
-    deck = sorted({int(v) for v in FUJI_DECK} if game == "fuji_flush" else set(getattr(rules, "DECK")), key=str)
+    deck = sorted({int(v) for v in FUJI_DECK} if game == "fuji_flush" else set(rules.DECK), key=str)
     free = [card for card in deck if card not in public]
     rng = random.Random(f"twin-{game}-{played.actions!r}"[:200])
     for attempt in range(60):

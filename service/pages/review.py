@@ -210,8 +210,8 @@ def page_error(err: ApiError) -> tuple[str, int]:
     return render_template("page_error.html", err=err), err.status
 
 
-#: A refusal raised before a page's view runs (``service.secrecy.guard``: a sealed fork) is a page too.
-bp.register_error_handler(ApiError, page_error)
+#: A sealed fork refused before a page's view runs (``service.secrecy.guard``) is a page too.
+bp.register_error_handler(secrecy.Sealed, page_error)
 
 
 def guarded(view: Callable[..., Any]) -> Callable[..., Any]:

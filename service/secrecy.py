@@ -108,8 +108,8 @@ def guard() -> None:
     if getattr(view, CARDS_ATTRIBUTE, True) is False:
         return
     row = store.get_game(get_db(), game_id)
-    if row is None or row["game"] not in engine.GAMES:
-        return
+    if row is None or row["game"] not in engine.GAMES or not row.get("forked_from_game") or row["visibility"] != "open":
+        return  # only an open fork is ever sealed; the view judges the token as usual
     row["token_hashes"] = store.live_token_hashes(get_db(), row["id"])
     reader(row)
 

@@ -188,3 +188,40 @@ def test_a_fork_between_hands_shares_no_hand_in_play(client):
         "Cas": ["7D", "8D", "9D", "TD"], "Dee": ["JD", "QD", "KD", "AD"]}}
     assert fork.post(deal).status_code == 201
     assert fork.get("/events", token=False).status_code == 200  # hand 2 is the fork's own
+
+
+def test_an_undone_card_of_a_player_who_then_folds_stays_hidden_after_the_hand(client):
+    """A Toepen folder's unplayed cards are dead and never shown: the undone 8♥ went back into
+    Cas's hand, Cas folded, so it stays hidden once the hand is over too."""
+    game, played = _game_with_an_undone_play(client)
+    for action in ({"type": "knock", "player": "Bob"}, *({"type": "fold", "player": p} for p in ("Cas", "Dee", "Ann"))):
+        assert game.post(action).status_code == 201, action
+    assert game.get("/hands/1", token=False).get_json()["result"] is not None
+    for path in PUBLIC_READS:
+        assert not _names(game.get(path, token=False).get_data(as_text=True), UNDONE), path
+    assert_problem(game.get(f"/states/{played}", token=False), 401, "token_required")
+
+
+def test_the_middle_of_an_undone_stop_the_bus_deal_is_hidden_until_the_round_is_over(client):
+    game = create(client, game="stop_the_bus", players=["Ann", "Bob", "Cas"], visibility="open")
+    first = {"type": "deal", "centre": ["2C", "3C", "4C"],
+             "hands": {"Ann": ["AS", "KS", "QS"], "Bob": ["5D", "6D", "8H"], "Cas": ["9C", "9D", "JH"]}}
+    again = {"type": "deal", "centre": ["AS", "KS", "QS"],
+             "hands": {"Ann": ["2C", "3C", "4C"], "Bob": ["5D", "6D", "8H"], "Cas": ["9C", "9D", "JH"]}}
+    assert game.post(first).status_code == 201
+    assert game.post({}, "undo").status_code == 201
+    assert game.post(again).status_code == 201  # 2♣ 3♣ 4♣ are in Ann's hand now
+    events = game.get("/events", token=False).get_json()["events"]
+    assert events[1]["undone"] is True and "centre" not in events[1]["data"]
+    assert events[3]["data"]["centre"] == ["AS", "KS", "QS"]  # the middle in force is face up
+    assert_problem(game.get("/states/2", token=False), 401, "token_required")
+
+
+def test_a_fork_of_a_table_game_is_never_sealed(client):
+    original = create(client)
+    assert original.post({"type": "deal", "dealer": "Ann"}).status_code == 201
+    _plays(original, ("Bob", "7H"))
+    fork = _fork(original, 3)
+    _plays(fork, ("Cas", "8H"))
+    assert fork.get("/events", token=False).status_code == 200
+    assert _page(fork, "/fork?seq=3").status_code == 200

@@ -66,6 +66,8 @@ class Played:
     actions: list[dict[str, Any]]
     fork_seq: int | None = None
     fork_moves: list[dict[str, Any]] = field(default_factory=list)
+    #: A second fork, taken in a hand that is over at the original table (None if there is none).
+    early_seq: int | None = None
 
 
 def _log(created: dict[str, Any], actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -142,6 +144,8 @@ def _random_game(game: str, seed: int) -> Played:
         if "adjust" in rules.HANDLERS and rng.random() < 0.5:  # the fork plays its game to the end
             moves.append({"type": "adjust", "player": "Ann", "amount": 10, "reason": "what if"})
         played.fork_moves = moves
+        earlier = [f.seq for f in folded.facts if 0 < f.hand < hand]
+        played.early_seq = rng.choice(earlier) if earlier else None
         return played
     raise AssertionError(f"no random {game} game ended inside a hand with an undo")
 
@@ -232,7 +236,8 @@ def _twin(played: Played) -> tuple[Played, int]:
         for cards in groups.values():
             sigma.update(zip(cards, rng.sample(cards, len(cards)), strict=True))
         actions = [_renamed(a, sigma) if i + 2 in current else a for i, a in enumerate(played.actions)]
-        twin = Played(game, played.created, actions, played.fork_seq, [_renamed(m, sigma) for m in played.fork_moves])
+        twin = Played(game, played.created, actions, played.fork_seq, [_renamed(m, sigma) for m in played.fork_moves],
+                      played.early_seq)
         renamed = sum(a != b for a, b in zip(actions, played.actions, strict=True))
         if renamed and _accepted(twin):
             return twin, renamed
@@ -291,6 +296,11 @@ def _record(client: Any, played: Played) -> Stored:
         ids["fork"], tokens["fork"] = forked.get_json()["id"], forked.get_json()["token"]
         for move in played.fork_moves:
             post("fork", move)
+    if played.early_seq is not None:
+        forked = client.post(f"/games/{ids['game']}/fork", json={"seq": played.early_seq},
+                             headers={"Authorization": f"Bearer {tokens['game']}"})
+        assert forked.status_code == 201, forked.get_json()
+        ids["early"], tokens["early"] = forked.get_json()["id"], forked.get_json()["token"]
     version = {which: client.get(f"/games/{gid}", headers={"Authorization": f"Bearer {tokens[which]}"}
                                  ).get_json()["version"] for which, gid in ids.items()}
     return Stored(client, ids, version)
@@ -304,7 +314,7 @@ class Context:
     """What the values of a route's parameters are drawn from (the same in both twins)."""
 
     game: str
-    which: str  # "game" (the original) or "fork"
+    which: str  # "game" (the original), "fork" (in the hand in play) or "early" (in a hand over)
     version: int
     hands: int
     undone: list[int]
@@ -457,6 +467,9 @@ def test_every_route_answers_a_public_reader_the_same_for_twin_games(game, tmp_p
         fork_reads = [url for url in urls if "__fork__" in url and not url.startswith("/table/")]
         assert fork_reads and {first[url][0] for url in fork_reads} == {401}, \
             sorted({(first[url][0], url) for url in fork_reads if first[url][0] != 401})[:5]
+        # a fork taken in a hand that is over at the original table is read like any open game
+        early = [url for url in urls if "__early__" in url]
+        assert not early or 200 in {first[url][0] for url in early}
     assert renamed_total > 0, "no twin renamed a hidden card: nothing was compared"
 
 

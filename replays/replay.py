@@ -176,9 +176,3 @@ def hidden(folded: Folded, events: Iterable[Mapping[str, Any]]) -> set[int]:
     facts = [(fact.seq, fact.type, fact.hand, fact.target) for fact in folded.facts]
     actions = {event["seq"]: action(event) for event in events if event["type"] not in PUBLIC}
     return secrecy.hidden(folded.stream.rules, folded.stream.state, facts, actions)
-
-
-def public_data(rules: GameRules, state: Any, hand: int, event_action: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``data`` of a game action of hand ``hand`` that a reader without the token may see
-    in ``state`` (the current state): the engine's ``public_action`` without ``type``."""
-    return {k: v for k, v in rules.public_action(state, hand, event_action).items() if k != "type"}

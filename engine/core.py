@@ -204,6 +204,24 @@ def no_upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:
     return dict(action)
 
 
+#: The fields of a game action that name cards that were, or may now be, in a player's hand
+#: once the action is no longer in the record (api.md, "Views and secrets": an undone play,
+#: show or reveal puts its card back in the hand): a play's or draw's ``card``, a reveal's,
+#: show's, challenge's or laundry's ``cards``, a swap's ``give``, and a deal's face-up
+#: ``centre`` (an undone deal's cards go back into the deck and may be dealt to anyone). A
+#: swap's ``take`` came from the face-up middle and goes back there; a deal's ``hands`` are
+#: the game's own ``public_action``'s business.
+HAND_CARD_FIELDS = ("card", "cards", "give", "centre")
+
+
+def without_hand_cards(action: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a game action without the :data:`HAND_CARD_FIELDS`: what a reader without the
+    token may see of an action whose cards are no longer in the record (an undone play …)
+    while their hand is in play. ``engine.stream.summary`` words such a copy without the card
+    ("Cas played a card")."""
+    return {key: value for key, value in action.items() if key not in HAND_CARD_FIELDS}
+
+
 def redact_fields(action: Mapping[str, Any], hidden: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """A copy of ``action`` without the fields ``hidden[action type]`` names.
 

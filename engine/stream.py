@@ -29,10 +29,10 @@ before the reducer sees it. Any other version is refused with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Set
 from typing import Any, NamedTuple
 
-from engine.core import Action, OptionError, RulesError
+from engine.core import Action, OptionError, RulesError, without_hand_cards
 from engine.interface import GameRules
 
 UNDO, REDO, NOTE, CREATED = "undo", "redo", "note", "game_created"
@@ -240,9 +240,13 @@ def target(stream: Stream, kind: str) -> Step | None:
     return None
 
 
-def target_json(rules: GameRules, step: Step, full: bool) -> dict[str, Any]:
+def target_json(rules: GameRules, step: Step, full: bool, hidden: Set[int] = frozenset()) -> dict[str, Any]:
     """``{"seq", "type", "summary"}`` of an undo's or redo's target ``step`` (api.md, undo's
-    ``target``), the :func:`summary` written for this reader (``full``: the token holder)."""
+    ``target``), the :func:`summary` written for this reader (``full``: the token holder);
+    ``hidden``: the seqs whose cards a public reader may not see (``replays.secrecy.hidden``),
+    whose summary leaves the card out ("Cas played a card")."""
+    if not full and step.seq in hidden:
+        step = step._replace(action=without_hand_cards(step.action))
     return {"seq": step.seq, "type": step.action["type"], "summary": summary(rules, step, full)}
 
 
@@ -265,14 +269,14 @@ def summary(rules: GameRules, step: Step, full: bool) -> str:
     if kind == "deal":
         dealer = action.get("dealer") or rules.view(step.state, full).get("dealer")
         return f"{dealer} dealt" if dealer else "The cards were dealt"
-    if kind == "play":
-        return f"{who} played {card(action['card'])}"
+    if kind == "play":  # a card back in a hand is left out (engine.core.without_hand_cards)
+        return f"{who} played {card(action['card']) if 'card' in action else 'a card'}"
     if kind in ("reveal", "show"):
-        return f"{who} {'revealed' if kind == 'reveal' else 'showed'} {cards('cards')}".rstrip()
+        return f"{who} {'revealed' if kind == 'reveal' else 'showed'} {cards('cards') or 'cards'}"
     if kind == "swap":
         if action.get("take_all"):
             return f"{who} exchanged the whole hand for the middle"
-        return f"{who} took {card(action['take'])} and gave {card(action['give'])}"
+        return f"{who} took {card(action['take'])} and gave {card(action['give']) if 'give' in action else 'a card'}"
     if kind == "draw":
         return f"{who} drew {card(action['card'])}" if action.get("card") is not None else f"{who} drew a card"
     if kind == "challenge":
@@ -294,14 +298,15 @@ _VERBS = {"knock": "knocked", "stay": "stayed in", "fold": "folded", "laundry": 
 CHOSEN = frozenset({"play", "reveal", "show", "swap"})
 
 
-def actions(stream: Stream, full: bool) -> list[dict[str, Any]]:
+def actions(stream: Stream, full: bool, hidden: Set[int] = frozenset()) -> list[dict[str, Any]]:
     """``GET …/actions``: what can be recorded next, for a reader with (``full``) or without
     the token.
 
     The game's ``legal_actions`` (each entry whose ``cards`` is null and whose cards are
     chosen gets ``possible`` from the game's ``possible`` in a table game), then the
     bookkeeping actions open now (api.md): ``undo`` and ``redo`` with their ``target``
-    (:func:`target_json`), ``note`` (always), ``adjust`` (where the game's reducer has one
+    (:func:`target_json`, ``hidden`` the seqs whose cards a public reader may not see),
+    ``note`` (always), ``adjust`` (where the game's reducer has one
     in its ``HANDLERS``) and ``abandon`` while the game is in progress, with ``player`` and
     ``cards`` null. An abandoned game lists no game action.
     Reads the folded state only: nothing is applied.
@@ -317,7 +322,7 @@ def actions(stream: Stream, full: bool) -> list[dict[str, Any]]:
     for kind in (UNDO, REDO):
         step = target(stream, kind)
         if step is not None:
-            out.append({"type": kind, "player": None, "cards": None, "target": target_json(rules, step, full)})
+            out.append({"type": kind, "player": None, "cards": None, "target": target_json(rules, step, full, hidden)})
     out.append({"type": NOTE, "player": None, "cards": None})
     if status(stream) == IN_PROGRESS:  # both refused once the game is over
         if "adjust" in rules.HANDLERS:

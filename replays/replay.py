@@ -22,6 +22,7 @@ from pyrsistent import PVector, pvector
 
 from engine import stream as streams
 from engine.interface import GameRules
+from replays import secrecy
 
 #: Event types that are not game actions (never ``undone``).
 NOT_ACTIONS = frozenset({streams.CREATED, streams.UNDO, streams.REDO, streams.NOTE})
@@ -141,29 +142,37 @@ def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -
     hand is not over (:func:`shown_data`)."""
     cancelled = undone(folded)
     facts = folded.facts
+    events = list(events)
+    kept = None if full else hidden(folded, events)
     out = []
     for event in events:
         fact = facts[event["seq"] - 1]
-        data = shown_data(folded, event, fact.hand, full)
+        data = shown_data(folded, event, fact.hand, full, kept)
         out.append({**event, "data": data, "undone": event["seq"] in cancelled})
     return out
 
 
-def shown_data(folded: Folded, event: Mapping[str, Any], hand: int, full: bool) -> dict[str, Any]:
+def shown_data(folded: Folded, event: Mapping[str, Any], hand: int, full: bool,
+               kept: set[int] | None = None) -> dict[str, Any]:
     """The ``data`` of ``event`` (recorded in hand ``hand``) as a reader may see it now.
 
     With the token (``full``) everything; otherwise the game's ``public_action`` copy for
     that hand in the current state (its ``redact`` copy while the hand is in play; cards the
-    rules never reveal, such as a Toepen folder's dead cards, stay out after it too).
-    Bookkeeping events are never redacted.
+    rules never reveal, such as a Toepen folder's dead cards, stay out after it too), and
+    without the cards back in a hand of an event :func:`hidden` now (``kept``: that set,
+    computed here when not given). Bookkeeping events are never redacted.
     """
     data = dict(event["data"])
     if full or event["type"] in PUBLIC or not hand:
         return data
-    return public_data(folded.stream.rules, folded.stream.state, hand, action(event))
+    if kept is None:
+        kept = hidden(folded, [event])
+    return secrecy.public_data(folded.stream.rules, folded.stream.state, hand, action(event), event["seq"] in kept)
 
 
-def public_data(rules: GameRules, state: Any, hand: int, event_action: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``data`` of a game action of hand ``hand`` that a reader without the token may see
-    in ``state`` (the current state): the engine's ``public_action`` without ``type``."""
-    return {k: v for k, v in rules.public_action(state, hand, event_action).items() if k != "type"}
+def hidden(folded: Folded, events: Iterable[Mapping[str, Any]]) -> set[int]:
+    """The seqs among ``events`` whose recorded cards are back in a hand and still secret now
+    (``replays.secrecy.hidden`` over the folded game's facts)."""
+    facts = [(fact.seq, fact.type, fact.hand, fact.target) for fact in folded.facts]
+    actions = {event["seq"]: action(event) for event in events if event["type"] not in PUBLIC}
+    return secrecy.hidden(folded.stream.rules, folded.stream.state, facts, actions)

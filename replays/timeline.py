@@ -20,7 +20,8 @@ from typing import Any
 
 from engine import stream as streams
 from engine.interface import GameRules
-from replays.replay import PUBLIC, action, public_data
+from replays import secrecy
+from replays.replay import PUBLIC, action
 
 
 def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
@@ -34,6 +35,7 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
         return []
     final = replayed[-1].stream.state
     undone_by = streams.undone_by((step.seq, step.action["type"], step.target) for step in replayed)
+    kept = set() if full else _hidden(rules, final, replayed)
     hands: dict[int, int] = {}
     summaries: dict[int, str] = {}
     out: list[dict[str, Any]] = []
@@ -48,13 +50,15 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
         hands[seq] = hand
         data = dict(event["data"])
         if not (full or kind in PUBLIC or not hand):
-            data = public_data(rules, final, hand, step.action)
+            data = secrecy.public_data(rules, final, hand, step.action, seq in kept)
         # described in full only when nothing is hidden from this reader
         visible = (full or kind in PUBLIC or not hand or rules.hand_over(final, hand)) and data == event["data"]
         if kind in (streams.UNDO, streams.REDO):
             summary = _correction(kind, event["data"].get("reason"), step.target, summaries)
         elif kind == streams.ABANDON:
             summary = streams.summary(rules, step.stream.done.head, True) + "."
+        elif seq in kept:  # its card is back in a hand: who did what, not which card
+            summary = secrecy.public_summary(rules, seq, step.action, after)
         elif kind == streams.NOTE:
             by = event["data"].get("player")
             summary = f"Note{' by ' + by if by else ''}: {event['data'].get('text', '')}"
@@ -77,6 +81,18 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
             }
         )
     return out
+
+
+def _hidden(rules: GameRules, final: Any, replayed: Sequence[streams.Replayed]) -> set[int]:
+    """The seqs whose cards a public reader may not see now (``replays.secrecy.hidden``)."""
+    hands: dict[int, int] = {}
+    facts = []
+    for step in replayed:
+        hand = hands.get(step.target, 0) if step.target is not None else rules.hand_number(step.stream.state)
+        hands[step.seq] = hand
+        facts.append((step.seq, step.action["type"], hand, step.target))
+    actions = {step.seq: step.action for step in replayed if step.action["type"] not in PUBLIC}
+    return secrecy.hidden(rules, final, facts, actions)
 
 
 def _correction(kind: str, reason: Any, target: int | None, summaries: Mapping[int, str]) -> str:

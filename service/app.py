@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service import club_key, db, pages, problems
+from service import club_key, db, pages, problems, secrecy
 from service.cache import FoldCache
 from service.views import games, history, meta, recording, replays, review, transfer
 from service.writer import GroupCommitter
@@ -58,6 +58,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
                                                      **db.connect_options(app))
     db.init_app(app)
     problems.register(app)
+    app.before_request(secrecy.guard)  # every read of a game, API and pages: a sealed fork is 401
     for blueprint in (games.bp, recording.bp, replays.bp, review.bp, transfer.bp, history.bp, meta.bp):
         app.register_blueprint(blueprint)
     app.register_blueprint(pages.blueprint.bp)  # the HTML pages (ui.md), after the API's routes

@@ -1,8 +1,9 @@
 """Secrecy along chains of what-if forks, of any length (api.md, "Views and secrets").
 
-A fork copies the dealt cards of the game it branched off, so its public view must not show
-a hand as over (its cards public) while that hand is still in play in any game up its chain
-that shares those cards. Nothing here walks the chain: each game row stores what the check
+A fork copies the dealt cards of the game it branched off, so whatever it records in a
+shared hand (a play, a show, the hand's end) names cards that are still in players' hands in
+any game up its chain that is still playing that hand: its public reads are refused while
+one is (``service.secrecy``). Nothing here walks the chain: each game row stores what the check
 needs (``service.store``, migration ``0004_fork_lineage``):
 
 - ``secret_from_hand`` on every game: the first hand or round that is not over (its cards,
@@ -64,19 +65,18 @@ def hand_at(db: Database, game_id: str, seq: int) -> int:
     return int(rules.hand_number(folded.stream.state))
 
 
-def sealed_by(db: Database, row: Mapping[str, Any], rules: GameRules, state: Any) -> tuple[str, int] | None:
-    """``(game id, hand)`` when fork ``row`` (folded to ``state``) shows a hand as over that
-    is still in play in a game up its chain sharing that hand's cards, else None (also for a
-    ``table`` game or a game that is not a fork)."""
+def sealed_by(db: Database, row: Mapping[str, Any]) -> tuple[str, int] | None:
+    """``(game id, hand)`` when open fork ``row`` shares a hand that a game up its chain is
+    still playing (its ``secret_from_hand`` is at most the last hand the fork shares with
+    it), the nearest such game first; else None (also for a ``table`` game or a game that is
+    not a fork). Whatever the fork records in such a hand (a play, a show, the hand's end)
+    names cards that game's players may still hold (api.md, "Views and secrets": "Forks
+    share hands"), so its public reads are refused while it lasts."""
     if row["visibility"] != "open" or not row.get("forked_from_game"):
         return None
-    over = [n for n in range(1, rules.hand_number(state) + 1) if rules.hand_over(state, n)]
-    if not over:
-        return None
     for ancestor, shared, secret_from in store.lineage_secrets(db, row["id"]):
-        hidden = next((n for n in over if secret_from <= n <= shared), None)
-        if hidden is not None:
-            return ancestor, hidden
+        if secret_from <= shared:
+            return ancestor, secret_from
     return None
 
 

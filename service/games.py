@@ -9,9 +9,8 @@ from flask import current_app
 import engine
 from engine import stream as streams
 from engine.interface import GameRules
-from replays import replay
 from replays.replay import Folded
-from service import forks, http, store
+from service import store
 from service.cache import FoldCache
 from service.db import get_db
 from service.problems import ApiError
@@ -23,7 +22,7 @@ MAX_PATH_NUMBER = 2**62
 
 def load(game_id: str) -> dict[str, Any]:
     """The ``games`` row of ``game_id`` with ``token_hashes`` (the SHA-256s of its live write
-    tokens, which ``http.require_token`` and ``http.reader_is_full`` check, read afresh on
+    tokens, which ``http.require_token`` and ``service.secrecy.reader`` check, read afresh on
     every request so a revocation counts at once); 404 ``game_not_found`` if there is none."""
     db = get_db()
     row = store.get_game(db, game_id) if len(game_id) <= 100 else None
@@ -89,42 +88,3 @@ def path_number(value: int) -> int:
     if not 0 <= value <= MAX_PATH_NUMBER:
         raise ApiError(404, "not_found", "There is no such resource.")
     return value
-
-
-def reader_is_full(row: dict[str, Any]) -> bool:
-    """True for the reader holding ``row``'s token (``http.reader_is_full``), False for the
-    public view; 401 ``token_required`` when the public view of a what-if fork would show
-    cards still secret in a game it was forked from (``service.forks.sealed_by``, any chain length)."""
-    full = http.reader_is_full(row)
-    if not full and row["visibility"] == "open" and row.get("forked_from_game"):
-        origin = forks.sealed_by(get_db(), row, rules_of(row), current(row).stream.state)
-        if origin is not None:
-            raise ApiError(401, "token_required",
-                           f"This what-if fork shows the cards of {rules_of(row).HAND_WORD} {origin[1]}, which is still in play in game "
-                           f"{origin[0]}: only the fork's scorekeeper (its token) may read it.",
-                           version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
-    return full
-
-
-def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
-    """``{"seq", "version", "state"}``: the state right after event ``seq`` of the game ``row``
-    as ``full`` (the token) or public reader sees it (the API's ``states/<seq>`` and the replay page).
-
-    Raises :class:`ApiError` 404 ``not_found`` for a seq outside the log and 401
-    ``token_required`` for the public view of an open game's past state whose hand an undo
-    has put back in play.
-    """
-    if not 1 <= path_number(seq) <= row["version"]:
-        raise ApiError(404, "not_found", f"This game has no event {seq}: its events are 1 to {row['version']}.",
-                       version=row["version"])
-    rules = rules_of(row)
-    past = replay.stream_at(rules, store.events(get_db(), row["id"], upto=seq), seq)
-    state = past.state
-    if not full and row["visibility"] == "open":
-        reopened = replay.reopened_hands(rules, state, current(row).stream.state)
-        if reopened:
-            raise ApiError(401, "token_required",
-                           f"The state after event {seq} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
-                           "put back in play: only the scorekeeper (this game's token) may read it.",
-                           version=row["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
-    return {"seq": seq, "version": row["version"], "state": streams.view(past, full)}

@@ -55,7 +55,8 @@ def test_the_150th_fork_of_an_open_game_keeps_the_originals_hand_in_play_secret(
     chain = _chain(original, CHAIN)
     last = chain[-1]
     assert last.get().get_json()["forked_from"]["game"] == chain[-2].id
-    assert set(_public_reads(last)) == {200}  # in play everywhere: the public view hides the hands
+    # the original still plays the hand every fork shares: sealed, 150 forks down
+    assert set(_public_reads(last)) == {401}
     assert not _shows_secret(last)
     # the last fork plays its hand to the end: its cards would be public there
     assert last.post({"type": "adjust", "player": "Ann", "amount": 10, "reason": "what if"}).status_code == 201
@@ -128,4 +129,4 @@ def test_forks_stored_before_the_lineage_was_kept_are_filled_in_by_the_migration
     upgraded = create_app({"TESTING": True, "DATABASE": str(db_path)}).test_client()
     response = upgraded.get(f"/games/{last.id}/events")
     assert_problem(response, 401, "token_required")
-    assert upgraded.get(f"/games/{chain[0].id}/events").status_code == 200  # still in play there too
+    assert_problem(upgraded.get(f"/games/{chain[0].id}/events"), 401, "token_required")  # shares hand 1 too

@@ -310,15 +310,16 @@ def test_a_fork_replays_differently(open_game, client):
     # its own token; the original's token is not the fork's
     assert_problem(client.post(f"/games/{fork.id}/events", json={"type": "knock", "player": "Cas"},
                                headers=open_game.auth), 403, "token_invalid")
-    # the public view of the fork hides the open hands like any game
-    public = fork.get("/events", token=False).get_json()["events"]
-    assert "hands" not in public[1]["data"] and "hands" in fork.get("/events").get_json()["events"][1]["data"]
+    # the fork's plays name cards the original's players still hold in the hand both share:
+    # sealed to the public (api.md, "Views and secrets": "Forks share hands")
+    assert_problem(fork.get("/events", token=False), 401, "token_required")
+    assert "hands" in fork.get("/events").get_json()["events"][1]["data"]
     # left out of GET /games unless asked for
     listed = [g["id"] for g in client.get("/games").get_json()["games"]]
     assert open_game.id in listed and fork.id not in listed
     assert fork.id in [g["id"] for g in client.get("/games?fork=true").get_json()["games"]]
     assert [g["id"] for g in client.get(f"/games?forked_from={open_game.id}").get_json()["games"]] == [fork.id]
-    assert client.get(f"/games/{fork.id}").get_json()["forked_from"] == {"game": open_game.id, "seq": knock}
+    assert fork.get("").get_json()["forked_from"] == {"game": open_game.id, "seq": knock}
     assert open_game.get("").get_json()["forked_from"] is None
 
 

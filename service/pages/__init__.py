@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import segno
 from flask import Response, current_app, render_template, request
 
-from service import games, http, store
+from service import games, http, secrecy, store
 from service.db import get_db
 from service.pages import catalogue
 from service.pages.blueprint import bp
@@ -42,6 +42,7 @@ def is_page_endpoint(endpoint: str) -> bool:
 
 
 @bp.get("/")
+@secrecy.reads()
 def home() -> str:
     """Games in progress (newest first), recent finished games and the links to everything else."""
     db = get_db()
@@ -57,6 +58,7 @@ def home() -> str:
 
 
 @bp.get("/new")
+@secrecy.reads()
 def new_game() -> str:
     """The new-game form: game, seats, dealer (first player), visibility and the game's options;
     the **Club key** input where the server has one (``club_key_required``)."""
@@ -65,6 +67,7 @@ def new_game() -> str:
 
 
 @bp.get("/table/<game_id>")
+@secrecy.reads(cards=False)
 def table(game_id: str) -> str | tuple[str, int]:
     """The table page of one game; its script reads and writes through the API with the token."""
     try:

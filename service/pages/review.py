@@ -36,7 +36,7 @@ from flask import Response, current_app, render_template, request, url_for
 import engine
 from engine.cards import SUIT_NAMES
 from replays import audit, timeline
-from service import games, history, http, store
+from service import games, history, http, secrecy, store
 from service.db import get_db
 from service.pages import catalogue, charts
 from service.pages.blueprint import bp
@@ -210,6 +210,10 @@ def page_error(err: ApiError) -> tuple[str, int]:
     return render_template("page_error.html", err=err), err.status
 
 
+#: A sealed fork refused before a page's view runs (``service.secrecy.guard``) is a page too.
+bp.register_error_handler(secrecy.Sealed, page_error)
+
+
 def guarded(view: Callable[..., Any]) -> Callable[..., Any]:
     """Render an :class:`ApiError` raised by a page view as an HTML page with its status."""
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -253,16 +257,18 @@ def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
 
 
 @bp.get("/watch/<game_id>")
+@secrecy.reads()
 @guarded
 def watch(game_id: str) -> Any:
     """The public game page: seats, scores, the current trick/turn/centre, whose turn; it asks
     ``/watch/<id>/board`` every second whether the game moved on."""
     row = load_row(game_id)
-    context = game_context(row, games.reader_is_full(row))
+    context = game_context(row, secrecy.reader(row))
     return render_template("watch.html", poll_ms=POLL_MS, **context)
 
 
 @bp.get("/watch/<game_id>/board")
+@secrecy.reads()
 @guarded
 def watch_board(game_id: str) -> Any:
     """The game page's live part as a fragment; 304 while ``If-None-Match`` names the version."""
@@ -271,7 +277,7 @@ def watch_board(game_id: str) -> Any:
         response = Response(status=304)
         response.headers["ETag"] = http.etag(row["version"])
         return response
-    context = game_context(row, games.reader_is_full(row))
+    context = game_context(row, secrecy.reader(row))
     return _fragment(render_template("watch_board.html", **context), context["version"])
 
 
@@ -285,7 +291,7 @@ def _step() -> int | None:
 
 def replay_context(row: dict[str, Any], step: int, full: bool) -> dict[str, Any]:
     """The board right after event ``step`` (the same function as ``GET states/<seq>``)."""
-    body = games.state_after(row, step, full)
+    body = secrecy.state_after(row, step, full)
     context = board_context(row, body["state"], full)
     rules = games.rules_of(row)
     context.update(step=step, version=row["version"],
@@ -345,12 +351,13 @@ def correction_words(steps: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
 
 
 @bp.get("/watch/<game_id>/replay")
+@secrecy.reads("step")
 @guarded
 def replay(game_id: str) -> Any:
     """Replay: Previous step / Next step and the Step slider over every event (``?step=seq``,
     the last by default); the state as it was after that event; undone moves shown as such."""
     row = load_row(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     step = _step()
     step = row["version"] if step is None or not 1 <= step <= row["version"] else step
     steps = timeline_steps(row, full)
@@ -368,11 +375,12 @@ def replay(game_id: str) -> Any:
 
 
 @bp.get("/watch/<game_id>/replay/board")
+@secrecy.reads("step")
 @guarded
 def replay_board(game_id: str) -> Any:
     """The replay's board at ``?step=seq`` as a fragment (full view with the token)."""
     row = load_row(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     step = _step()
     if step is None or not 1 <= step <= row["version"]:
         raise ApiError(404, "not_found", f"This game has no event {request.args.get('step', '')[:20]}: "
@@ -385,11 +393,12 @@ def replay_board(game_id: str) -> Any:
 
 
 @bp.get("/watch/<game_id>/replay/timeline")
+@secrecy.reads("step")
 @guarded
 def replay_timeline(game_id: str) -> Any:
     """The replay's list of steps as a fragment (with the token: every card named)."""
     row = load_row(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     step = _step() or row["version"]
     steps = timeline_steps(row, full)
     return _fragment(render_template("replay_steps.html", steps=steps, step=step, game=games.summary(row),
@@ -420,22 +429,24 @@ def hand_context(row: dict[str, Any], n: int, full: bool) -> dict[str, Any]:
 
 
 @bp.get("/watch/<game_id>/hands/<int:n>")
+@secrecy.reads()
 @guarded
 def hand_audit(game_id: str, n: int) -> Any:
     """A hand's (round's) audit: every trick with its winner and reason, or every turn
     explained; knocks, folds, reveals, the result, irregularities and corrections."""
     row = load_row(game_id)
-    context = hand_context(row, games.path_number(n), games.reader_is_full(row))
+    context = hand_context(row, games.path_number(n), secrecy.reader(row))
     return render_template("audit_hand.html", **context)
 
 
 @bp.get("/watch/<game_id>/hands/<int:n>/tricks/<int:t>")
+@secrecy.reads()
 @guarded
 def trick_audit(game_id: str, n: int, t: int) -> Any:
     """One trick: its plays (seq, time), winner and reasons in words, irregularities with the
     event that proves them, corrections and notes; **What if…** forks before it (token)."""
     row = load_row(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     games.path_number(n)
     games.path_number(t)
     events = store.events(get_db(), game_id, upto=row["version"])
@@ -451,12 +462,13 @@ def trick_audit(game_id: str, n: int, t: int) -> Any:
 
 
 @bp.get("/watch/<game_id>/hands/<int:n>/turns/<int:t>")
+@secrecy.reads()
 @guarded
 def turn_audit(game_id: str, n: int, t: int) -> Any:
     """One turn (Fuji Flush, Stop the Bus) as ``GET hands/<n>`` explains it, with its
     corrections; **What if…** forks before it (token)."""
     row = load_row(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     context = hand_context(row, games.path_number(n), full)
     turns = context["hand"].get("turns") or []
     if not 1 <= games.path_number(t) <= len(turns):
@@ -469,6 +481,7 @@ def turn_audit(game_id: str, n: int, t: int) -> Any:
 
 
 @bp.get("/watch/<game_id>/fork")
+@secrecy.reads("seq")
 @guarded
 def fork(game_id: str) -> Any:
     """The what-if page: a new game from the actions in force after ``?seq=``; its script
@@ -492,6 +505,7 @@ def _step_arg(name: str, version: int) -> int:
 
 
 @bp.get("/people")
+@secrecy.reads()
 def people() -> str:
     """Every player seen, with games played and won (``GET /players``), linking to each."""
     players = sorted(history.players(get_db()), key=lambda p: p["name"].casefold())
@@ -503,6 +517,7 @@ def _game_names() -> dict[str, str]:
 
 
 @bp.get("/people/<name>")
+@secrecy.reads("game")
 def person(name: str) -> Any:
     """A player's record: per game played, won, lost, abandoned (``GET /players/<name>``),
     the recent games, a chart of scores over one game (``?game=<id>``, the latest finished by
@@ -555,6 +570,7 @@ def _period_bounds(choice: str, today: date) -> tuple[str | None, str | None]:
 
 
 @bp.get("/club")
+@secrecy.reads("period", "since", "until", "sort", "order")
 def club() -> Any:
     """Every player's record per game type over a chosen period (``GET /players?since=&until=``),
     one table per game type, sorted by any column (``?sort=…&order=asc|desc``)."""

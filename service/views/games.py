@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request, url_for
 
 from schemas.games import CreateGameSchema, ListQuerySchema
-from service import games, http, store, writes
+from service import games, http, secrecy, store, writes
 from service.db import get_db
 from service.parsing import created_data, invalid
 
@@ -27,6 +27,7 @@ def create() -> Response:
 
 
 @bp.get("/games")
+@secrecy.reads("game", "player", "status", "fork", "forked_from", "limit", "cursor")
 def index() -> Response:
     """List games newest first: ``{"games": [...], "next_cursor": str | null}``."""
     query = ListQuerySchema().load(request.args.to_dict())
@@ -38,9 +39,10 @@ def index() -> Response:
 
 
 @bp.get("/games/<game:game_id>")
+@secrecy.reads()
 def show(game_id: str) -> Response:
     """One game with its state (full view with the token, public view without)."""
     row = games.load(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     stream = games.current(row).stream
     return http.json_response(games.body(row, stream, full), version=stream.version)

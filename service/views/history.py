@@ -9,7 +9,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, request
 
 from replays import export
-from service import history, http
+from service import history, http, secrecy
 from service.db import get_db
 from service.problems import ApiError
 
@@ -43,6 +43,7 @@ def _player(name: str) -> dict[str, dict[str, object]]:
 
 
 @bp.get("/players")
+@secrecy.reads("since", "until")
 def index() -> Response:
     """Every player seen: ``{"players": [{"name", "games", "finished", "wins", "losses",
     "abandoned", "by_game"}], "since", "until"}``; ``since`` / ``until`` (``YYYY-MM-DD``,
@@ -52,6 +53,7 @@ def index() -> Response:
 
 
 @bp.get("/players/<name>")
+@secrecy.reads("limit", "offset")
 def show(name: str) -> Response:
     """One player's record: stats per game type and their games, newest first (``limit``,
     ``offset``)."""
@@ -66,6 +68,7 @@ def show(name: str) -> Response:
 
 
 @bp.get("/players/<name>/games")
+@secrecy.reads("format")
 def games(name: str) -> Response:
     """``GET /players/<name>/games``: the games as ``format=json`` (default) or ``csv``."""
     _player(name)

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, request
 from engine import stream as streams
 from replays import replay
 from schemas.games import EventsQuerySchema
-from service import games, http, store, writes
+from service import games, http, secrecy, store, writes
 from service.db import get_db
 from service.parsing import Parsed, parse_action, parse_reason
 
@@ -63,11 +63,12 @@ def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> 
 
 
 @bp.get("/games/<game_id>/events")
+@secrecy.reads("after", "limit")
 def log(game_id: str) -> Response:
     """The stored log: ``{"events": [{seq, type, data, recorded_at, at, undone}], "version",
     "next_after"}``; query ``after`` (a seq) and ``limit``."""
     row = games.load(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     query = EventsQuerySchema().load(request.args.to_dict())
     folded = games.current(row)
     events = store.events(get_db(), game_id, after=query["after"], upto=min(folded.version, query["after"] + query["limit"]))
@@ -80,11 +81,11 @@ def log(game_id: str) -> Response:
 
 
 @bp.get("/games/<game_id>/actions")
+@secrecy.reads()
 def actions(game_id: str) -> Response:
     """What can be recorded next: ``{"version", "actions": [{type, player, cards, …}]}``, the
     game's actions and the bookkeeping actions open now (``engine.stream.actions``)."""
     row = games.load(game_id)
-    full = games.reader_is_full(row)
-    stream = games.current(row).stream
-    legal = streams.actions(stream, full)
-    return http.json_response({"version": stream.version, "actions": legal}, version=stream.version)
+    full = secrecy.reader(row)
+    legal = secrecy.actions(row, full)
+    return http.json_response({"version": row["version"], "actions": legal}, version=row["version"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from replays import audit
-from service import games, http, store
+from service import games, http, secrecy, store
 from service.db import get_db
 from service.problems import ApiError
 
@@ -13,18 +13,20 @@ bp = Blueprint("replays", __name__)
 
 
 @bp.get("/games/<game_id>/states/<int:seq>")
+@secrecy.reads()
 def state_at(game_id: str, seq: int) -> Response:
     """The state right after event ``seq``: ``{"seq", "version", "state"}``; 404 past the log."""
     row = games.load(game_id)
-    full = games.reader_is_full(row)
-    return http.json_response(games.state_after(row, seq, full), version=row["version"])
+    full = secrecy.reader(row)
+    return http.json_response(secrecy.state_after(row, seq, full), version=row["version"])
 
 
 @bp.get("/games/<game_id>/hands/<int:n>")
+@secrecy.reads()
 def hand(game_id: str, n: int) -> Response:
     """Hand/round ``n`` (1-based) as the engine's ``hand_view`` plus ``corrections``."""
     row = games.load(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     games.path_number(n)
     view = audit.hand(games.current(row), store.events(get_db(), game_id, upto=row["version"]), n, full)
     if view is None:
@@ -34,11 +36,12 @@ def hand(game_id: str, n: int) -> Response:
 
 
 @bp.get("/games/<game_id>/hands/<int:n>/tricks/<int:t>")
+@secrecy.reads()
 def trick(game_id: str, n: int, t: int) -> Response:
     """Trick ``t`` of hand ``n``: ``trick_view`` plus each play's ``recorded_at`` and the
     hand's ``corrections``."""
     row = games.load(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     games.path_number(n)
     games.path_number(t)
     events = store.events(get_db(), game_id, upto=row["version"])

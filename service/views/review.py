@@ -12,7 +12,7 @@ from flask import Blueprint, Response, request, url_for
 
 from replays import audit, timeline
 from schemas.games import ForkSchema, TimelineQuerySchema
-from service import games, http, store, writes
+from service import games, http, secrecy, store, writes
 from service.db import get_db
 from service.problems import ApiError
 
@@ -20,11 +20,12 @@ bp = Blueprint("review", __name__)
 
 
 @bp.get("/games/<game_id>/timeline")
+@secrecy.reads("hand")
 def show_timeline(game_id: str) -> Response:
     """Every event with a summary: ``{"game", "version", "hand", "steps": [...]}``; ``?hand=n``
     keeps hand n's steps (404 for a hand that was never dealt)."""
     row = games.load(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     query = TimelineQuerySchema().load(request.args.to_dict())
     rules = games.rules_of(row)
     version = row["version"]
@@ -38,10 +39,11 @@ def show_timeline(game_id: str) -> Response:
 
 
 @bp.get("/games/<game_id>/irregularities")
+@secrecy.reads()
 def irregularities(game_id: str) -> Response:
     """Revokes proven by later knowledge, for the whole game: ``{"version", "irregularities"}``."""
     row = games.load(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     found = audit.irregularities(games.current(row), full)
     return http.json_response({"version": row["version"], "irregularities": found}, version=row["version"])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, request, url_for
 
 from replays import export
-from service import games, http, store, transfer, writes
+from service import games, http, secrecy, store, transfer, writes
 from service.db import get_db
 from service.problems import ApiError
 
@@ -13,11 +13,12 @@ bp = Blueprint("transfer", __name__)
 
 
 @bp.get("/games/<game_id>/export")
+@secrecy.reads("format")
 def export_game(game_id: str) -> Response:
     """The game in ``format`` ``json`` (default; what import takes), ``jsonl``, ``csv`` or
     ``text``; the public view without the token, everything with it."""
     row = games.load(game_id)
-    full = games.reader_is_full(row)
+    full = secrecy.reader(row)
     fmt = request.args.get("format", "json")
     if fmt not in export.FORMATS:
         raise ApiError(422, "validation_failed", "The query parameters are not valid.",

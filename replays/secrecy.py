@@ -1,0 +1,104 @@
+"""What a reader without the token may see of a recorded event, judged against the current record.
+
+api.md, "Views and secrets": secrecy follows the **current** record, whatever moment a read is
+about. An event whose recorded cards are no longer in the current record (today: an undone
+play, show, reveal, swap …; its card is back in the player's hand) names a card the public
+may not see until its hand is over. This module is the one place that says which events
+those are and what the public sees of them; every read that shows events or past moments
+(the event log and the exports through ``replays.replay.event_log``, the timeline, the
+audits' corrections, ``states/<seq>`` and the replay through ``service.secrecy.state_after``,
+the undo/redo ``target`` of ``GET …/actions``) asks it.
+
+- :func:`withdrawn`: the seqs whose recorded cards are no longer in the current record, from
+  the ``(seq, type, target)`` of every event (the folded game's facts). The one input: a
+  new way for a card to leave the record (a correction) is one more line there.
+- :func:`hidden`: those of them that name a card the public may not see now.
+- :func:`public_data`: the ``data`` of any game action as the public sees it now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Set
+from typing import Any
+
+from engine import stream as streams
+from engine.core import without_hand_cards
+from engine.interface import GameRules
+
+#: An event as the folded game's facts keep it: ``(seq, type, hand, target)`` (``hand`` the
+#: hand number right after it, ``target`` the seq an undo or redo acted on, else None).
+Fact = tuple[int, str, int, int | None]
+
+
+def withdrawn(corrections: Iterable[tuple[int, str, int | None]]) -> set[int]:
+    """The seqs of the events whose recorded cards are no longer in the current record.
+
+    ``corrections`` are ``(seq, type, target)`` of every event in order, as
+    ``engine.stream.undone_by`` takes them. Today: the actions cancelled now (undone and not
+    redone). Every other way a recorded card leaves the current record is added here.
+    """
+    return set(streams.undone_by(corrections))
+
+
+def cards_public(rules: GameRules, state: Any, hand: int, event_action: Mapping[str, Any]) -> bool:
+    """True when the cards that ``event_action`` (recorded in hand ``hand``) took from a hand
+    may be shown publicly in ``state`` (the current state): that hand is over and the game
+    shows that player's cards of it (a Toepen folder's unplayed cards are dead and never
+    shown: asked of the game's ``public_action`` on that player's dealt hand)."""
+    if not hand or not rules.hand_over(state, hand):
+        return False
+    owner = event_action.get("target") if event_action.get("type") == "challenge" else event_action.get("player")
+    if owner is None:
+        return True
+    probe = rules.public_action(state, hand, {"type": "deal", "hands": {owner: []}})
+    return owner in (probe.get("hands") or {})
+
+
+def names_hand_cards(event_action: Mapping[str, Any]) -> bool:
+    """True when ``event_action`` names a card taken from (and now back in) a player's hand."""
+    return without_hand_cards(event_action) != dict(event_action)
+
+
+def hidden(rules: GameRules, state: Any, facts: Iterable[Fact], actions: Mapping[int, Mapping[str, Any]]) -> set[int]:
+    """The seqs of the :func:`withdrawn` events that name a card the public may not see in
+    ``state`` (the current state): their hand is not over, or the game keeps that player's
+    cards of it hidden for good.
+
+    ``facts`` are every event's ``(seq, type, hand, target)``; ``actions`` the game actions
+    by seq (``{"type", **data}``; only the withdrawn ones are read). Empty in a ``table``
+    game (every state has ``visibility``): its record holds only cards the table has seen
+    face up, none from a hand the scorekeeper knows.
+    """
+    if getattr(state, "visibility", "open") == "table":  # a table game records only what the table saw
+        return set()
+    listed = list(facts)
+    hands = {seq: hand for seq, _kind, hand, _target in listed}
+    out: set[int] = set()
+    for seq in withdrawn((seq, kind, target) for seq, kind, _hand, target in listed):
+        event_action = actions.get(seq)
+        if event_action is None or not names_hand_cards(event_action):
+            continue
+        if not cards_public(rules, state, hands.get(seq, 0), event_action):
+            out.add(seq)
+    return out
+
+
+def public_data(rules: GameRules, state: Any, hand: int, event_action: Mapping[str, Any], is_hidden: bool) -> dict[str, Any]:
+    """The ``data`` of a game action of hand ``hand`` that a reader without the token may see
+    in ``state`` (the current state): the game's ``public_action`` copy, without the cards
+    back in a hand when the event is :func:`hidden` (``is_hidden``)."""
+    shown = without_hand_cards(event_action) if is_hidden else dict(event_action)
+    return {k: v for k, v in rules.public_action(state, hand, shown).items() if k != "type"}
+
+
+def public_summary(rules: GameRules, seq: int, event_action: Mapping[str, Any], state: Any) -> str:
+    """The timeline's sentence for a :func:`hidden` event: who did what, without the card
+    ("Cas played a card."), ``state`` the state right after it."""
+    step = streams.Step(seq, without_hand_cards(event_action), state)
+    return streams.summary(rules, step, False) + "."
+
+
+def shows_hidden(effective: Iterable[int], hidden_seqs: Set[int]) -> int | None:
+    """The first of the ``effective`` seqs of a past moment that is hidden now, else None: a
+    past state that shows it names a card that is back in a hand (``states/<seq>`` refuses it)."""
+    return next((seq for seq in effective if seq in hidden_seqs), None)

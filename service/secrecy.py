@@ -1,0 +1,163 @@
+"""The one gate of every read of a game: who sees what (api.md, "Views and secrets").
+
+Every read of a game (API routes, pages, page fragments, exports, ``actions``) goes through
+here; what an event or a past moment shows a reader without the token is judged against
+the **current** record by ``replays.secrecy``.
+
+- :func:`reader`: True for the holder of the game's token (the full view), False for the
+  public view; 401 ``token_required`` for the public view of a what-if fork while a game up
+  its chain is still playing a hand it shares (``service.forks.sealed_by``, any chain length).
+- :func:`guard`: run by the app before every ``GET``/``HEAD`` whose route names a game
+  (``<game_id>``), API and pages alike, so a route added later is sealed without asking.
+- :func:`hidden_seqs`: the events whose recorded cards are back in a hand and still secret
+  (``replays.secrecy.hidden`` over the current fold); ``actions`` leaves their cards out.
+- :func:`state_after`: ``states/<seq>`` and the replay's steps: refused with 401
+  ``token_required`` for a public reader when the moment shows a hand as over that is in play
+  now, or shows a card that is back in a hand now.
+- :func:`reads`: the registry of each read view's query parameters (beside the view), which
+  ``tests/test_every_route_keeps_hidden_cards_hidden.py`` reads to try every route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import current_app, g, request
+
+import engine
+from engine import stream as streams
+from replays import replay
+from replays import secrecy as seen
+from replays.replay import Folded
+from service import forks, games, http, store
+from service.db import get_db
+from service.problems import ApiError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The attribute :func:`reads` puts on a view: the query parameters it reads.
+QUERY_ATTRIBUTE = "kibitz_query"
+#: The attribute :func:`reads` puts on a view: False when the route shows none of the game's cards.
+CARDS_ATTRIBUTE = "kibitz_names_cards"
+#: Query parameters of views this project does not write (Flask's static files), by endpoint.
+OTHER_QUERIES: dict[str, tuple[str, ...]] = {"pages.static": ()}
+_WWW = {"WWW-Authenticate": 'Bearer realm="kibitz"'}
+
+
+class Sealed(ApiError):
+    """401 ``token_required``: the public view of a what-if fork that shares a hand a game up
+    its chain is still playing (:func:`reader`); the pages show it as a page."""
+
+
+def reads(*query: str, cards: bool = True) -> Callable[[F], F]:
+    """Register the query parameters a read view takes (``@reads("step")``; ``@reads()`` for
+    none), directly under its route decorator. The every-route leak test varies each of them
+    and fails for a route that has no registration. ``cards=False`` for a page of a game that
+    shows none of its cards (the table page's shell: its script reads through the API with
+    the token), which :func:`guard` then lets through for a sealed fork."""
+    def mark(view: F) -> F:
+        setattr(view, QUERY_ATTRIBUTE, tuple(query))
+        setattr(view, CARDS_ATTRIBUTE, cards)
+        return view
+    return mark
+
+
+def query_of(endpoint: str, view: Callable[..., Any]) -> tuple[str, ...] | None:
+    """The registered query parameters of ``view`` (endpoint ``endpoint``), None when unregistered."""
+    if endpoint in OTHER_QUERIES:
+        return OTHER_QUERIES[endpoint]
+    found = getattr(view, QUERY_ATTRIBUTE, None)
+    return None if found is None else tuple(found)
+
+
+def reader(row: dict[str, Any]) -> bool:
+    """True for the reader holding ``row``'s token (``http.reader_is_full``: 403
+    ``token_invalid`` for any other token but the club key), False for the public view.
+
+    Raises :class:`ApiError` 401 ``token_required`` for the public view of an open what-if
+    fork that shares a hand a game up its chain is still playing (``forks.sealed_by``).
+    Judged once per request and game version.
+    """
+    key = (row["id"], row["version"])
+    known: dict[tuple[str, int], bool] = g.setdefault("kibitz_readers", {})
+    if key in known:
+        return known[key]
+    full = http.reader_is_full(row)
+    if not full:
+        origin = forks.sealed_by(get_db(), row)
+        if origin is not None:
+            word = games.rules_of(row).HAND_WORD
+            raise Sealed(401, "token_required",
+                         f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, where it is still in play: "
+                         f"what the fork records names cards still in players' hands there, so only the fork's "
+                         f"scorekeeper (its token) may read it until that {word} is over.",
+                         version=row["version"], headers=_WWW)
+    known[key] = full
+    return full
+
+
+def guard() -> None:
+    """Before every ``GET``/``HEAD`` whose route names a game (``<game_id>``), API and pages
+    alike: the :func:`reader` check, so a sealed fork answers 401 ``token_required`` on every
+    route, including routes added later. Unknown games are left to the view (its 404)."""
+    game_id = (request.view_args or {}).get("game_id")
+    if request.method not in ("GET", "HEAD") or not isinstance(game_id, str) or len(game_id) > 100:
+        return
+    view = current_app.view_functions.get(request.endpoint or "")
+    if getattr(view, CARDS_ATTRIBUTE, True) is False:
+        return
+    row = store.get_game(get_db(), game_id)
+    if row is None or row["game"] not in engine.GAMES or not row.get("forked_from_game") or row["visibility"] != "open":
+        return  # only an open fork is ever sealed; the view judges the token as usual
+    row["token_hashes"] = store.live_token_hashes(get_db(), row["id"])
+    reader(row)
+
+
+def hidden_seqs(row: dict[str, Any], folded: Folded) -> set[int]:
+    """The seqs of ``row``'s events (folded as ``folded``) whose recorded cards are back in a
+    hand and still secret now (``replays.secrecy.hidden``); empty when nothing was withdrawn."""
+    gone = seen.withdrawn((fact.seq, fact.type, fact.target) for fact in folded.facts)
+    if not gone:
+        return set()
+    events = [event for event in store.events(get_db(), row["id"], upto=folded.version) if event["seq"] in gone]
+    return replay.hidden(folded, events)
+
+
+def actions(row: dict[str, Any], full: bool) -> list[dict[str, Any]]:
+    """``GET …/actions`` for this reader: ``engine.stream.actions`` with the cards of a
+    redo's target left out publicly while they are back in a hand (:func:`hidden_seqs`)."""
+    folded = games.current(row)
+    hidden = set() if full else hidden_seqs(row, folded)
+    return streams.actions(folded.stream, full, hidden)
+
+
+def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
+    """``{"seq", "version", "state"}``: the state right after event ``seq`` of the game ``row``
+    as ``full`` (the token) or public reader sees it (the API's ``states/<seq>`` and the replay page).
+
+    Raises :class:`ApiError` 404 ``not_found`` for a seq outside the log and, for the public
+    view of an open game, 401 ``token_required`` when that moment shows a hand as over that
+    an undo has put back in play, or a card that is back in a player's hand now (an undone
+    play, show, reveal … still in force at that moment, its hand not over now).
+    """
+    if not 1 <= games.path_number(seq) <= row["version"]:
+        raise ApiError(404, "not_found", f"This game has no event {seq}: its events are 1 to {row['version']}.",
+                       version=row["version"])
+    rules = games.rules_of(row)
+    past = replay.stream_at(rules, store.events(get_db(), row["id"], upto=seq), seq)
+    if not full and row["visibility"] == "open":
+        folded = games.current(row)
+        reopened = replay.reopened_hands(rules, past.state, folded.stream.state)
+        if reopened:
+            raise ApiError(401, "token_required",
+                           f"The state after event {seq} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
+                           "put back in play: only the scorekeeper (this game's token) may read it.",
+                           version=row["version"], headers=_WWW)
+        shown = seen.shows_hidden(streams.effective_seqs(past), hidden_seqs(row, folded))
+        if shown is not None:
+            raise ApiError(401, "token_required",
+                           f"The state after event {seq} shows the card of event {shown}, which is back in the player's hand "
+                           f"now: only the scorekeeper (this game's token) may read it until that {rules.HAND_WORD} is over.",
+                           version=row["version"], headers=_WWW)
+    return {"seq": seq, "version": row["version"], "state": streams.view(past, full)}

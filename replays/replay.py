@@ -87,8 +87,7 @@ def extend(folded: Folded, seq: int, event_action: Mapping[str, Any]) -> Folded:
     """
     stream = folded.stream
     kind = event_action["type"]
-    step = streams.target(stream, kind)
-    target = None if step is None else step.seq
+    target = streams.target_seq(stream, event_action)
     after = streams.advance(stream, seq, event_action)
     fact = Fact(seq, kind, stream.rules.hand_number(after.state), target, stream.rules.position(stream.state))
     return Folded(after, folded.facts.append(fact))

@@ -280,6 +280,20 @@ def _no_target(number: object, link: Link | None) -> str:
             "only an effective game action can be corrected.")
 
 
+def before(stream: Stream, seq: int) -> Stream | None:
+    """The stream just before the effective action ``seq`` of the current record (its
+    corrections included): what a correction of ``seq`` starts from (``GET …/actions?before=``).
+    Its ``done`` is the chain under that action and nothing can be redone. None when ``seq``
+    is not an effective action now. Walks down from the latest step (the cost of the
+    actions after ``seq``)."""
+    link: Link | None = stream.done
+    while link is not None and link.head.seq > seq:
+        link = link.rest
+    if link is None or link.head.seq != seq or link.rest is None:
+        return None
+    return stream._replace(version=seq - 1, done=link.rest, undone=None)
+
+
 def correctable(stream: Stream) -> bool:
     """True when some effective game action exists and the game is not abandoned: ``correct``
     is open (``GET …/actions``). Walks down from the latest step to the first game action."""

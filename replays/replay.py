@@ -134,17 +134,44 @@ def undone(folded: Folded) -> set[int]:
     return set(streams.undone_by((fact.seq, fact.type, fact.target) for fact in folded.facts))
 
 
+def corrected(folded: Folded) -> dict[int, int]:
+    """Each corrected entry with the ``correct`` now in force for it (``engine.stream.corrected_by``
+    over the folded game's facts)."""
+    return streams.corrected_by((fact.seq, fact.type, fact.target) for fact in folded.facts)
+
+
+def out_of_record(folded: Folded) -> dict[int, int]:
+    """The events whose recorded action a correction has put out of the current record, each
+    with the ``correct`` in force (``engine.stream.out_of_record``): their cards are to be
+    hidden from the public like an undone one's until their hand is over."""
+    return streams.out_of_record((fact.seq, fact.type, fact.target) for fact in folded.facts)
+
+
+def hand_of(folded: Folded, seq: int) -> int:
+    """The hand event ``seq`` belongs to: its own fact's hand, or for a ``correct`` (and an
+    undo or redo of one) the hand of the entry it corrected."""
+    facts = folded.facts
+    fact = facts[seq - 1]
+    seen = {seq}
+    while fact.type in (streams.CORRECT, streams.UNDO, streams.REDO) and fact.target is not None \
+            and fact.target not in seen:
+        seen.add(fact.target)
+        fact = facts[fact.target - 1]
+    return int(fact.hand)
+
+
 def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
     """``events`` (any slice of the stored log up to ``folded.version``) as the API shows
-    them: each with ``undone``, its data redacted for a reader without the token while its
+    them: each with ``undone`` and ``corrected_by`` (the ``correct`` in force for it, or
+    None), its data redacted for a reader without the token while its
     hand is not over (:func:`shown_data`)."""
     cancelled = undone(folded)
-    facts = folded.facts
+    fixed = corrected(folded)
     out = []
     for event in events:
-        fact = facts[event["seq"] - 1]
-        data = shown_data(folded, event, fact.hand, full)
-        out.append({**event, "data": data, "undone": event["seq"] in cancelled})
+        data = shown_data(folded, event, hand_of(folded, event["seq"]), full)
+        out.append({**event, "data": data, "undone": event["seq"] in cancelled,
+                    "corrected_by": fixed.get(event["seq"])})
     return out
 
 
@@ -154,12 +181,25 @@ def shown_data(folded: Folded, event: Mapping[str, Any], hand: int, full: bool) 
     With the token (``full``) everything; otherwise the game's ``public_action`` copy for
     that hand in the current state (its ``redact`` copy while the hand is in play; cards the
     rules never reveal, such as a Toepen folder's dead cards, stay out after it too).
-    Bookkeeping events are never redacted.
+    Bookkeeping events are never redacted, but a ``correct``'s ``action`` is, like the
+    action itself; ``hand`` is then its target's (:func:`hand_of`).
     """
     data = dict(event["data"])
     if full or event["type"] in PUBLIC or not hand:
         return data
+    if event["type"] == streams.CORRECT:  # its action redacted like the action itself
+        return correct_data(folded.stream.rules, folded.stream.state, hand, data)
     return public_data(folded.stream.rules, folded.stream.state, hand, action(event))
+
+
+def correct_data(rules: GameRules, state: Any, hand: int, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``data`` of a ``correct`` event whose target is in hand ``hand`` as a reader
+    without the token may see it in ``state``: its ``action`` redacted like that action
+    recorded on its own (``public_data``)."""
+    inner = data.get("action")
+    if not isinstance(inner, Mapping):
+        return dict(data)
+    return {**data, "action": {"type": inner.get("type"), **public_data(rules, state, hand, inner)}}
 
 
 def public_data(rules: GameRules, state: Any, hand: int, event_action: Mapping[str, Any]) -> dict[str, Any]:

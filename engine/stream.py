@@ -466,9 +466,9 @@ def actions(stream: Stream, full: bool) -> list[dict[str, Any]]:
     The game's ``legal_actions`` (each entry whose ``cards`` is null and whose cards are
     chosen gets ``possible`` from the game's ``possible`` in a table game), then the
     bookkeeping actions open now (api.md): ``undo`` and ``redo`` with their ``target``
-    (:func:`target_json`), ``note`` (always), ``adjust`` (where the game's reducer has one
-    in its ``HANDLERS``) and ``abandon`` while the game is in progress, ``correct`` while
-    :func:`correctable`, with ``player`` and ``cards`` null. An abandoned game lists no game action.
+    (:func:`target_json`), ``note`` (always), ``correct`` while :func:`correctable`, ``adjust`` (where the game's reducer has one
+    in its ``HANDLERS``) and ``abandon`` while the game is in progress, with ``player`` and
+    ``cards`` null. An abandoned game lists no game action.
     Reads the folded state only: nothing is applied.
     """
     rules, state = stream.rules, seen_state(stream, full)
@@ -484,12 +484,12 @@ def actions(stream: Stream, full: bool) -> list[dict[str, Any]]:
         if step is not None:
             out.append({"type": kind, "player": None, "cards": None, "target": target_json(rules, step, full)})
     out.append({"type": NOTE, "player": None, "cards": None})
+    if correctable(stream):  # after a game is over too: a correction may reopen it
+        out.append({"type": CORRECT, "player": None, "cards": None})
     if status(stream) == IN_PROGRESS:  # both refused once the game is over
         if "adjust" in rules.HANDLERS:
             out.append({"type": "adjust", "player": None, "cards": None})
         out.append({"type": ABANDON, "player": None, "cards": None})
-    if correctable(stream):
-        out.append({"type": CORRECT, "player": None, "cards": None})
     return out
 
 

@@ -232,7 +232,7 @@ def correct(stream: Stream, seq: int, action: Action) -> Stream:
         raise RulesError("nothing_to_correct", _no_target(number, link))
     stood, base = link.head, link.rest
     kind = replacement.get("type")
-    if kind in NOT_CORRECTABLE or not isinstance(kind, str):
+    if not isinstance(kind, str) or kind in NOT_CORRECTABLE:
         raise RulesError("wrong_phase", "A correction puts a game action in place of another: an undo, redo, note, "
                                         "ruling or abandon cannot be one.")
     if (kind == "deal") != (stood.action["type"] == "deal"):

@@ -101,7 +101,7 @@ def parse_correct(row: Mapping[str, Any], body: Any) -> Parsed:
     except ValidationError as err:
         return Parsed(None, None, flatten(err.messages))
     inner = dict(loaded["action"])
-    if inner.get("type") in streams.NOT_CORRECTABLE:
+    if isinstance(inner.get("type"), str) and inner["type"] in streams.NOT_CORRECTABLE:
         return Parsed(None, None, {"action.type": [
             "A correction puts a game action in place of another: give a game action (a play, a deal, a knock …), "
             "not a bookkeeping one."]})

@@ -171,6 +171,8 @@ def test_correction_conflict_names_the_first_later_entry_that_no_longer_fits(pla
     ({"target": 4, "action": {"type": "adjust", "player": "Cas", "amount": 1, "reason": "x"}}, "action.type"),
     ({"target": 4, "action": {"type": "undo"}}, "action.type"),
     ({"target": 4, "action": {"type": "correct"}}, "action.type"),
+    ({"target": 4, "action": {"type": {}, "player": "Cas"}}, "action.type"),
+    ({"target": 4, "action": {"type": ["play"], "player": "Cas"}}, "action.type"),
     ({"target": 4, "action": play("Cas", "ZZ")}, "action.card"),
     ({"target": 4, "action": play("Zed", "8H")}, "action.player"),
     ({"target": 4, "action": play("Cas", "8H"), "reason": ""}, "reason"),
@@ -416,3 +418,37 @@ def test_import_refolds_corrections(played, client):
     doc["game"].pop("id", None)
     refused = assert_problem(client.post("/games/import", json=doc), 422, "import_invalid")
     assert refused["seq"] == 11 and refused["rule_code"] == "correction_conflict"
+
+
+def test_history_follows_the_corrected_record(client):
+    """A finished game corrected: the match histories follow (Cas won, and after the
+    correction lost)."""
+    game = create(client, visibility="open", options={"limit": 2})
+    game.post(OPEN_DEAL)
+    for player, card in [*TRICKS, ("Cas", "8H"), ("Dee", "8D"), ("Ann", "JD"), ("Bob", "AD"), ("Cas", "9S")]:
+        assert game.post(play(player, card)).status_code == 201
+    game.post({"type": "knock", "player": "Bob"})  # 16
+    game.post({"type": "fold", "player": "Dee"})  # 17
+    game.post(play("Ann", "QS"))
+    assert game.post(play("Bob", "KS")).get_json()["state"]["losers"] == ["Ann", "Bob"]
+    assert [g["result"] for g in client.get("/players/Cas").get_json()["games"]] == ["won"]
+    # Dee did not fold: she played 10♠ and won the last trick
+    response = correct(game, 17, play("Dee", "TS"))
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["state"]["losers"] == ["Ann", "Bob", "Cas"]
+    assert [g["result"] for g in client.get("/players/Cas").get_json()["games"]] == ["lost"]
+    game.post({}, "undo")
+    assert [g["result"] for g in client.get("/players/Cas").get_json()["games"]] == ["won"]
+
+
+def test_a_conflict_in_a_later_trick_names_the_rule(client):
+    game = create(client, visibility="open", options={"limit": 2})
+    game.post(OPEN_DEAL)
+    for player, card in [*TRICKS, ("Cas", "8H"), ("Dee", "8D"), ("Ann", "JD"), ("Bob", "AD"), ("Cas", "9S")]:
+        game.post(play(player, card))
+    game.post({"type": "knock", "player": "Bob"})
+    game.post({"type": "fold", "player": "Dee"})
+    game.post(play("Ann", "QS"))
+    problem = assert_problem(correct(game, 17, {"type": "fold", "player": "Ann"}), 409, "correction_conflict")
+    assert problem["detail"] == "Event 18, Ann played Q♠, no longer fits: Ann has folded and is out of this hand."
+    assert problem["conflicts_with"] == 18

@@ -36,8 +36,15 @@ import engine
 import schemas
 from schemas import responses
 from schemas.common import CardField, CorrectSchema, ReasonSchema
-from schemas.games import (ActionsQuerySchema, CreateGameSchema, DryRunQuerySchema, EventsQuerySchema, ForkSchema,
-                           ListQuerySchema, TimelineQuerySchema)
+from schemas.games import (
+    ActionsQuerySchema,
+    CreateGameSchema,
+    DryRunQuerySchema,
+    EventsQuerySchema,
+    ForkSchema,
+    ListQuerySchema,
+    TimelineQuerySchema,
+)
 
 TITLE, VERSION = "Kibitz", "1"
 OPENAPI_VERSION = "3.1.0"

@@ -16,9 +16,9 @@ from marshmallow import Schema, ValidationError
 
 import engine
 import schemas
+from engine import stream as streams
 from engine.core import OptionError
 from engine.interface import GameRules
-from engine import stream as streams
 from schemas.common import CorrectSchema, ReasonSchema
 from schemas.games import CreateGameSchema, flatten, seat
 from service.problems import ApiError

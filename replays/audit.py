@@ -154,12 +154,12 @@ def _place(facts: Sequence[Any], unit: str, seq: int) -> dict[str, int]:
     return {unit: where} if where else {}
 
 
-def irregularities(folded: Folded, full: bool) -> list[dict[str, Any]]:
+def irregularities(folded: Folded, full: bool, since: int = 1) -> list[dict[str, Any]]:
     """``GET irregularities``: every hand's ``irregularities`` (revokes proven later), each
-    with its ``hand``, oldest hand first."""
+    with its ``hand``, oldest hand first; ``since`` leaves out the hands before that one."""
     rules, state = folded.stream.rules, folded.stream.state
     out: list[dict[str, Any]] = []
-    for n in range(1, rules.hand_number(state) + 1):
+    for n in range(max(1, since), rules.hand_number(state) + 1):
         view = rules.hand_view(state, n, full)
         for item in (view or {}).get("irregularities", []):
             out.append({"hand": n, **item})

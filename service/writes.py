@@ -170,8 +170,9 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
             raise ApiError(409, err.code, err.message, version=version) from err
         fix = after.stream.done.head.fix if kind == streams.CORRECT else None
         if fix is not None:  # the irregularities the corrected record proves that the record before did not
-            known = audit.irregularities(before, True)
-            proved = [item for item in audit.irregularities(after, True) if item not in known]
+            since = replay.hand_of(before, fix.stood.seq)  # the hands before the target's are as they were
+            known = audit.irregularities(before, True, since)
+            proved = [item for item in audit.irregularities(after, True, since) if item not in known]
         else:  # a redo proves again what the action it restores proved
             proof = target.seq if target is not None and kind == streams.REDO else seq
             proved = audit.proved_by(after, proof, True)

@@ -452,3 +452,19 @@ def test_a_conflict_in_a_later_trick_names_the_rule(client):
     problem = assert_problem(correct(game, 17, {"type": "fold", "player": "Ann"}), 409, "correction_conflict")
     assert problem["detail"] == "Event 18, Ann played Q♠, no longer fits: Ann has folded and is out of this hand."
     assert problem["conflicts_with"] == 18
+
+
+def test_a_correction_reports_the_revokes_it_proves(game):
+    """Table visibility: Cas followed hearts in trick 1 and played J♥ in trick 2; the entry is
+    corrected to 8♣ (Cas showed out of hearts), so J♥ proves a revoke at once."""
+    game.post({"type": "deal"})
+    moves = [("Bob", "7H"), ("Cas", "8H"), ("Dee", "9H"), ("Ann", "TH"), ("Ann", "AH"), ("Bob", "QH"), ("Cas", "JH")]
+    for player, card in moves:
+        assert game.post(play(player, card)).status_code == 201
+    response = correct(game, 4, play("Cas", "8C"))
+    assert response.status_code == 201, response.get_json()
+    found = response.get_json()["irregularities"]
+    assert [(i["hand"], i["player"], i["seq"], i["proof_seq"]) for i in found] == [(1, "Cas", 4, 9)]
+    assert game.get("/irregularities").get_json()["irregularities"] == found
+    dry = game.post({"target": 4, "action": play("Cas", "8H")}, "correct?dry_run=true").get_json()
+    assert dry["irregularities"] == []  # correcting it back proves nothing new

@@ -11,7 +11,8 @@ temporary database: token, schema, group committer, SQLite commit):
 - a ``correct`` of a play near the start (it refolds almost the whole game) and near the end
   (it refolds a few actions); the replacement is a card the log never names, so the rest of
   the game still fits;
-- the same append after the corrections (it must cost what it cost before);
+- the same append after the corrections (it must cost what it cost before), and the same move
+  on the same state folded from scratch (the corrected record with no ``correct`` in it);
 - undo and redo of a correction (they refold nothing).
 
 Engine figures are the median of ``--repeats`` runs (each append is repeated 200 times in a
@@ -120,37 +121,56 @@ def engine_figures(log: list[tuple[int, dict[str, Any]]], everything: list[tuple
     corrected = streams.advance(stream, stream.version + 1, {"type": "correct", "target": early[0], "action": early[1]})
     after = next_play(corrected)
     out["append after"] = median_of(repeats, lambda: streams.advance(corrected, corrected.version + 1, after), 200)
+    # the same move on the same state folded from scratch (the corrected record, no correction in it)
+    scratch: streams.Stream | None = None
+    for step in streams.replay(toepen, [(seq, early[1] if seq == early[0] else a) for seq, a in log]):
+        scratch = step.stream
+    assert scratch is not None and scratch.state == corrected.state
+    out["same move, record folded from scratch"] = median_of(
+        repeats, lambda: streams.advance(scratch, corrected.version + 1, after), 200)
     undo = {"type": "undo"}
     out["undo of the correction"] = median_of(repeats, lambda: streams.advance(corrected, corrected.version + 1, undo), 200)
     return out, (early, late)
 
 
 def service_figures(events: list[tuple[int, dict[str, Any]]], extra: list[dict[str, Any]], early: tuple[int, Any],
-                    late: tuple[int, Any], repeats: int) -> dict[str, float]:
+                    late: tuple[int, Any], repeats: int) -> dict[str, tuple[float, float]]:
     from service.app import create_app
 
     folder = tempfile.mkdtemp(prefix="kibitz-correct-bench-")
     app = create_app({"TESTING": True, "DATABASE": os.path.join(folder, "kibitz.db")})
     client = app.test_client()
-    made = client.post("/games", json={"game": "toepen", "players": PLAYERS, "options": OPTIONS}).get_json()
-    url, auth = f"/games/{made['id']}", {"Authorization": f"Bearer {made['token']}"}
+    url, auth = "", {}
 
-    def post(path: str, body: Any) -> float:
-        started = time.perf_counter()
+    def post(path: str, body: Any) -> tuple[float, float]:
+        started, busy = time.perf_counter(), time.process_time()
         response = client.post(f"{url}/{path}", json=body, headers=auth)
-        took = time.perf_counter() - started
+        took, used = time.perf_counter() - started, time.process_time() - busy
         assert response.status_code in (200, 201), response.get_json()
-        return took
+        return took, used
 
-    for _, action in events[1:]:
-        post("events", action)
-    out: dict[str, float] = {}
-    out["append before"] = statistics.median(post("events", action) for action in extra[:20])
+    def med(pairs: Any) -> tuple[float, float]:
+        got = list(pairs)
+        return statistics.median(p[0] for p in got), statistics.median(p[1] for p in got)
+
+    def new_game() -> None:
+        nonlocal url, auth
+        made = client.post("/games", json={"game": "toepen", "players": PLAYERS, "options": OPTIONS}).get_json()
+        url, auth = f"/games/{made['id']}", {"Authorization": f"Bearer {made['token']}"}
+        for _, action in events[1:]:
+            post("events", action)
+
+    out: dict[str, tuple[float, float]] = {}
+    new_game()  # a control: the same moves in a copy of the game that is never corrected
+    out["control: moves 1-20, no correction"] = med(post("events", action) for action in extra[:20])
+    out["control: moves 21-40, no correction"] = med(post("events", action) for action in extra[20:])
+    new_game()
+    out["append before (moves 1-20)"] = med(post("events", action) for action in extra[:20])
     for name, (seq, action) in (("near the start", early), ("near the end", late)):
         body = {"target": seq, "action": action}
-        out[f"correct {name}, dry run"] = statistics.median(post("correct?dry_run=true", body) for _ in range(repeats))
+        out[f"correct {name}, dry run"] = med(post("correct?dry_run=true", body) for _ in range(repeats))
     out["correct near the start, stored"] = post("correct", {"target": early[0], "action": early[1]})
-    out["append after"] = statistics.median(post("events", action) for action in extra[20:])
+    out["append after (moves 21-40)"] = med(post("events", action) for action in extra[20:])
     out["undo of the correction, stored"] = post("undo", {})
     out["redo of the correction, stored"] = post("redo", {})
     return out
@@ -173,9 +193,9 @@ def main() -> None:
     for name, seconds in figures.items():
         print(f"  {name:<45} {seconds * 1000:9.3f} ms")
     service = service_figures(log, extra, early, late, args.repeats)
-    print("service (Flask test client, the write path with its SQLite commit, wall time, median):")
-    for name, seconds in service.items():
-        print(f"  {name:<45} {seconds * 1000:9.3f} ms")
+    print("service (Flask test client, the write path with its SQLite commit; median wall time, CPU time):")
+    for name, (wall, used) in service.items():
+        print(f"  {name:<45} {wall * 1000:9.3f} ms  {used * 1000:9.3f} ms CPU")
 
 
 if __name__ == "__main__":

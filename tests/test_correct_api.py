@@ -5,8 +5,11 @@ import). Every response is also checked against the OpenAPI document (tests/conf
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from service import store
@@ -399,6 +402,9 @@ def test_export_and_import_carry_corrections(played, client):
     played.post({}, "undo")
     played.post({}, "redo")
     doc = played.get("/export?format=json").get_json()
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "export.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    jsonschema.validate(client.get(f"{played.url}/export?format=json").get_json(), schema)  # the public view
     doc["game"].pop("id", None)  # a copy on this same server
     imported = client.post("/games/import", json=doc)
     assert imported.status_code == 201, imported.get_json()

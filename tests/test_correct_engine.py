@@ -166,3 +166,11 @@ def test_correct_is_listed_while_a_game_action_is_in_force(knocked):
     with pytest.raises(RulesError) as refused:
         correct(quit_, 3, {"type": "knock", "player": "Dee"})
     assert refused.value.code == "game_over"
+
+
+def test_a_ruling_is_not_corrected(knocked):
+    ruled = streams.advance(knocked, 6, {"type": "adjust", "player": "Dee", "amount": 1, "reason": "a penalty"})
+    with pytest.raises(RulesError) as refused:
+        correct(ruled, 6, {"type": "knock", "player": "Dee"})
+    assert refused.value.code == "nothing_to_correct"
+    assert refused.value.message == "Event 6 is a bookkeeping entry (adjust), not a game action: it cannot be corrected."

@@ -174,3 +174,21 @@ def test_a_ruling_is_not_corrected(knocked):
         correct(ruled, 6, {"type": "knock", "player": "Dee"})
     assert refused.value.code == "nothing_to_correct"
     assert refused.value.message == "Event 6 is a bookkeeping entry (adjust), not a game action: it cannot be corrected."
+
+
+def test_the_folded_games_facts_name_what_a_correction_put_out_of_the_record():
+    from replays import replay
+
+    rows = [{"seq": 1, "type": "game_created", "data": created("toepen", ["Ann", "Bob", "Cas", "Dee"], {}, "table")},
+            {"seq": 2, "type": "deal", "data": {"dealer": "Ann"}},
+            {"seq": 3, "type": "play", "data": {"player": "Bob", "card": "7H"}},
+            {"seq": 4, "type": "correct", "data": {"target": 3, "action": {"type": "play", "player": "Bob",
+                                                                           "card": "8H"}}},
+            {"seq": 5, "type": "correct", "data": {"target": 3, "action": {"type": "play", "player": "Bob",
+                                                                           "card": "9H"}}},
+            {"seq": 6, "type": "play", "data": {"player": "Cas", "card": "TH"}}]
+    folded = replay.fold(toepen, rows)
+    assert replay.corrected(folded) == {3: 5}
+    assert replay.out_of_record(folded) == {3: 5, 4: 5}  # event 3's 7♥ and event 4's 8♥ are not in the record
+    assert replay.hand_of(folded, 5) == 1
+    assert [p["card"] for p in toepen.trick_view(folded.stream.state, 1, 1, True)["plays"]] == ["9H", "TH"]

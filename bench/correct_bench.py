@@ -1,6 +1,6 @@
 """What a correction costs on a long game, and that ordinary appends do not slow down.
 
-Usage: ``python bench/correct_bench.py [--events 3000] [--seed 1] [--repeats 5]``.
+Usage: ``python bench/correct_bench.py [--events 3000] [--seed 1] [--repeats 5] [--engine-only]``.
 
 Plays one random Toepen game (8 players, limit 99, table visibility, ``bench.playouts``) of
 ``--events`` events, then measures, first in the engine alone (``engine.stream.advance``,
@@ -128,6 +128,8 @@ def engine_figures(log: list[tuple[int, dict[str, Any]]], everything: list[tuple
     assert scratch is not None and scratch.state == corrected.state
     out["same move, record folded from scratch"] = median_of(
         repeats, lambda: streams.advance(scratch, corrected.version + 1, after), 200)
+    out["rebuild of the whole log, for comparison"] = median_of(
+        repeats, lambda: [None for _ in streams.replay(toepen, log)])
     undo = {"type": "undo"}
     out["undo of the correction"] = median_of(repeats, lambda: streams.advance(corrected, corrected.version + 1, undo), 200)
     return out, (early, late)
@@ -181,6 +183,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--engine-only", action="store_true", help="skip the service's figures")
     args = parser.parse_args()
     out = play("toepen", random.Random(args.seed), PLAYERS, OPTIONS, "table", side_rate=(0.02, 0.01),
                max_events=args.events + EXTRA)
@@ -192,6 +195,8 @@ def main() -> None:
     print("engine (engine.stream.advance, CPU time, median):")
     for name, seconds in figures.items():
         print(f"  {name:<45} {seconds * 1000:9.3f} ms")
+    if args.engine_only:
+        return
     service = service_figures(log, extra, early, late, args.repeats)
     print("service (Flask test client, the write path with its SQLite commit; median wall time, CPU time):")
     for name, (wall, used) in service.items():

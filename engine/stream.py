@@ -10,6 +10,9 @@ Rules of the stream (``../shared/spec/recording.md``, "Undo and redo"):
 - ``abandon`` (recording.md, "Bookkeeping actions") is an ordinary action folded here for
   every game: the game stands as it was, :func:`status` says ``abandoned``, and only undo,
   redo and notes may follow.
+- ``correct`` (recording.md, "Correcting an earlier entry") replaces an effective game
+  action (its ``target``) with another one and folds every later effective action after it
+  again (:func:`correct`); it is an action for undo and redo like any other.
 
 Also here, the same for every game: :func:`target` (what an undo or redo acts on) with its
 :func:`summary`, and :func:`actions` (``GET …/actions`` with the bookkeeping entries).
@@ -36,12 +39,18 @@ from engine.core import Action, OptionError, RulesError, without_hand_cards
 from engine.interface import GameRules
 
 UNDO, REDO, NOTE, CREATED = "undo", "redo", "note", "game_created"
+#: The bookkeeping action that fixes an earlier entry (recording.md, "Correcting an earlier entry").
+CORRECT = "correct"
 #: The bookkeeping action that stops a game (recording.md, "Bookkeeping actions").
 ABANDON = "abandon"
 #: A game's ``status`` (api.md, ``GET /games/<id>``): the engine's two, and an abandoned game.
 IN_PROGRESS, FINISHED, ABANDONED = "in_progress", "finished", "abandoned"
 #: Event types handled here rather than by a game's reducer.
-BOOKKEEPING = frozenset({UNDO, REDO, NOTE, ABANDON})
+BOOKKEEPING = frozenset({UNDO, REDO, NOTE, ABANDON, CORRECT})
+#: Event types that are neither the target nor the replacement of a correction: the
+#: bookkeeping actions (recording.md, "Bookkeeping actions": ``adjust`` among them) and
+#: ``game_created``.
+NOT_CORRECTABLE = BOOKKEEPING | {CREATED, "adjust"}
 
 
 class UnknownRulesVersion(OptionError):
@@ -53,12 +62,40 @@ class UnknownRulesVersion(OptionError):
         self.version = version
 
 
+class CorrectionConflict(RulesError):
+    """A correction refused because a later effective action no longer fits after it
+    (409 ``correction_conflict``): ``conflicts_with`` is that action's seq, ``cause`` the
+    rules code it now gets, ``message`` names it and says why in the rules' own sentence."""
+
+    def __init__(self, conflicts_with: int, cause: str, message: str) -> None:
+        super().__init__("correction_conflict", message)
+        self.conflicts_with = conflicts_with
+        self.cause = cause
+
+
+class Fix(NamedTuple):
+    """What a ``correct`` step changed (kept on its :class:`Step`).
+
+    ``prior`` is the chain of effective actions before the correction (an undo of the
+    correction puts it back), ``below`` the corrected chain under the ``correct`` step (a
+    redo puts it back), ``stood`` the target's step as it stood before, ``replacement`` the
+    step that took its place (the target's seq, the replacement action, the state after it).
+    """
+
+    prior: Link
+    below: Link
+    stood: Step
+    replacement: Step
+
+
 class Step(NamedTuple):
-    """One effective action: its ``seq``, the action and the game state right after it."""
+    """One effective action: its ``seq``, the action and the game state right after it;
+    ``fix`` is set on a ``correct`` step only."""
 
     seq: int
     action: Action
     state: Any
+    fix: Fix | None = None
 
 
 class Link(NamedTuple):
@@ -124,9 +161,9 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
 
     ``action`` is ``{"type": ..., **fields}``. ``abandon`` (recording.md, "Bookkeeping
     actions") is folded here for every game: an ordinary action (undo takes it off) that
-    leaves the game state as it was and makes the game :func:`abandoned`. Raises
-    :class:`RulesError` when the action is illegal now (``nothing_to_undo``,
-    ``nothing_to_redo``, ``game_over`` for an abandon of a game that is over and for any
+    leaves the game state as it was and makes the game :func:`abandoned`; ``correct`` is
+    :func:`correct`. Raises :class:`RulesError` when the action is illegal now
+    (``nothing_to_undo``, ``nothing_to_redo``, :func:`correct`'s refusals, ``game_over`` for an abandon of a game that is over and for any
     action but undo, redo and note in an abandoned game, or the game's own codes); the
     given stream is unchanged in that case.
     """
@@ -134,11 +171,15 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
     if kind == UNDO:
         if stream.done.rest is None:
             raise RulesError("nothing_to_undo", "There is nothing to undo: no move has been recorded yet.")
-        return stream._replace(version=seq, done=stream.done.rest, undone=Link(stream.done.head, stream.undone))
+        top = stream.done.head
+        below = stream.done.rest if top.fix is None else top.fix.prior  # a correction: the entry as it was
+        return stream._replace(version=seq, done=below, undone=Link(top, stream.undone))
     if kind == REDO:
         if stream.undone is None:
             raise RulesError("nothing_to_redo", "There is nothing to redo: no undone move can be restored.")
-        return stream._replace(version=seq, done=Link(stream.undone.head, stream.done), undone=stream.undone.rest)
+        top = stream.undone.head
+        under = stream.done if top.fix is None else top.fix.below
+        return stream._replace(version=seq, done=Link(top, under), undone=stream.undone.rest)
     if kind == NOTE:
         return stream._replace(version=seq)
     if kind == CREATED:
@@ -150,11 +191,120 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
             raise RulesError("game_over", "The game is over: it can no longer be abandoned.")
         step = Step(seq, {**action, "seq": seq}, stream.state)  # the game stands as it was
         return stream._replace(version=seq, done=Link(step, stream.done), undone=None)
+    if kind == CORRECT:
+        return correct(stream, seq, action)
     if stream.rules_version is not None and stream.rules_version != stream.rules.RULES_VERSION:
         action = stream.rules.upcast(stream.rules_version, action)
     action = {**action, "seq": seq}
     state = stream.rules.apply(stream.state, action)
     return stream._replace(version=seq, done=Link(Step(seq, action, state), stream.done), undone=None)
+
+
+def correct(stream: Stream, seq: int, action: Action) -> Stream:
+    """Fold a ``correct`` event (number ``seq``): ``{"type": "correct", "target": <seq>,
+    "action": {...one game action...}, "reason"?}`` (recording.md, "Correcting an earlier
+    entry"; api.md, ``POST …/correct``).
+
+    The target (named by the seq it was first recorded with) must be an effective game
+    action; its action is replaced by the replacement, folded from the state before it
+    (it keeps the target's seq), and every later effective action is folded after it again,
+    in order, once: the cost is that of the actions after the target, never of the whole
+    game. A later ``correct`` of the same target replaces the earlier one (the chain holds
+    the entry now in force); the ``correct`` becomes the latest effective action (undo takes
+    it off and puts the chain back as it was) and clears what could be redone.
+
+    Raises :class:`RulesError`: ``nothing_to_correct`` (the target is ``game_created``, an
+    undone action, a bookkeeping event or outside the log, or the replacement is JSON-equal
+    to the entry now in force), ``wrong_phase`` (a bookkeeping replacement, a deal replaced
+    by something else or the other way round: a deal is corrected only in what it lists), the
+    replacement's own rules code when it breaks the rules at that point, and
+    :class:`CorrectionConflict` (``correction_conflict``) naming the first later effective
+    action that no longer fits. The given stream is unchanged in every case.
+    """
+    rules = stream.rules
+    number, replacement = action.get("target"), dict(action.get("action") or {})
+    above: list[Step] = []  # the effective steps after the target, latest first
+    link: Link | None = stream.done
+    while link is not None and isinstance(number, int) and link.head.seq > number:
+        above.append(link.head)
+        link = link.rest
+    if link is None or link.head.seq != number or link.rest is None or link.head.action["type"] in NOT_CORRECTABLE:
+        raise RulesError("nothing_to_correct", _no_target(number, link))
+    stood, base = link.head, link.rest
+    kind = replacement.get("type")
+    if not isinstance(kind, str) or kind in NOT_CORRECTABLE:
+        raise RulesError("wrong_phase", "A correction puts a game action in place of another: an undo, redo, note, "
+                                        "ruling or abandon cannot be one.")
+    if (kind == "deal") != (stood.action["type"] == "deal"):
+        raise RulesError("wrong_phase", f"Event {number} is {'a deal' if kind != 'deal' else 'not a deal'}: a deal is "
+                                        "corrected only in what it lists, and only a deal can take its place.")
+    if stream.rules_version is not None and stream.rules_version != rules.RULES_VERSION:
+        replacement = rules.upcast(stream.rules_version, replacement)
+    if replacement == {k: v for k, v in stood.action.items() if k != "seq"}:
+        raise RulesError("nothing_to_correct", f"Event {number} already reads {summary(rules, stood, True)}: "
+                                               "there is nothing to correct.")
+    placed = {**replacement, "seq": number}
+    fixed = Step(number, placed, rules.apply(base.head.state, placed))
+    chain = Link(fixed, base)
+    for step in reversed(above):
+        state = chain.head.state
+        kind = step.action["type"]
+        try:
+            if kind == CORRECT:  # an earlier correction of a later entry stays in force
+                step = step._replace(state=state)
+            elif kind == ABANDON:
+                if rules.status(state) != IN_PROGRESS:
+                    raise RulesError("game_over", "The game is over: it can no longer be abandoned.")
+                step = step._replace(state=state)
+            else:
+                step = step._replace(state=rules.apply(state, step.action))
+        except RulesError as err:
+            raise CorrectionConflict(
+                step.seq, err.code,
+                f"Event {step.seq}, {summary(rules, step, True)}, no longer fits: {err.message}") from err
+        chain = Link(step, chain)
+    top = Step(seq, {**action, "seq": seq}, chain.head.state, Fix(stream.done, chain, stood, fixed))
+    return stream._replace(version=seq, done=Link(top, chain), undone=None)
+
+
+def _no_target(number: object, link: Link | None) -> str:
+    """Why event ``number`` cannot be corrected (``link``: where the walk down the chain stopped)."""
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        return "Name the entry to correct by its event number."
+    if link is not None and link.head.seq == number:
+        kind = link.head.action["type"]
+        if kind == CREATED:
+            return "Event 1 sets the game up: it cannot be corrected."
+        return f"Event {number} is a bookkeeping entry ({kind}), not a game action: it cannot be corrected."
+    return (f"Event {number} is not an entry in force now (undone, a bookkeeping event, or not in the log): "
+            "only an effective game action can be corrected.")
+
+
+def before(stream: Stream, seq: int) -> Stream | None:
+    """The stream just before the effective action ``seq`` of the current record (its
+    corrections included): what a correction of ``seq`` starts from (``GET …/actions?before=``).
+    Its ``done`` is the chain under that action and nothing can be redone. None when ``seq``
+    is not an effective action now. Walks down from the latest step (the cost of the
+    actions after ``seq``)."""
+    link: Link | None = stream.done
+    while link is not None and link.head.seq > seq:
+        link = link.rest
+    if link is None or link.head.seq != seq or link.rest is None:
+        return None
+    return stream._replace(version=seq - 1, done=link.rest, undone=None)
+
+
+def correctable(stream: Stream) -> bool:
+    """True when some effective game action exists and the game is not abandoned: ``correct``
+    is open (``GET …/actions``). Walks down from the latest step to the first game action."""
+    if abandoned(stream):
+        return False
+    link: Link | None = stream.done
+    while link is not None:
+        if link.head.action["type"] not in NOT_CORRECTABLE:
+            return True
+        link = link.rest
+    return False
 
 
 def abandoned(stream: Stream) -> bool:
@@ -201,7 +351,8 @@ def results(stream: Stream) -> dict[str, dict[str, Any]]:
 class Replayed(NamedTuple):
     """One event seen during a replay: the event, the stream after it, and what it did.
 
-    ``target`` is the seq of the action an ``undo`` cancelled or a ``redo`` restored.
+    ``target`` is the seq of the action an ``undo`` cancelled or a ``redo`` restored, or
+    the entry a ``correct`` corrected.
     """
 
     seq: int
@@ -224,9 +375,8 @@ def replay(rules: GameRules, events: Iterable[tuple[int, Action]]) -> Iterator[R
             stream = start(rules, created)
             yield Replayed(seq, action, stream, None)
             continue
-        step = target(stream, action["type"])
-        stream = advance(stream, seq, action)
-        yield Replayed(seq, action, stream, None if step is None else step.seq)
+        stream, number = advance(stream, seq, action), target_seq(stream, action)
+        yield Replayed(seq, action, stream, number)
 
 
 def target(stream: Stream, kind: str) -> Step | None:
@@ -238,6 +388,18 @@ def target(stream: Stream, kind: str) -> Step | None:
     if kind == REDO:
         return stream.undone.head if stream.undone is not None else None
     return None
+
+
+def target_seq(stream: Stream, action: Mapping[str, Any]) -> int | None:
+    """The seq an event ``action`` about to be folded into ``stream`` acts on: what an undo
+    cancels or a redo restores (:func:`target`), the ``target`` of a ``correct``, else None
+    (:attr:`Replayed.target`, the folded game's facts)."""
+    kind = action["type"]
+    if kind == CORRECT:
+        number = action.get("target")
+        return number if isinstance(number, int) else None
+    step = target(stream, kind)
+    return None if step is None else step.seq
 
 
 def target_json(rules: GameRules, step: Step, full: bool, hidden: Set[int] = frozenset()) -> dict[str, Any]:
@@ -252,12 +414,15 @@ def target_json(rules: GameRules, step: Step, full: bool, hidden: Set[int] = fro
 
 def summary(rules: GameRules, step: Step, full: bool) -> str:
     """A short phrase naming who did what in ``step``, without what the rules derived from
-    it: ``"Cas played 10♣"``, ``"Bob knocked"``, ``"Ann dealt"``.
+    it: ``"Cas played 10♣"``, ``"Bob knocked"``, ``"Ann dealt"``; a ``correct`` step reads
+    ``"Correct event 14: Dee played 9♣"`` (its replacement's summary).
 
     ``rules`` is the game's engine module (its ``card_text`` writes a card, its ``redact``
     hides what a reader without the token, ``full`` False, may not see). The same words for
     every game; the timeline's ``describe`` adds the outcomes.
     """
+    if step.fix is not None:  # a correct: "Correct event 14: Dee played 9♣"
+        return f"Correct event {step.fix.stood.seq}: {summary(rules, step.fix.replacement, full)}"
     action = step.action if full else {"type": step.action["type"], **rules.redact(step.action)}
     kind = str(action["type"])
     who = str(action.get("player", ""))
@@ -306,7 +471,7 @@ def actions(stream: Stream, full: bool, hidden: Set[int] = frozenset()) -> list[
     chosen gets ``possible`` from the game's ``possible`` in a table game), then the
     bookkeeping actions open now (api.md): ``undo`` and ``redo`` with their ``target``
     (:func:`target_json`, ``hidden`` the seqs whose cards a public reader may not see),
-    ``note`` (always), ``adjust`` (where the game's reducer has one
+    ``note`` (always), ``correct`` while :func:`correctable`, ``adjust`` (where the game's reducer has one
     in its ``HANDLERS``) and ``abandon`` while the game is in progress, with ``player`` and
     ``cards`` null. An abandoned game lists no game action.
     Reads the folded state only: nothing is applied.
@@ -324,6 +489,8 @@ def actions(stream: Stream, full: bool, hidden: Set[int] = frozenset()) -> list[
         if step is not None:
             out.append({"type": kind, "player": None, "cards": None, "target": target_json(rules, step, full, hidden)})
     out.append({"type": NOTE, "player": None, "cards": None})
+    if correctable(stream):  # after a game is over too: a correction may reopen it
+        out.append({"type": CORRECT, "player": None, "cards": None})
     if status(stream) == IN_PROGRESS:  # both refused once the game is over
         if "adjust" in rules.HANDLERS:
             out.append({"type": "adjust", "player": None, "cards": None})
@@ -347,8 +514,47 @@ def undone_by(corrections: Iterable[tuple[int, str, int | None]]) -> dict[int, i
             continue
         if kind == UNDO:
             out[target] = seq
-        else:
+        elif kind == REDO:
             out.pop(target, None)
+    return out
+
+
+def corrected_by(corrections: Iterable[tuple[int, str, int | None]]) -> dict[int, int]:
+    """Each corrected entry (the seq it was first recorded with) with the seq of the
+    ``correct`` now in force for it (api.md, ``corrected_by`` in ``GET …/events``).
+
+    ``corrections`` are ``(seq, type, target)`` of every event in order, as for
+    :func:`undone_by` (a ``correct``'s target is the entry it corrects). A ``correct`` is in
+    force when it is not cancelled (:func:`undone_by`) and no later ``correct`` in force
+    names the same entry. Entries whose ``correct`` was undone are not listed: they read
+    as first recorded again.
+    """
+    events = list(corrections)
+    cancelled = undone_by(events)
+    out: dict[int, int] = {}
+    for seq, kind, target in events:
+        if kind == CORRECT and target is not None and seq not in cancelled:
+            out[target] = seq
+    return out
+
+
+def out_of_record(corrections: Iterable[tuple[int, str, int | None]]) -> dict[int, int]:
+    """The events whose recorded game action is no longer in the current record because of a
+    correction, each with the ``correct`` that put it out (the seq now in force for that entry).
+
+    Listed: every corrected entry (its stored ``data`` was replaced: :func:`corrected_by`)
+    and every ``correct`` that a later one of the same entry replaced (its ``data.action``
+    is out too). Undone events are :func:`undone_by`'s. Their cards are like an undone
+    play's (api.md, "Views and secrets"): recorded, but not in the record now, so a card they
+    name may still be in a hand. ``corrections`` as for :func:`undone_by`.
+    """
+    events = list(corrections)
+    cancelled = undone_by(events)
+    in_force = corrected_by(events)
+    out = dict(in_force)
+    for seq, kind, target in events:
+        if kind == CORRECT and target is not None and seq not in cancelled and in_force.get(target) != seq:
+            out[seq] = in_force[target]
     return out
 
 

@@ -1,8 +1,10 @@
 """Hands, tricks and irregularities for the audit: the engine's views plus times,
 corrections and notes.
 
-A *correction* is an ``undo`` or ``redo`` event whose target action was recorded during
-the hand in question. Each correction (and each note) is placed in the hand by its
+A *correction* is an ``undo``, ``redo`` or ``correct`` event whose target action was
+recorded during the hand in question (an undo or redo of a ``correct`` goes with the entry
+that correct fixed); a ``correct`` adds ``action``, what it put in the target's place. A
+corrected play of a trick carries ``corrected_by`` and ``corrected`` (its words). Each correction (and each note) is placed in the hand by its
 *position*: the trick (trick games) or turn (the others) in progress when its target was
 recorded, that is the trick the next card played then belonged to (``{"trick": t}``,
 ``{"turn": t}``; empty for the deal). A trick's audit lists the corrections and notes of
@@ -16,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import stream as streams
-from replays.replay import Folded, shown_data
+from replays.replay import Folded, action, corrected, hand_of, shown_data
+from replays.timeline import changed
 
 
 def hand(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, full: bool) -> dict[str, Any] | None:
@@ -34,10 +37,14 @@ def hand(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, full: bool
     fixes = corrections(folded, events, n, full, unit)
     out = {**view, "corrections": fixes, "notes": notes(folded, events, n, unit)}
     if unit == "turn":
+        turns = corrected_plays(folded, events, n, view["turns"], full)
         out["turns"] = [
             {**turn, "corrections": [c for c in fixes if c.get("turn") == number]}
-            for number, turn in enumerate(view["turns"], start=1)
+            for number, turn in enumerate(turns, start=1)
         ]
+    elif isinstance(view.get("tricks"), list):
+        out["tricks"] = [{**t, "plays": corrected_plays(folded, events, n, t["plays"], full)}
+                         if isinstance(t, Mapping) and isinstance(t.get("plays"), list) else t for t in view["tricks"]]
     return out
 
 
@@ -53,6 +60,7 @@ def trick(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, t: int, f
         {**play, "recorded_at": recorded.get(play.get("seq"))} if isinstance(play, Mapping) else play
         for play in view.get("plays", [])
     ]
+    plays = corrected_plays(folded, events, n, plays, full)
     fixes = [c for c in corrections(folded, events, n, full) if c.get("trick") == t]
     remarks = [note for note in notes(folded, events, n) if note.get("trick") == t]
     return {**view, "plays": plays, "corrections": fixes, "notes": remarks}
@@ -60,7 +68,7 @@ def trick(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, t: int, f
 
 def corrections(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, full: bool,
                 unit: str = "trick") -> list[dict[str, Any]]:
-    """The undo/redo events whose target was recorded during hand ``n``, oldest first.
+    """The undo/redo/correct events whose target was recorded during hand ``n``, oldest first.
 
     Each is ``{seq, type, reason, recorded_at, at, target: {seq, type, data}}`` plus its
     position (key ``unit``: ``trick`` or ``turn``, see the module docstring); the target's data is shown
@@ -68,22 +76,57 @@ def corrections(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, ful
     """
     facts = folded.facts
     by_seq = {event["seq"]: event for event in events}
-    found = [fact for fact in facts if fact.target is not None and facts[fact.target - 1].hand == n]
+    found = [fact for fact in facts if fact.target is not None and hand_of(folded, fact.seq) == n]
     out: list[dict[str, Any]] = []
     for fact in found:
         assert fact.target is not None
         event, target = by_seq[fact.seq], by_seq[fact.target]
-        out.append(
-            {
-                "seq": fact.seq,
-                "type": event["type"],
-                "reason": event["data"].get("reason"),
-                "recorded_at": event["recorded_at"],
-                "at": event["at"],
-                "target": {"seq": target["seq"], "type": target["type"], "data": shown_data(folded, target, n, full)},
-                **_place(facts, unit, fact.target),
-            }
-        )
+        entry = {
+            "seq": fact.seq,
+            "type": event["type"],
+            "reason": event["data"].get("reason"),
+            "recorded_at": event["recorded_at"],
+            "at": event["at"],
+            "target": {"seq": target["seq"], "type": target["type"], "data": shown_data(folded, target, n, full)},
+            **_place(facts, unit, _home(folded, fact.seq)),
+        }
+        if event["type"] == streams.CORRECT:  # what it put in the target's place, shown like that action
+            entry["action"] = shown_data(folded, event, n, full).get("action")
+        out.append(entry)
+    return out
+
+
+def _home(folded: Folded, seq: int) -> int:
+    """The game action an undo, redo or correct ``seq`` is about, following an undo of a
+    correct to the entry the correct fixed."""
+    facts, seen = folded.facts, {seq}
+    fact = facts[seq - 1]
+    while fact.target is not None and fact.target not in seen:
+        seen.add(fact.target)
+        fact = facts[fact.target - 1]
+    return int(fact.seq)
+
+
+def corrected_plays(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, plays: Sequence[Any],
+                    full: bool) -> list[Any]:
+    """``plays`` (a trick's or turn's entries with their ``seq``) with ``corrected_by`` and
+    ``corrected`` ("corrected at event 31: Dee played 9♣, not 9♠"; the entry first recorded
+    not named for a reader without the token while hand ``n`` is not over) on each corrected one."""
+    fixed = corrected(folded)
+    if not fixed:
+        return list(plays)
+    rules, state = folded.stream.rules, folded.stream.state
+    by_seq = {event["seq"]: event for event in events}
+    shown = full or rules.hand_over(state, n)
+    out: list[Any] = []
+    for play in plays:
+        seq = play.get("seq") if isinstance(play, Mapping) else None
+        if seq in fixed and seq in by_seq and fixed[seq] in by_seq:
+            first = streams.Step(seq, action(by_seq[seq]), state)
+            new = streams.Step(seq, dict(by_seq[fixed[seq]]["data"]["action"]), state)
+            play = {**play, "corrected_by": fixed[seq],
+                    "corrected": f"corrected at event {fixed[seq]}: {changed(rules, first, new, shown)}"}
+        out.append(play)
     return out
 
 
@@ -111,12 +154,12 @@ def _place(facts: Sequence[Any], unit: str, seq: int) -> dict[str, int]:
     return {unit: where} if where else {}
 
 
-def irregularities(folded: Folded, full: bool) -> list[dict[str, Any]]:
+def irregularities(folded: Folded, full: bool, since: int = 1) -> list[dict[str, Any]]:
     """``GET irregularities``: every hand's ``irregularities`` (revokes proven later), each
-    with its ``hand``, oldest hand first."""
+    with its ``hand``, oldest hand first; ``since`` leaves out the hands before that one."""
     rules, state = folded.stream.rules, folded.stream.state
     out: list[dict[str, Any]] = []
-    for n in range(1, rules.hand_number(state) + 1):
+    for n in range(max(1, since), rules.hand_number(state) + 1):
         view = rules.hand_view(state, n, full)
         for item in (view or {}).get("irregularities", []):
             out.append({"hand": n, **item})

@@ -175,12 +175,14 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
         if isinstance(result, Mapping) and result.get("reason"):
             lines.append(f"  Reason: {result['reason']}")
         lines.append("")
-    notes = [event for event in events if event["type"] in ("note", "undo", "redo", streams.ABANDON)]
+    notes = [event for event in events if event["type"] in ("note", "undo", "redo", streams.ABANDON, streams.CORRECT)]
     if notes:
         lines.append("Notes and corrections")
         for event in notes:
             data = event["data"]
             said = data.get("text") or data.get("reason") or ""
+            if event["type"] == streams.CORRECT:
+                said = f"event {data.get('target')}{': ' + said if said else ''}"
             who = f" {data['player']}:" if data.get("player") else ""
             lines.append(f"  #{event['seq']} {event['type']}{who} {said}".rstrip())
         lines.append("")

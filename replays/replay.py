@@ -88,8 +88,7 @@ def extend(folded: Folded, seq: int, event_action: Mapping[str, Any]) -> Folded:
     """
     stream = folded.stream
     kind = event_action["type"]
-    step = streams.target(stream, kind)
-    target = None if step is None else step.seq
+    target = streams.target_seq(stream, event_action)
     after = streams.advance(stream, seq, event_action)
     fact = Fact(seq, kind, stream.rules.hand_number(after.state), target, stream.rules.position(stream.state))
     return Folded(after, folded.facts.append(fact))
@@ -136,19 +135,46 @@ def undone(folded: Folded) -> set[int]:
     return set(streams.undone_by((fact.seq, fact.type, fact.target) for fact in folded.facts))
 
 
+def corrected(folded: Folded) -> dict[int, int]:
+    """Each corrected entry with the ``correct`` now in force for it (``engine.stream.corrected_by``
+    over the folded game's facts)."""
+    return streams.corrected_by((fact.seq, fact.type, fact.target) for fact in folded.facts)
+
+
+def out_of_record(folded: Folded) -> dict[int, int]:
+    """The events whose recorded action a correction has put out of the current record, each
+    with the ``correct`` in force (``engine.stream.out_of_record``): their cards are to be
+    hidden from the public like an undone one's until their hand is over."""
+    return streams.out_of_record((fact.seq, fact.type, fact.target) for fact in folded.facts)
+
+
+def hand_of(folded: Folded, seq: int) -> int:
+    """The hand event ``seq`` belongs to: its own fact's hand, or for a ``correct`` (and an
+    undo or redo of one) the hand of the entry it corrected."""
+    facts = folded.facts
+    fact = facts[seq - 1]
+    seen = {seq}
+    while fact.type in (streams.CORRECT, streams.UNDO, streams.REDO) and fact.target is not None \
+            and fact.target not in seen:
+        seen.add(fact.target)
+        fact = facts[fact.target - 1]
+    return int(fact.hand)
+
+
 def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
     """``events`` (any slice of the stored log up to ``folded.version``) as the API shows
-    them: each with ``undone``, its data redacted for a reader without the token while its
+    them: each with ``undone`` and ``corrected_by`` (the ``correct`` in force for it, or
+    None), its data redacted for a reader without the token while its
     hand is not over (:func:`shown_data`)."""
     cancelled = undone(folded)
-    facts = folded.facts
+    fixed = corrected(folded)
     events = list(events)
     kept = None if full else hidden(folded, events)
     out = []
     for event in events:
-        fact = facts[event["seq"] - 1]
-        data = shown_data(folded, event, fact.hand, full, kept)
-        out.append({**event, "data": data, "undone": event["seq"] in cancelled})
+        data = shown_data(folded, event, hand_of(folded, event["seq"]), full, kept)
+        out.append({**event, "data": data, "undone": event["seq"] in cancelled,
+                    "corrected_by": fixed.get(event["seq"])})
     return out
 
 
@@ -160,14 +186,19 @@ def shown_data(folded: Folded, event: Mapping[str, Any], hand: int, full: bool,
     that hand in the current state (its ``redact`` copy while the hand is in play; cards the
     rules never reveal, such as a Toepen folder's dead cards, stay out after it too), and
     without the cards back in a hand of an event :func:`hidden` now (``kept``: that set,
-    computed here when not given). Bookkeeping events are never redacted.
+    computed here when not given). Bookkeeping events are never redacted, but a
+    ``correct``'s ``action`` is, like the action itself; ``hand`` is then its target's
+    (:func:`hand_of`).
     """
     data = dict(event["data"])
     if full or event["type"] in PUBLIC or not hand:
         return data
     if kept is None:
         kept = hidden(folded, [event])
-    return secrecy.public_data(folded.stream.rules, folded.stream.state, hand, action(event), event["seq"] in kept)
+    rules, state = folded.stream.rules, folded.stream.state
+    if event["type"] == streams.CORRECT:  # its action redacted like the action itself
+        return correct_data(rules, state, hand, data, event["seq"] in kept)
+    return secrecy.public_data(rules, state, hand, action(event), event["seq"] in kept)
 
 
 def hidden(folded: Folded, events: Iterable[Mapping[str, Any]]) -> set[int]:
@@ -176,3 +207,14 @@ def hidden(folded: Folded, events: Iterable[Mapping[str, Any]]) -> set[int]:
     facts = [(fact.seq, fact.type, fact.hand, fact.target) for fact in folded.facts]
     actions = {event["seq"]: action(event) for event in events if event["type"] not in PUBLIC}
     return secrecy.hidden(folded.stream.rules, folded.stream.state, facts, actions)
+
+
+def correct_data(rules: GameRules, state: Any, hand: int, data: Mapping[str, Any], is_hidden: bool = False) -> dict[str, Any]:
+    """The ``data`` of a ``correct`` event whose target is in hand ``hand`` as a reader
+    without the token may see it in ``state``: its ``action`` redacted like that action
+    recorded on its own (``replays.secrecy.public_data``; ``is_hidden``: the correction is
+    out of the record and its cards back in a hand)."""
+    inner = data.get("action")
+    if not isinstance(inner, Mapping):
+        return dict(data)
+    return {**data, "action": {"type": inner.get("type"), **secrecy.public_data(rules, state, hand, inner, is_hidden)}}

@@ -34,10 +34,13 @@ def withdrawn(corrections: Iterable[tuple[int, str, int | None]]) -> set[int]:
     """The seqs of the events whose recorded cards are no longer in the current record.
 
     ``corrections`` are ``(seq, type, target)`` of every event in order, as
-    ``engine.stream.undone_by`` takes them. Today: the actions cancelled now (undone and not
-    redone). Every other way a recorded card leaves the current record is added here.
+    ``engine.stream.undone_by`` takes them: the actions cancelled now (undone and not
+    redone) and the entries a correction has put out of the record (``engine.stream.
+    out_of_record``: a corrected entry, and a correction replaced by a later one).
+    Every other way a recorded card leaves the current record is added here.
     """
-    return set(streams.undone_by(corrections))
+    listed = list(corrections)
+    return set(streams.undone_by(listed)) | set(streams.out_of_record(listed))
 
 
 def cards_public(rules: GameRules, state: Any, hand: int, event_action: Mapping[str, Any]) -> bool:
@@ -73,12 +76,18 @@ def hidden(rules: GameRules, state: Any, facts: Iterable[Fact], actions: Mapping
         return set()
     listed = list(facts)
     hands = {seq: hand for seq, _kind, hand, _target in listed}
+    targets = {seq: target for seq, kind, _hand, target in listed if kind == streams.CORRECT}
     out: set[int] = set()
     for seq in withdrawn((seq, kind, target) for seq, kind, _hand, target in listed):
         event_action = actions.get(seq)
+        hand = hands.get(seq, 0)
+        if event_action is not None and seq in targets:  # a correction out of the record: its replacement
+            inner = event_action.get("action")
+            event_action = inner if isinstance(inner, Mapping) else None
+            hand = hands.get(targets[seq] or 0, hand)
         if event_action is None or not names_hand_cards(event_action):
             continue
-        if not cards_public(rules, state, hands.get(seq, 0), event_action):
+        if not cards_public(rules, state, hand, event_action):
             out.add(seq)
     return out
 

@@ -5,7 +5,10 @@ carries its ``seq``, times, type, player, hand number, the data as this reader m
 and a summary that includes what the rules derived (the trick's winner, the Fool, who was
 flushed, the showdown's loser …), written by the game's ``describe``. An action that is
 cancelled now is ``undone`` with ``undone_by`` (the undo that cancelled it); undo and redo
-steps name their ``target``; notes and rulings appear where they were recorded.
+steps name their ``target``; notes and rulings appear where they were recorded. A corrected
+entry carries ``corrected_by`` (the ``correct`` in force) and ``corrected`` ("corrected at
+event 31: Dee played 9♣, not 9♠"); a ``correct`` step names its ``target`` and says what
+it changed.
 
 Game actions are described as they were when recorded: the state before and after each
 comes from one replay of the whole log, so an action undone later still reads as it
@@ -21,7 +24,7 @@ from typing import Any
 from engine import stream as streams
 from engine.interface import GameRules
 from replays import secrecy
-from replays.replay import PUBLIC, action
+from replays.replay import PUBLIC, action, correct_data
 
 
 def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
@@ -50,11 +53,15 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
         hands[seq] = hand
         data = dict(event["data"])
         if not (full or kind in PUBLIC or not hand):
-            data = secrecy.public_data(rules, final, hand, step.action, seq in kept)
+            data = (correct_data(rules, final, hand, data, seq in kept) if kind == streams.CORRECT
+                    else secrecy.public_data(rules, final, hand, step.action, seq in kept))
         # described in full only when nothing is hidden from this reader
         visible = (full or kind in PUBLIC or not hand or rules.hand_over(final, hand)) and data == event["data"]
         if kind in (streams.UNDO, streams.REDO):
             summary = _correction(kind, event["data"].get("reason"), step.target, summaries)
+        elif kind == streams.CORRECT:
+            shown = full or not hand or rules.hand_over(final, hand)
+            summary = corrected_words(rules, step.stream.done.head, shown, event["data"].get("reason"))
         elif kind == streams.ABANDON:
             summary = streams.summary(rules, step.stream.done.head, True) + "."
         elif seq in kept:  # its card is back in a hand: who did what, not which card
@@ -78,8 +85,16 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
                 "undone_by": undone_by.get(seq),
                 "target": step.target,
                 "data": data,
+                "corrected_by": None,
             }
         )
+    for number, by in streams.corrected_by((s.seq, s.action["type"], s.target) for s in replayed).items():
+        entry, fix = out[number - 1], replayed[by - 1].stream.done.head.fix
+        assert fix is not None
+        shown = full or not entry["hand"] or rules.hand_over(final, entry["hand"])
+        first = replayed[number - 1].stream.done.head  # the entry as first recorded
+        entry["corrected_by"] = by
+        entry["corrected"] = f"corrected at event {by}: {changed(rules, first, fix.replacement, shown)}"
     return out
 
 
@@ -93,6 +108,33 @@ def _hidden(rules: GameRules, final: Any, replayed: Sequence[streams.Replayed]) 
         facts.append((step.seq, step.action["type"], hand, step.target))
     actions = {step.seq: step.action for step in replayed if step.action["type"] not in PUBLIC}
     return secrecy.hidden(rules, final, facts, actions)
+
+
+def corrected_words(rules: GameRules, step: streams.Step, shown: bool, reason: Any = None) -> str:
+    """The timeline's line of a ``correct`` ``step`` (its :class:`engine.stream.Fix`):
+    "Event 14 corrected: Dee played 9♣, not 9♠ (reason)." ``shown`` False (a reader without
+    the token while the target's hand is not over): the entry first recorded is not named,
+    "Event 14 corrected: Dee played 9♣; another card was first recorded." (api.md)."""
+    fix = step.fix
+    assert fix is not None
+    why = f" ({reason})" if reason else ""
+    return f"Event {fix.stood.seq} corrected: {changed(rules, fix.stood, fix.replacement, shown)}{why}."
+
+
+def changed(rules: GameRules, old: streams.Step, new: streams.Step, shown: bool) -> str:
+    """``new``'s summary and, when ``shown``, what it was (only the words that differ:
+    "Dee played 9♣, not 9♠"); else "…; another card was first recorded"."""
+    now = streams.summary(rules, new, shown)
+    if not shown:
+        return f"{now}; another {'card was' if old.action['type'] != 'deal' else 'deal was'} first recorded"
+    was = streams.summary(rules, old, True)
+    if was == now:
+        return f"{now}, with other cards than first recorded"
+    ours, theirs = now.split(" "), was.split(" ")
+    same = 0
+    while same < min(len(ours), len(theirs)) - 1 and ours[same] == theirs[same]:
+        same += 1
+    return f"{now}, not {' '.join(theirs[same:])}"
 
 
 def _correction(kind: str, reason: Any, target: int | None, summaries: Mapping[int, str]) -> str:
@@ -121,7 +163,7 @@ def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80, word
     hand: int | None = None
     indent = " " * 6
     for step in steps:
-        if step["hand"] != hand and step["type"] not in (streams.UNDO, streams.REDO, streams.NOTE):
+        if step["hand"] != hand and step["type"] not in (streams.UNDO, streams.REDO, streams.NOTE, streams.CORRECT):
             hand = step["hand"]
             if hand:
                 heading = f"── {word} {hand} "
@@ -129,6 +171,8 @@ def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80, word
         text = one_line(str(step["summary"]))
         if step["undone"]:
             text = f"[undone by {step['undone_by']}] {text}"
+        if step.get("corrected"):
+            text = f"{text} [{one_line(str(step['corrected']))}]"
         lines.extend(
             textwrap.wrap(text, width, initial_indent=f"{step['seq']:>4}  ", subsequent_indent=indent,
                           break_on_hyphens=False)

@@ -330,3 +330,20 @@ class ReasonSchema(NamesAcceptedFields):
 
     reason = fields.String(validate=validate.Length(max=2000))
     at = UtcDateTime()
+
+
+class CorrectSchema(NamesAcceptedFields):
+    """The body of ``POST /games/<id>/correct`` (api.md): ``target`` (the seq the entry was
+    first recorded with), ``action`` (one game action, an object loaded afterwards by that
+    game's action schema, as for ``POST …/events``), optional ``reason`` (1–500 characters)
+    and ``at``."""
+
+    def what(self, data: Any) -> str:
+        return "a correction"
+
+    target = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**62),
+                            metadata={"description": "the seq of the entry to correct"})
+    action = fields.Dict(required=True, metadata={"description": "the action that should have been recorded "
+                                                                 "there: one game action, as for POST …/events"})
+    reason = fields.String(validate=validate.Length(min=1, max=500))
+    at = UtcDateTime()

@@ -164,3 +164,23 @@ class ForkSchema(UnicodeSchema):
 
     seq = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**62),
                          metadata={"description": "fork from the state right after this event"})
+
+
+class DryRunQuerySchema(Schema):
+    """The query of a write (``POST …/events``, ``/correct``, ``/undo``, ``/redo``):
+    ``dry_run`` (``true``: run every check, store and remember nothing; api.md)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    dry_run = fields.Boolean(load_default=False, truthy={"true", "1"}, falsy={"false", "0"})
+
+
+class ActionsQuerySchema(Schema):
+    """``GET …/actions`` query: optional ``before`` (a seq: what could have been recorded in
+    place of that event)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    before = fields.Integer(validate=validate.Range(min=1, max=2**62), load_default=None, allow_none=True)

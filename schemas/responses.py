@@ -29,9 +29,12 @@ class ProblemSchema(Schema):
                          metadata={"description": "payload errors: field -> messages"})
     version = fields.Integer(metadata={"description": "the game's current version (errors about a game)"})
     seq = fields.Integer(metadata={"description": "import_invalid: the first event refused"})
-    rule_code = fields.String(metadata={"description": "import_invalid: the rules code of that refusal"})
+    rule_code = fields.String(metadata={"description": "import_invalid, correction_conflict: the rules code of "
+                                                       "that refusal"})
     rule_message = fields.String(metadata={"description": "import_invalid: the rules' sentence"})
     game_id = fields.String(metadata={"description": "already_imported: the stored copy of the game"})
+    conflicts_with = fields.Integer(metadata={"description": "correction_conflict: the first later event that no "
+                                                            "longer fits after the correction"})
 
 
 class PlayerStateSchema(Schema):
@@ -108,6 +111,8 @@ class LoggedEventSchema(StoredEventSchema):
     """One event of ``GET /games/<id>/events``."""
 
     undone = fields.Boolean(required=True)
+    corrected_by = fields.Integer(allow_none=True, required=True,
+                                  metadata={"description": "the seq of the correct now in force for it, or null"})
 
 
 class EventLogSchema(Schema):
@@ -133,9 +138,29 @@ class RecordedSchema(Schema):
     version = fields.Integer(required=True)
     event = fields.Nested(StoredEventSchema, required=True)
     state = fields.Nested(StateSchema, required=True)
-    target = fields.Nested(UndoTargetSchema, metadata={"description": "undo/redo: the action cancelled or restored"})
+    target = fields.Nested(UndoTargetSchema, metadata={"description": "undo/redo: the action cancelled or restored; "
+                                                                      "correct: the entry as it stood"})
+    replacement = fields.Nested(lambda: ReplacementSchema(),
+                                metadata={"description": "correct: what took the entry's place"})
     irregularities = fields.List(fields.Nested(lambda: IrregularitySchema()),
                                  metadata={"description": "irregularities this event has just proved"})
+
+
+class ReplacementSchema(Schema):
+    """``replacement`` of a correction: the action put in the entry's place, in a short phrase."""
+
+    type = fields.String(required=True)
+    summary = fields.String(required=True)
+
+
+class DryRunSchema(Schema):
+    """The 200 of a write with ``?dry_run=true``: nothing stored or remembered."""
+
+    dry_run = fields.Boolean(required=True, metadata={"enum": [True]})
+    state = fields.Nested(StateSchema, required=True, metadata={"description": "the state the write would give"})
+    irregularities = fields.List(fields.Nested(lambda: IrregularitySchema()), required=True)
+    replayed = fields.Boolean(metadata={"description": "the Idempotency-Key was seen before with this body: the "
+                                                       "write would return its first response (the state is now's)"})
 
 
 class LegalActionSchema(Schema):
@@ -176,7 +201,7 @@ class TargetSchema(Schema):
 
 
 class CorrectionSchema(Schema):
-    """An undo or redo whose target action was recorded in the hand."""
+    """An undo, redo or correct whose target action was recorded in the hand."""
 
     seq = fields.Integer(required=True)
     type = fields.String(required=True)
@@ -184,6 +209,7 @@ class CorrectionSchema(Schema):
     recorded_at = fields.String(required=True)
     at = fields.String(allow_none=True)
     target = fields.Nested(TargetSchema, required=True)
+    action = fields.Dict(metadata={"description": "correct: the action put in the target's place"})
     trick = fields.Integer(allow_none=True, metadata={"description": "trick games: the trick the target joined"})
     turn = fields.Integer(allow_none=True, metadata={"description": "turn games: the turn the target joined"})
 
@@ -204,6 +230,8 @@ class PlaySchema(Schema):
     card = fields.Raw(required=True)
     seq = fields.Integer(required=True)
     recorded_at = fields.String(allow_none=True)
+    corrected_by = fields.Integer(metadata={"description": "a corrected play: the correct in force"})
+    corrected = fields.String(metadata={"description": "a corrected play: 'corrected at event 31: Dee played 9♣, not 9♠'"})
 
 
 class TrickSchema(Schema):
@@ -243,8 +271,13 @@ class TimelineStepSchema(Schema):
     summary = fields.String(required=True, metadata={"description": "one line in plain words, with consequences"})
     undone = fields.Boolean(required=True)
     undone_by = fields.Integer(allow_none=True, required=True, metadata={"description": "the undo that cancelled it"})
-    target = fields.Integer(allow_none=True, required=True, metadata={"description": "undo/redo: the action's seq"})
+    target = fields.Integer(allow_none=True, required=True,
+                            metadata={"description": "undo/redo: the action's seq; correct: the entry corrected"})
     data = fields.Dict(required=True, metadata={"description": "the event's data as this reader may see it"})
+    corrected_by = fields.Integer(allow_none=True, required=True,
+                                  metadata={"description": "the correct now in force for this entry, or null"})
+    corrected = fields.String(metadata={"description": "a corrected entry: 'corrected at event 31: Dee played 9♣, "
+                                                       "not 9♠'"})
 
 
 class TimelineSchema(Schema):
@@ -328,6 +361,6 @@ class PlayerGamesSchema(Schema):
 
 #: The response components of the OpenAPI document, by name (``<name>Schema`` here).
 COMPONENTS = ("Problem", "PlayerState", "State", "ForkedFrom", "GameSummary", "Game", "CreatedGame", "GameList",
-              "StoredEvent", "LoggedEvent", "EventLog", "UndoTarget", "Irregularity", "Recorded", "LegalAction", "Actions", "StateAt",
+              "StoredEvent", "LoggedEvent", "EventLog", "UndoTarget", "Replacement", "Irregularity", "Recorded", "DryRun", "LegalAction", "Actions", "StateAt",
               "Target", "Correction", "Hand", "Play", "Trick", "Health", "TimelineStep", "Timeline",
               "Irregularities", "PlayerSeen", "PlayerList", "PlayedGame", "PlayerRecord", "PlayerGames")

@@ -35,8 +35,16 @@ from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 import engine
 import schemas
 from schemas import responses
-from schemas.common import CardField, ReasonSchema
-from schemas.games import CreateGameSchema, EventsQuerySchema, ForkSchema, ListQuerySchema, TimelineQuerySchema
+from schemas.common import CardField, CorrectSchema, ReasonSchema
+from schemas.games import (
+    ActionsQuerySchema,
+    CreateGameSchema,
+    DryRunQuerySchema,
+    EventsQuerySchema,
+    ForkSchema,
+    ListQuerySchema,
+    TimelineQuerySchema,
+)
 
 TITLE, VERSION = "Kibitz", "1"
 OPENAPI_VERSION = "3.1.0"
@@ -213,11 +221,12 @@ def build() -> dict[str, Any]:
         "get": {"summary": "One game and its state", "parameters": [GAME_ID, TOKEN_READ],
                 "responses": {**_ok("Game", headers=ETAG), **_problems(READ_ERRORS)}},
     })
-    write = [GAME_ID, TOKEN_WRITE, IF_MATCH, IDEMPOTENCY_KEY]
+    write = [GAME_ID, TOKEN_WRITE, IF_MATCH, IDEMPOTENCY_KEY, {"in": "query", "schema": DryRunQuerySchema}]
+    dry = _ok("DryRun", 200, "dry_run=true: every check run, nothing stored or remembered", ETAG)
     spec.path(path="/games/{game_id}/events", operations={
         "post": {"summary": "Record an action", "parameters": write,
                  "requestBody": {"required": True, "content": {JSON: {"schema": {"anyOf": actions}}}},
-                 "responses": {**_ok("Recorded", 201, "Recorded", ETAG), **_problems(WRITE_ERRORS)}},
+                 "responses": {**_ok("Recorded", 201, "Recorded", ETAG), **dry, **_problems(WRITE_ERRORS)}},
         "get": {"summary": "The stored event log, with undone", "parameters": [
             GAME_ID, TOKEN_READ, {"in": "query", "schema": EventsQuerySchema}],
             "responses": {**_ok("EventLog", headers=ETAG), **_problems(READ_ERRORS)}},
@@ -226,10 +235,24 @@ def build() -> dict[str, Any]:
         spec.path(path=f"/games/{{game_id}}/{verb}", operations={
             "post": {"summary": f"Record an {verb}", "parameters": write,
                      "requestBody": {"required": False, "content": {JSON: {"schema": "Reason"}}},
-                     "responses": {**_ok("Recorded", 201, "Recorded", ETAG), **_problems(WRITE_ERRORS)}},
+                     "responses": {**_ok("Recorded", 201, "Recorded", ETAG), **dry, **_problems(WRITE_ERRORS)}},
         })
+    correct = _jsonschema(plugin, CorrectSchema())
+    correct["properties"]["action"] = {"anyOf": [ref for ref in actions if ref["$ref"].rsplit("/", 1)[-1].rsplit(
+        "_", 1)[-1] not in ("note", "adjust", "abandon")], "description": "the action that should have been recorded "
+        "there: one game action, as for POST …/events (never a bookkeeping one)"}
+    spec.components.schema("Correct", component=correct)
+    spec.path(path="/games/{game_id}/correct", operations={
+        "post": {"summary": "Correct an earlier entry without undoing what came after it (409 nothing_to_correct, "
+                            "the replacement's rules code, or correction_conflict with conflicts_with)",
+                 "parameters": write,
+                 "requestBody": {"required": True, "content": {JSON: {"schema": "Correct"}}},
+                 "responses": {**_ok("Recorded", 201, "Recorded", ETAG), **dry, **_problems(WRITE_ERRORS)}},
+    })
     spec.path(path="/games/{game_id}/actions", operations={
-        "get": {"summary": "What can be recorded next", "parameters": [GAME_ID, TOKEN_READ],
+        "get": {"summary": "What can be recorded next (before=<seq>: what could have been recorded in place of "
+                           "event seq)",
+                "parameters": [GAME_ID, TOKEN_READ, {"in": "query", "schema": ActionsQuerySchema}],
                 "responses": {**_ok("Actions", headers=ETAG), **_problems(READ_ERRORS)}},
     })
     spec.path(path="/games/{game_id}/states/{seq}", operations={

@@ -16,9 +16,10 @@ from marshmallow import Schema, ValidationError
 
 import engine
 import schemas
+from engine import stream as streams
 from engine.core import OptionError
 from engine.interface import GameRules
-from schemas.common import ReasonSchema
+from schemas.common import CorrectSchema, ReasonSchema
 from schemas.games import CreateGameSchema, flatten, seat
 from service.problems import ApiError
 
@@ -84,6 +85,33 @@ def parse_reason(kind: str, body: Any) -> Parsed:
         return Parsed(None, None, flatten(err.messages))
     at = loaded.pop("at", None)
     return Parsed({"type": kind, **loaded}, at, None)
+
+
+def parse_correct(row: Mapping[str, Any], body: Any) -> Parsed:
+    """Load the body of ``POST …/correct`` (``{"target", "action", "reason"?, "at"?}``):
+    ``action`` is loaded with the game's action schema for its ``type`` (``parse_action``),
+    and must be a game action (never ``note``, ``adjust``, ``abandon``, ``undo``, ``redo``,
+    ``correct``). Errors are kept, the action's under ``action.<field>``. The parsed action is
+    ``{"type": "correct", "target", "action": {"type", **fields}, "reason"?}``.
+    """
+    if not isinstance(body, dict):
+        return Parsed(None, None, {"_schema": ["The body must be a JSON object."]})
+    try:
+        loaded = dict(CorrectSchema().load(body))
+    except ValidationError as err:
+        return Parsed(None, None, flatten(err.messages))
+    inner = dict(loaded["action"])
+    if isinstance(inner.get("type"), str) and inner["type"] in streams.NOT_CORRECTABLE:
+        return Parsed(None, None, {"action.type": [
+            "A correction puts a game action in place of another: give a game action (a play, a deal, a knock …), "
+            "not a bookkeeping one."]})
+    inner.pop("at", None)  # the time of a correction is the correction's own
+    parsed = parse_action(row, inner)
+    if parsed.errors is not None or parsed.action is None:
+        return Parsed(None, None, {f"action.{k}" if k != "_schema" else "action": v
+                                   for k, v in (parsed.errors or {}).items()})
+    at = loaded.pop("at", None)
+    return Parsed({"type": streams.CORRECT, **loaded, "action": parsed.action}, at, None)
 
 
 def game_created(rules: GameRules, loaded: Mapping[str, Any], options: dict[str, Any],

@@ -124,12 +124,13 @@ def hidden_seqs(row: dict[str, Any], folded: Folded) -> set[int]:
     return replay.hidden(folded, events)
 
 
-def actions(row: dict[str, Any], full: bool) -> list[dict[str, Any]]:
-    """``GET …/actions`` for this reader: ``engine.stream.actions`` with the cards of a
+def actions(row: dict[str, Any], full: bool, stream: streams.Stream | None = None) -> list[dict[str, Any]]:
+    """``GET …/actions`` for this reader: ``engine.stream.actions`` of ``stream`` (the current
+    one when None; ``actions?before=`` passes a past moment's) with the cards of an undo's or
     redo's target left out publicly while they are back in a hand (:func:`hidden_seqs`)."""
     folded = games.current(row)
     hidden = set() if full else hidden_seqs(row, folded)
-    return streams.actions(folded.stream, full, hidden)
+    return streams.actions(folded.stream if stream is None else stream, full, hidden)
 
 
 def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from schemas.common import UtcDateTime, unicode_errors
 from schemas.games import CreateGameSchema, canonical_game, flatten
 from service import store
 from service.http import GAME_ID, ID_LENGTH
-from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_reason
+from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
 
 UTC_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
@@ -213,6 +213,12 @@ def rebuild(doc: Any) -> tuple[list[dict[str, Any]], replay.Folded]:
         if kind in (streams.UNDO, streams.REDO):
             body.pop("type")
             parsed = parse_reason(kind, body)
+        elif kind == streams.CORRECT:  # its action checked like any action, then refolded
+            body.pop("type")
+            inner = body.get("action")
+            if not current and isinstance(inner, dict) and isinstance(inner.get("type"), str):
+                body = {**body, "action": rules.upcast(version, inner)}
+            parsed = parse_correct(table, body)
         else:
             parsed = parse_action(table, body if current else rules.upcast(version, body))
         if parsed.errors is not None or parsed.action is None:

@@ -120,15 +120,21 @@ def create(committer: GroupCommitter, cache: FoldCache | None, created: dict[str
 
 
 def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], parsed: Parsed, *,
-           key: str | None = None, fingerprint: str = "", if_match: str | None = None) -> Recorded:
+           key: str | None = None, fingerprint: str = "", if_match: str | None = None,
+           dry_run: bool = False) -> Recorded:
     """Store ``parsed.action`` as the next event of game ``row`` (any action, ``undo``,
-    ``redo``, ``note``, ``abandon``…), answered once committed.
+    ``redo``, ``note``, ``abandon``, ``correct``…), answered once committed.
 
     ``key`` is the ``Idempotency-Key`` (None for none), ``fingerprint`` the request's hash
     (``http.request_hash``), ``if_match`` the ``If-Match`` header. Returns the 201 body, or
-    the stored first response of a retried key. Raises ``ApiError``: 422
-    ``idempotency_key_reused``, 422 ``validation_failed`` (``parsed.errors``), 412
-    ``version_mismatch``, 409 with the rules code; ``store.StorageUnavailable`` (503).
+    the stored first response of a retried key; a ``correct`` adds ``target`` (the entry as
+    it stood) and ``replacement`` (``{type, summary}``). ``dry_run`` (api.md, ``?dry_run=true``)
+    runs every check the same way and stores and remembers nothing: 200 ``{"dry_run": true,
+    "state", "irregularities"}`` (``"replayed": true`` with the state now when the key was
+    seen before with this body: the write would store nothing either). Raises ``ApiError``:
+    422 ``idempotency_key_reused``, 422 ``validation_failed`` (``parsed.errors``), 412
+    ``version_mismatch``, 409 with the rules code (``correction_conflict`` with
+    ``conflicts_with``); ``store.StorageUnavailable`` (503).
     """
     game_id, rules = row["id"], engine.GAMES[row["game"]]
 
@@ -139,6 +145,10 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
         if key is not None:
             seen = store.remembered(db, game_id, key)
             if seen is not None and seen["request_hash"] == fingerprint:
+                if dry_run:
+                    now = cache.get(db, rules, game_id, version).stream
+                    return Recorded(200, {"dry_run": True, "replayed": True, "state": streams.view(now, True),
+                                          "irregularities": []}), None
                 return Recorded(seen["status"], seen["response"]), None
             if seen is not None:
                 raise ApiError(422, "idempotency_key_reused",
@@ -149,25 +159,43 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
         http.check_if_match(version, if_match)
         before = cache.get(db, rules, game_id, version)
         seq = version + 1
-        target = streams.target(before.stream, parsed.action["type"])
+        kind = parsed.action["type"]
+        target = streams.target(before.stream, kind)
         try:
             after = replay.extend(before, seq, parsed.action)
+        except streams.CorrectionConflict as err:
+            raise ApiError(409, err.code, err.message, version=version,
+                           extra={"conflicts_with": err.conflicts_with, "rule_code": err.cause}) from err
         except RulesError as err:
             raise ApiError(409, err.code, err.message, version=version) from err
+        fix = after.stream.done.head.fix if kind == streams.CORRECT else None
+        if fix is not None:  # the irregularities the corrected record proves that the record before did not
+            since = replay.hand_of(before, fix.stood.seq)  # the hands before the target's are as they were
+            known = audit.irregularities(before, True, since)
+            proved = [item for item in audit.irregularities(after, True, since) if item not in known]
+        else:  # a redo proves again what the action it restores proved
+            proof = target.seq if target is not None and kind == streams.REDO else seq
+            proved = audit.proved_by(after, proof, True)
+        if dry_run:
+            return Recorded(200, {"dry_run": True, "state": streams.view(after.stream, True),
+                                  "irregularities": proved}), None
         recorded_at = _now()
         data = {k: v for k, v in parsed.action.items() if k != "type"}
-        event = store.append(db, game_id, seq, parsed.action["type"], data, recorded_at, parsed.at, key)
+        event = store.append(db, game_id, seq, kind, data, recorded_at, parsed.at, key)
         state = after.stream.state
         status = streams.status(after.stream)
         store.set_version(db, game_id, seq, status, secret_from_hand=forks.secret_from_hand(rules, state))
-        if status != streams.status(before.stream):  # finished or abandoned, or reopened by an undo
-            history.refresh(db, row, after.stream)
+        reshaped = fix is not None or (target is not None and target.fix is not None)  # a correction, or its undo/redo
+        if status != streams.status(before.stream) or (reshaped and status == streams.FINISHED):
+            history.refresh(db, row, after.stream)  # finished or abandoned, reopened, or a finished game corrected
         out = {"seq": seq, "version": seq, "event": event, "state": streams.view(after.stream, True)}
         if target is not None:  # undo or redo: what it cancelled or restored
             out["target"] = streams.target_json(rules, target, True)
-        # a redo proves again what the action it restores proved
-        proof = target.seq if target is not None and parsed.action["type"] == streams.REDO else seq
-        out["irregularities"] = audit.proved_by(after, proof, True)
+        if fix is not None:  # correct: the entry as it stood, and what took its place
+            out["target"] = streams.target_json(rules, fix.stood, True)
+            out["replacement"] = {"type": fix.replacement.action["type"],
+                                  "summary": streams.summary(rules, fix.replacement, True)}
+        out["irregularities"] = proved
         if key is not None:
             store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
         return Recorded(201, out), after
@@ -185,7 +213,8 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
 def fork(committer: GroupCommitter, cache: FoldCache | None, db: Database, row: Mapping[str, Any],
          seq: int) -> NewGame:
     """A new game from the actions of game ``row`` effective right after its event ``seq``
-    (a ``ForkSchema``-loaded seq; api.md "Replay and audit"), re-validated through the rules.
+    (a ``ForkSchema``-loaded seq; api.md "Replay and audit"), re-validated through the rules;
+    a corrected entry is copied as corrected, and no ``correct`` event is copied.
 
     ``db`` is a read connection (the log up to ``seq`` never changes). Raises ``ApiError``
     422 for a ``seq`` beyond the log, 409 with the rules code when an action (or the
@@ -197,15 +226,21 @@ def fork(committer: GroupCommitter, cache: FoldCache | None, db: Database, row: 
                        errors={"seq": [f"Give an event of this game, 1 to {version}."]}, version=version)
     rules = engine.GAMES[row["game"]]
     events = store.events(db, game_id, upto=seq)
-    at_seq = replay.fold(rules, events).stream
+    folded_at = replay.fold(rules, events)
+    at_seq = folded_at.stream
     by_seq = {event["seq"]: event for event in events}
+    corrected = replay.corrected(folded_at)  # a corrected entry is copied as corrected, with no correct event
     created = {**events[0]["data"], "forked_from": {"game": game_id, "seq": seq}}
     now = _now()
     copies = [{"seq": 1, "type": streams.CREATED, "data": created, "recorded_at": now}]
     try:
         folded = replay.fold(rules, [{"seq": 1, "type": streams.CREATED, "data": created}])
-        for number, original in enumerate(streams.effective_seqs(at_seq)[1:], start=2):
+        kept = [seq for seq in streams.effective_seqs(at_seq)[1:] if by_seq[seq]["type"] != streams.CORRECT]
+        for number, original in enumerate(kept, start=2):
             event = by_seq[original]
+            if original in corrected:
+                fixed = by_seq[corrected[original]]["data"]["action"]
+                event = {**event, "type": fixed["type"], "data": {k: v for k, v in fixed.items() if k != "type"}}
             try:
                 folded = replay.extend(folded, number, replay.action(event))
             except RulesError as err:

@@ -5,7 +5,8 @@ At every step of a random playout:
 
 - every listed entry stands for at least one action that ``engine.stream.advance`` accepts
   (a listed ``cards`` list: every card accepted, every other card refused), and undo/redo
-  carry the target that the undo or redo really acts on;
+  carry the target that the undo or redo really acts on; ``correct`` is listed exactly while
+  an entry in force can be corrected (its alternatives are ``tests/test_correct_playouts.py``'s);
 - ``possible`` is exactly the cards conservation allows: a card outside it is refused with
   ``card_not_available`` (never for a reason the table could not see), a card in it never is;
 - the action types that take only a ``player`` (knock, fold, stay, laundry, stop), ``play``,
@@ -120,6 +121,9 @@ def check(stream: streams.Stream, offers: list[dict[str, Any]], rng: random.Rand
             assert step is not None and offer["target"]["seq"] == step.seq
             assert accepted(stream, {"type": kind}) is None
             continue
+        if kind == streams.CORRECT:  # open whenever an entry in force can be corrected (api.md)
+            assert streams.correctable(stream)
+            continue
         tried = candidates(stream, offer, rng)
         good[index] = [action for action in tried if accepted(stream, action) is None]
         assert good[index], f"listed but refused: {offer} -> {[str(accepted(stream, a)) for a in tried[:3]]}"
@@ -158,6 +162,10 @@ def check(stream: streams.Stream, offers: list[dict[str, Any]], rng: random.Rand
     if ("abandon", None) not in listed:
         assert accepted(stream, {"type": "abandon", "reason": "closing time"}) is not None
     assert ("note", None) in listed
+    if (streams.CORRECT, None) not in listed:
+        assert not streams.correctable(stream)
+        assert accepted(stream, {"type": streams.CORRECT, "target": stream.version,
+                                 "action": {"type": "knock", "player": names[0]}}) is not None
     return good
 
 

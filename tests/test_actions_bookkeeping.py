@@ -90,11 +90,11 @@ def test_fuji_flush_offers_no_adjust(client):
     assert not of(entries(fuji), "adjust")
 
 
-def test_a_finished_game_offers_undo_and_note_only(client):
+def test_a_finished_game_offers_undo_note_and_correct_only(client):
     toepen = create(client, options={"limit": 2})
     toepen.post({"type": "deal"})
     assert toepen.post({"type": "adjust", "player": "Ann", "amount": 2, "reason": "penalty"}).status_code == 201
     assert toepen.get().get_json()["status"] == "finished"
     actions = entries(toepen)
-    assert [a["type"] for a in actions] == ["undo", "note"]
+    assert [a["type"] for a in actions] == ["undo", "note", "correct"]  # a correction may reopen it
     assert actions[0]["target"]["summary"] == "Ruling: Ann +2 (penalty)"

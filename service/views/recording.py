@@ -15,10 +15,11 @@ from flask import Blueprint, Response, request
 
 from engine import stream as streams
 from replays import replay
-from schemas.games import EventsQuerySchema
+from schemas.games import ActionsQuerySchema, DryRunQuerySchema, EventsQuerySchema
 from service import games, http, secrecy, store, writes
 from service.db import get_db
-from service.parsing import Parsed, parse_action, parse_reason
+from service.parsing import Parsed, parse_action, parse_correct, parse_reason
+from service.problems import ApiError
 
 bp = Blueprint("recording", __name__)
 
@@ -31,6 +32,18 @@ def record(game_id: str) -> Response:
     row = games.load(game_id)
     http.require_token(row)
     return commit(row, "events", body, parse_action(row, body))
+
+
+@bp.post("/games/<game_id>/correct")
+def correct(game_id: str) -> Response:
+    """Correct an earlier entry (``{"target", "action", "reason"?}``; api.md ``POST …/correct``):
+    201 ``{seq, version, event, state, target, replacement, irregularities}``; 409
+    ``nothing_to_correct``, the replacement's rules code, or ``correction_conflict`` with
+    ``conflicts_with``."""
+    body = http.read_json()
+    row = games.load(game_id)
+    http.require_token(row)
+    return commit(row, "correct", body, parse_correct(row, body))
 
 
 @bp.post("/games/<game_id>/undo")
@@ -56,16 +69,20 @@ def _bookkeeping(game_id: str, kind: str) -> Response:
 
 def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> Response:
     """Store ``parsed.action`` through ``service.writes.record`` with this request's
-    ``Idempotency-Key``, hash and ``If-Match``; the 201 (or the stored first response)."""
+    ``Idempotency-Key``, hash and ``If-Match``; the 201 (or the stored first response), or
+    with ``?dry_run=true`` the 200 ``{"dry_run": true, "state", "irregularities"}`` of a write
+    that stores and remembers nothing."""
+    dry_run = DryRunQuerySchema().load(request.args.to_dict())["dry_run"]
     recorded = writes.record(games.writer(), games.cache(), row, parsed, key=http.idempotency_key(),
-                             fingerprint=http.request_hash(endpoint, body), if_match=request.headers.get("If-Match"))
-    return http.json_response(recorded.body, recorded.status, version=recorded.body.get("version"))
+                             fingerprint=http.request_hash(endpoint, body), if_match=request.headers.get("If-Match"),
+                             dry_run=dry_run)
+    return http.json_response(recorded.body, recorded.status, version=recorded.body.get("version", row["version"]))
 
 
 @bp.get("/games/<game_id>/events")
 @secrecy.reads("after", "limit")
 def log(game_id: str) -> Response:
-    """The stored log: ``{"events": [{seq, type, data, recorded_at, at, undone}], "version",
+    """The stored log: ``{"events": [{seq, type, data, recorded_at, at, undone, corrected_by}], "version",
     "next_after"}``; query ``after`` (a seq) and ``limit``."""
     row = games.load(game_id)
     full = secrecy.reader(row)
@@ -84,8 +101,23 @@ def log(game_id: str) -> Response:
 @secrecy.reads()
 def actions(game_id: str) -> Response:
     """What can be recorded next: ``{"version", "actions": [{type, player, cards, …}]}``, the
-    game's actions and the bookkeeping actions open now (``engine.stream.actions``)."""
+    game's actions and the bookkeeping actions open now (``engine.stream.actions``).
+    ``?before=<seq>``: what could have been recorded in place of event ``seq`` (the moment
+    just before it in the current record, ``engine.stream.before``; for an event not in the
+    record, undone or bookkeeping, the moment just before it as it was); 404 outside 2..version."""
     row = games.load(game_id)
     full = secrecy.reader(row)
-    legal = secrecy.actions(row, full)
-    return http.json_response({"version": row["version"], "actions": legal}, version=row["version"])
+    before = ActionsQuerySchema().load(request.args.to_dict())["before"]
+    folded = games.current(row)
+    stream = folded.stream
+    if before is not None:
+        if not 2 <= before <= stream.version:
+            raise ApiError(404, "not_found", f"This game has no event {before} that could be corrected: its entries "
+                                             f"are events 2 to {stream.version}.", version=stream.version)
+        past = streams.before(stream, before)
+        if past is None:  # not in the current record: the moment as it was when it was recorded
+            past = replay.stream_at(folded.stream.rules, store.events(get_db(), game_id, upto=before - 1), before - 1)
+        legal = secrecy.actions(row, full, past)
+    else:
+        legal = secrecy.actions(row, full)
+    return http.json_response({"version": stream.version, "actions": legal}, version=stream.version)

@@ -1,0 +1,37 @@
+"""The read-only pages show a corrected entry as corrected, beside the correction (the replay's
+steps and board, the trick's audit and the hand's corrections)."""
+
+from __future__ import annotations
+
+from tests.conftest import OPEN_DEAL, create
+
+TRICK = [("Bob", "7H"), ("Cas", "JH"), ("Dee", "AH"), ("Ann", "TH")]
+
+
+def corrected_game(client):
+    game = create(client, visibility="open")
+    game.post(OPEN_DEAL)
+    for player, card in TRICK:
+        game.post({"type": "play", "player": player, "card": card})
+    response = game.post({"target": 4, "action": {"type": "play", "player": "Cas", "card": "8H"}}, "correct")
+    assert response.status_code == 201
+    return game
+
+
+def test_the_replay_shows_the_corrected_entry(client):
+    game = corrected_game(client)
+    page = client.get(f"/watch/{game.id}/replay?step=4").get_data(as_text=True)
+    # the list says so; the board of that moment showed Cas's J♥, which the correction has put back
+    # in Cas's hand: publicly it is not drawn until the hand is over (api.md, "Views and secrets")
+    assert page.count("corrected at event 7: Cas played 8♥; another card was first recorded") == 1
+    assert "J♥" not in page
+    assert "Event 4 corrected: Cas played 8♥; another card was first recorded." in page
+
+
+def test_the_trick_audit_shows_the_corrected_play_and_the_correction(client):
+    game = corrected_game(client)
+    page = client.get(f"/watch/{game.id}/hands/1/tricks/1").get_data(as_text=True)
+    assert "corrected at event 7: Cas played 8♥" in page
+    assert "<strong>Correction</strong> of event 4" in page
+    hand = client.get(f"/watch/{game.id}/hands/1").get_data(as_text=True)
+    assert "<strong>Correction</strong> of event 4" in hand

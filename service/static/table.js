@@ -11,19 +11,23 @@
  * 422) of a tap that waited stops the queue and shows the service's sentence.
  */
 import {render, statusSentence} from "./table/board.js";
-import {composeTap, confirmCompose, endCompose, redo, startSwap, tapCard, undo} from "./table/controls.js";
+import {composeTap, confirmCompose, endCompose, explainCard, redo, startSwap, tapCard, undo} from "./table/controls.js";
 import {drain, dropStopped, loadQueue, saveQueue, waiting} from "./table/queue.js";
 import {wireMenu} from "./table/menu.js";
 import {K, S, boardBox, changesSince, confirmButton, deckBox, el, entries, fetchActions, gameId, joinSummaries, loadBoard, redoButton, refresh, say, seatsBox, turnBox, undoButton} from "./table/state.js";
+import {chooseToken} from "./table/token.js";
+import {keepAwake} from "./table/awake.js";
+import {wireEnd} from "./table/end.js";
 
-S.token = K.tokens.adoptFromFragment(gameId) || K.tokens.get(gameId);
 S.queue = loadQueue();
 
 // ------------------------------------------------------------------ events
 
 deckBox.addEventListener("click", function (event) {
   var b = event.target.closest("button[data-card]");
-  if (b && !b.disabled) { tapCard(b.getAttribute("data-card"), null); }
+  if (!b || b.disabled) { return; }
+  if (b.getAttribute("aria-disabled") === "true") { explainCard(b.getAttribute("data-card")); return; }
+  tapCard(b.getAttribute("data-card"), null);
 });
 seatsBox.addEventListener("click", function (event) {
   var b = event.target.closest("button[data-card]");
@@ -41,16 +45,20 @@ el("compose-cancel").addEventListener("click", endCompose);
 undoButton.addEventListener("click", undo);
 redoButton.addEventListener("click", redo);
 wireMenu();
+wireEnd();
 el("queue-drop").addEventListener("click", function () { dropStopped(false); });
 el("queue-drop-all").addEventListener("click", function () { dropStopped(true); });
-// A share link opened in a tab already showing this table: take the new token from the fragment.
+// A share link opened in a tab already showing this table: the new token, once the service takes it.
 window.addEventListener("hashchange", function () {
-  var adopted = K.tokens.adoptFromFragment(gameId);
-  if (!adopted) { return; }
-  S.token = adopted;
-  say("");
-  if (S.queue.stopped && S.queue.stopped.code === "token_invalid") { S.queue.stopped = null; saveQueue(); }
-  refresh().then(function () { if (S.queue.items.length) { drain(); } }, function () { render(); });
+  if (!/token=/.test(window.location.hash || "")) { return; }
+  chooseToken().then(function (chosen) {
+    say(chosen.note);
+    if (!chosen.token || chosen.token === S.token) { return; }
+    S.token = chosen.token;
+    S.tokenUnconfirmed = chosen.unconfirmed;
+    if (S.queue.stopped && S.queue.stopped.code === "token_invalid") { S.queue.stopped = null; saveQueue(); }
+    refresh().then(function () { if (S.queue.items.length) { drain(); } }, function () { render(); });
+  });
 });
 window.addEventListener("online", function () { if (S.queue.items.length) { drain(); } });
 
@@ -66,34 +74,40 @@ window.setInterval(function () {
   }, function () { /* unreachable: the next tap will queue */ });
 }, 5000);
 
-// Keep the screen awake where the browser allows it (secure contexts only).
-var wakeLock = null;
-function keepAwake() {
-  if (!("wakeLock" in navigator) || document.hidden) { return; }
-  navigator.wakeLock.request("screen").then(function (lock) { wakeLock = lock; }, function () { wakeLock = null; });
-}
-document.addEventListener("visibilitychange", function () { if (!document.hidden && !wakeLock) { keepAwake(); } });
 keepAwake();
 
 // ------------------------------------------------------------------ start
 
-if (S.queue.stopped === undefined) { S.queue.stopped = null; }
-for (var qi = 0; qi < S.queue.items.length; qi++) { S.queue.items[qi].waited = true; }
-refresh().then(function () {
-  if (S.queue.items.length) { drain(); }
-}, function (failure) {
-  if (failure && failure.answer) {
-    var b = failure.answer.body || {};
-    turnBox.textContent = b.detail || "This game cannot be loaded.";
-    if (failure.answer.status === 403) { K.tokens.remove(gameId); }
-    return;
-  }
-  if (loadBoard()) {
-    S.offline = true;
-    render();
+/* Load the board: the token first (a share link's only once the service accepts it), then the game
+ * and its actions; without an answer, the board this device last saw, and the waiting taps. */
+function start(chosen) {
+  S.token = chosen.token;
+  S.tokenUnconfirmed = chosen.unconfirmed;
+  if (S.queue.stopped === undefined) { S.queue.stopped = null; }
+  for (var qi = 0; qi < S.queue.items.length; qi++) { S.queue.items[qi].waited = true; }
+  refresh().then(function () {
+    if (S.queue.stopped && S.queue.stopped.code === "record_damaged") { S.queue.stopped = null; saveQueue(); render(); }
     if (S.queue.items.length) { drain(); }
-    else { turnBox.textContent = "Offline: the board as this device last saw it. " + statusSentence(); }
-  } else {
-    turnBox.textContent = "The service cannot be reached. Check the Wi-Fi; this page tries again when you reload.";
-  }
-});
+  }, function (failure) {
+    var answer = failure && failure.answer;
+    var damagedRecord = answer && answer.status === 503 && answer.body && answer.body.code === "record_damaged";
+    if (answer && answer.status >= 500 && !damagedRecord) { failure = null; }  // cannot be reached: the saved board
+    if (failure && failure.answer) {
+      var b = failure.answer.body || {};
+      turnBox.textContent = b.detail || "This game cannot be loaded.";
+      if (failure.answer.status === 403) { K.tokens.remove(gameId); }
+      return;
+    }
+    if (loadBoard()) {
+      S.offline = true;
+      render();
+      if (S.queue.items.length) { drain(); }
+      else { turnBox.textContent = "Offline: the board as this device last saw it. " + statusSentence(); }
+    } else {
+      turnBox.textContent = "The service cannot be reached. Check the Wi-Fi; this page tries again when you reload.";
+    }
+  });
+  if (chosen.note) { say(chosen.note); }
+}
+
+chooseToken().then(start);

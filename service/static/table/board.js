@@ -1,8 +1,9 @@
 /* The board per game: the status line, the seats, tricks, groups or centre, the hand just ended. */
 import {renderActions, renderCompose, renderDeck, renderUndo} from "./controls.js";
 import {renderMenu} from "./menu.js";
-import {fresh, guessNext, guessing, pendingPlays, renderQueue, stillIn, waiting} from "./queue.js";
-import {K, S, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, names, root, seatsBox, text, turnBox} from "./state.js";
+import {fresh, guessNext, guessing, pendingPlays, pendingWho, renderQueue, stillIn, waiting} from "./queue.js";
+import {K, S, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, moreBox, names, root, seatsBox, text, turnBox} from "./state.js";
+import {renderEnd} from "./end.js";
 
 // ------------------------------------------------------------------ what to say in the status line
 
@@ -129,6 +130,29 @@ export function render() {
   renderUndo();
   renderQueue();
   renderMenu();
+  renderEnd();
+  keepPlace(s);
+}
+
+/* The deck stays where it is for the whole hand (ui.md, "Nothing moves under a finger"): the seats
+ * and board above it, the action rows and the page itself keep the tallest height they had since
+ * the hand began; the next deal (or the hand's end) lets them fit their content again. */
+let placeKey = null;
+const placeHeights = {};
+export function keepPlace(s) {
+  var key = [s.hand_number || s.round_number || 0, s.phase === "deal", s.status].join(":");
+  // the whole page too: a page that got shorter would pull a phone scrolled to the deck along with it
+  var parts = [el("play-area"), actionsBox, moreBox, root];
+  if (key !== placeKey) {
+    placeKey = key;
+    for (var i = 0; i < parts.length; i++) { parts[i].style.minHeight = ""; placeHeights[parts[i].id] = 0; }
+  }
+  for (var j = 0; j < parts.length; j++) {
+    var part = parts[j];
+    if (part.hidden) { continue; }
+    var h = part.offsetHeight;
+    if (h > placeHeights[part.id]) { placeHeights[part.id] = h; part.style.minHeight = h + "px"; }
+  }
 }
 
 export function scoreLine(p) {
@@ -151,17 +175,19 @@ export function renderSeats(s) {
     seat.setAttribute("data-player", p.name);
     var head = text("div", "seat-head");
     head.appendChild(text("span", "seat-name", p.name));
-    if (acting) { head.appendChild(text("span", "badge act", guess ? "next?" : "to act")); }
+    var badges = text("div", "seat-badges");  // a line of its own, so a badge never moves the seat's name
+    if (acting) { badges.appendChild(text("span", "badge act", guess ? "next?" : "to act")); }
     var dealer = s.phase === "deal" ? (s.next_dealer || s.dealer) : s.dealer;
-    if (kind !== "fuji_flush" && dealer === p.name) { head.appendChild(text("span", "badge", "dealer")); }
-    if (p.in_hand === false) { head.appendChild(text("span", "badge", "folded")); }
-    if (p.eliminated) { head.appendChild(text("span", "badge", "out")); }
-    if (p.out) { head.appendChild(text("span", "badge", "out")); }
-    if (p.is_fool) { head.appendChild(text("span", "badge fool", "Fool")); }
-    if (p.won) { head.appendChild(text("span", "badge", "won")); }
-    if (kind === "toepen" && s.last_knocker === p.name) { head.appendChild(text("span", "badge", "knocked")); }
-    if (kind === "stop_the_bus" && s.stopped_by === p.name) { head.appendChild(text("span", "badge", "stopped")); }
+    if (kind !== "fuji_flush" && dealer === p.name) { badges.appendChild(text("span", "badge", "dealer")); }
+    if (p.in_hand === false) { badges.appendChild(text("span", "badge", "folded")); }
+    if (p.eliminated) { badges.appendChild(text("span", "badge", "out")); }
+    if (p.out) { badges.appendChild(text("span", "badge", "out")); }
+    if (p.is_fool) { badges.appendChild(text("span", "badge fool", "Fool")); }
+    if (p.won) { badges.appendChild(text("span", "badge", "won")); }
+    if (kind === "toepen" && s.last_knocker === p.name) { badges.appendChild(text("span", "badge", "knocked")); }
+    if (kind === "stop_the_bus" && s.stopped_by === p.name) { badges.appendChild(text("span", "badge", "stopped")); }
     seat.appendChild(head);
+    seat.appendChild(badges);
     var info = scoreLine(p);
     if (kind !== "fuji_flush" && (s.phase !== "deal" || kind === "fool")) { info.push(p.hand_size + (p.hand_size === 1 ? " card" : " cards")); }
     var infoBox = text("div", "seat-info");
@@ -170,9 +196,12 @@ export function renderSeats(s) {
       infoBox.appendChild(text("span", "fact", info[f]));
     }
     seat.appendChild(infoBox);
-    if (kind === "fuji_flush" && p.table_card !== null && p.table_card !== undefined) {
-      var lying = text("div", "seat-table", "In front: ");
-      lying.appendChild(chip(p.table_card));
+    if (kind === "fuji_flush") {  // the line is always there, so a card laid down never grows the seat
+      var lying = text("div", "seat-table");
+      if (p.table_card !== null && p.table_card !== undefined) {
+        lying.appendChild(document.createTextNode("In front: "));
+        lying.appendChild(chip(p.table_card));
+      }
       seat.appendChild(lying);
     }
     var known = p.hand_known || p.cards_known || [];
@@ -214,7 +243,7 @@ export function trickLine(trick, current) {
     var pending = pendingPlays();
     for (var j = 0; j < pending.length; j++) {
       var w = text("span", "play waiting");
-      w.appendChild(text("span", "play-name", pending[j].body.player + " "));
+      w.appendChild(text("span", "play-name", pendingWho(pending[j]) + " "));
       w.appendChild(chip(pending[j].body.card, "waiting"));
       box.appendChild(w);
     }
@@ -268,7 +297,7 @@ export function renderBoard(s) {
     var pend = pendingPlays();
     for (var q = 0; q < pend.length; q++) {
       var w = text("span", "group waiting");
-      w.appendChild(text("span", "play-name", pend[q].body.player + " "));
+      w.appendChild(text("span", "play-name", pendingWho(pend[q]) + " "));
       w.appendChild(chip(pend[q].body.card, "waiting"));
       box.appendChild(w);
     }

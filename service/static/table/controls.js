@@ -1,16 +1,16 @@
 /* Taps, multi-card selections, the action buttons, the deck, Undo and Redo. */
 import {render} from "./board.js";
 import {fresh, guessNext, localUndoable, pendingPlays, saveQueue, waiting, write} from "./queue.js";
-import {ORDER, S, WORDS, actionsBox, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, entries, findPlayer, hasBookkeeping, kind, listed, moreBox, players, redoButton, root, say, text, undoButton, visibility} from "./state.js";
+import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, kind, listed, moreBox, players, redoButton, refresh, refreshActions, root, say, text, undoButton, visibility} from "./state.js";
 
 
 export function tapCard(code, owner) {
   if (S.compose) { composeTap(code, owner || null, null); return; }
   var player;
   var guessed = false;
-  if (waiting() || !fresh()) {
+  if (waiting() || !fresh()) {  // an answer is still on its way: the player is settled once it is in
     player = owner || guessNext();
-    guessed = !owner && waiting();
+    guessed = !owner;
   } else {
     var play = owner ? entries("play", owner) : entries("play");
     if (!play.length) { return; }
@@ -380,9 +380,34 @@ export function renderDeck() {
         (!!S.compose.possible && used === 0 && !listed(S.compose.possible, code));
       continue;
     }
-    if (waiting() || !fresh()) { b.disabled = !(entries("play").length || pendingPlays().length || (S.game.state.to_act || []).length); continue; }
-    b.disabled = !canPlay(code, null);
+    // a card that cannot be played now stays tappable (aria-disabled): a tap asks the service why
+    b.disabled = false;
+    var off = waiting() || !fresh() ? !(entries("play").length || pendingPlays().length || (S.game.state.to_act || []).length)
+      : !canPlay(code, null);
+    b.setAttribute("aria-disabled", off ? "true" : "false");
   }
+}
+
+/* A tap on a card that cannot be played now: the play sent as a dry run (POST …/events?dry_run=true,
+ * api.md), so the service says why in its own words; nothing is recorded. */
+export function explainCard(code) {
+  if (!S.token || !S.game) { return; }
+  var play = entries("play");
+  var player = play.length ? play[0].player : ((S.game.state.to_act || [])[0] || guessNext());
+  var body = {type: "play", player: player, card: cardValue(code), at: K.nowIso()};
+  var unreachableWords = "The service cannot be reached, so it cannot say now why " + cardName(code) + " cannot be played.";
+  say("");
+  K.api("POST", base + "/events?dry_run=true", {body: body, token: S.token, ifMatch: S.version}).then(function (answer) {
+    var b = answer.body || {};
+    if (answer.status === 200 && b.dry_run) {
+      say(cardName(code) + " can be played by " + player + " now: tap it again to record it.");
+      refreshActions();
+      return;
+    }
+    if (answer.status === 201) { refresh(); return; }  // a service without dry runs recorded it: show it
+    if (answer.status >= 500 && b.code !== "record_damaged") { say(unreachableWords); return; }
+    say(ended(b.detail || ("The service answered " + answer.status + ".")));
+  }, function () { say(unreachableWords); });
 }
 
 export function renderUndo() {

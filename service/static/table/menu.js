@@ -1,10 +1,11 @@
 /* The menu: note, ruling, abandon, share scorekeeping. */
 import {write} from "./queue.js";
 import {K, S, UNITS, el, entries, gameId, hasBookkeeping, kind, playerNames, text} from "./state.js";
+import {openFix, showEarlier} from "./fix.js";
 
 
 export function showPanel(id) {
-  var panels = ["form-note", "form-ruling", "form-abandon", "share"];
+  var panels = ["form-note", "form-ruling", "form-abandon", "share", "fix"];
   for (var i = 0; i < panels.length; i++) { el(panels[i]).hidden = panels[i] !== id; }
   closeMenu();
   if (id) {
@@ -51,7 +52,14 @@ export function renderMenu() {
   el("menu-ruling").hidden = kind === "fuji_flush" || (known && !entries("adjust").length) || (!known && S.game.state.status !== "in_progress");
   // abandon: offered while the game is in progress (the service refuses it once the game is over)
   el("menu-abandon").hidden = !entries("abandon").length && S.game.state.status !== "in_progress";
-  el("menu-button").disabled = !S.token;
+  var hand = S.game.state.hand_number || S.game.state.round_number || 0;
+  el("menu-fix").hidden = !hand;
+  var audit = el("menu-audit");
+  audit.hidden = !hand;
+  audit.href = "/watch/" + encodeURIComponent(gameId) + "/hands/" + hand;
+  audit.textContent = (kind === "toepen" ? "Audit of hand " : "Audit of round ") + hand;
+  var tokenOnly = ["menu-note", "menu-ruling", "menu-abandon", "menu-fix", "menu-share"];
+  for (var i = 0; i < tokenOnly.length; i++) { if (!S.token) { el(tokenOnly[i]).hidden = true; } }
 }
 
 
@@ -69,6 +77,8 @@ export function wireMenu() {
   });
   el("menu-abandon").addEventListener("click", function () { showPanel("form-abandon"); });
   el("menu-share").addEventListener("click", share);
+  el("menu-fix").addEventListener("click", function () { showPanel("fix"); openFix(); });
+  el("fix-earlier").addEventListener("click", showEarlier);
   el("share-copy").addEventListener("click", copyLink);
   var closers = document.querySelectorAll("[data-close]");
   for (var c = 0; c < closers.length; c++) { closers[c].addEventListener("click", function () { showPanel(null); }); }

@@ -1,7 +1,19 @@
-/* The write queue: every write of the page, in order, persisted on the device. */
+/* The write queue: every write of the page, in order, persisted on the device (localStorage).
+ *
+ * Each item has its own Idempotency-Key (crypto.getRandomValues) and the client's time `at`;
+ * the first carries If-Match with the version the page shows, each later one the version the
+ * previous answer returned. One write is on its way at a time: a tap made while another is
+ * pending waits for that answer, and a card tap that named no player is then sent for the
+ * player GET …/actions names at that moment (`follow`); only taps queued while the service
+ * cannot be reached are sent with the clockwise guess. When the service cannot be reached (no
+ * answer, a network error, 503 storage_unavailable or another 5xx) the items wait and are
+ * retried in order with their own keys; a refusal (409, 412, 422) of a tap that waited stops the
+ * queue and shows the service's sentence. 503 record_damaged stops the queue as well (waiting
+ * will not mend the record): the taps stay on the device and the service's sentence is shown.
+ */
 import {render} from "./board.js";
 import {refreshSheet} from "./sheet.js";
-import {K, QUEUE_KEY, S, base, cardName, changesSince, chip, el, ended, entries, gameId, joinSummaries, players, refresh, refreshActions, say, text} from "./state.js";
+import {K, QUEUE_KEY, S, base, cardName, changesSince, chip, el, ended, entries, fetchActions, gameId, joinSummaries, players, refresh, refreshActions, saveBoard, say, text} from "./state.js";
 
 let retryDelay = 1000;
 let retryTimer = null;
@@ -23,7 +35,7 @@ export function saveQueue() {
       for (var i = 0; i < S.queue.items.length; i++) {
         var it = S.queue.items[i];
         items.push({key: it.key, path: it.path, body: it.body, label: it.label, guessed: it.guessed,
-                    attempts: it.attempts, waited: it.waited});
+                    attempts: it.attempts, waited: it.waited, follow: it.follow});
       }
       window.localStorage.setItem(QUEUE_KEY, JSON.stringify({base: S.queue.base, items: items, stopped: S.queue.stopped}));
     } else {
@@ -41,6 +53,9 @@ export function write(path, body, label, guessed) {
   if (path === "events") { payload.at = K.nowIso(); }
   var item = {key: K.newKey(), path: path, body: payload, label: label, guessed: !!guessed, attempts: 0,
               waited: S.offline || S.queue.stopped !== null};
+  // a card tap made while another write is on its way: its player is the one GET …/actions names
+  // once that answer is in (ui.md, "Nothing moves under a finger")
+  item.follow = !!guessed && !item.waited && (S.queue.items.length > 0 || !fresh()) && path === "events" && payload.type === "play";
   if (!S.queue.items.length) { S.queue.base = S.version; }
   S.queue.items.push(item);
   saveQueue();
@@ -60,6 +75,10 @@ export function drain() {
   if (S.sending || !S.queue.items.length || S.queue.stopped) { return; }
   if (retryTimer) { window.clearTimeout(retryTimer); retryTimer = null; }
   var item = S.queue.items[0];
+  if (item.follow && item.attempts === 0 && !S.offline) {
+    if (!fresh()) { return follow(item); }
+    settlePlayer(item);
+  }
   S.sending = true;
   item.attempts += 1;
   saveQueue();
@@ -68,6 +87,7 @@ export function drain() {
     .then(function (answer) {
       S.sending = false;
       if (answer.status === 201 || answer.status === 200) { return stored(item, answer.body); }
+      if (answer.status === 503 && answer.body && answer.body.code === "record_damaged") { return damaged(item, answer); }
       if (answer.status >= 500) { return unreachable(item); }
       return refused(item, answer);
     }, function () {
@@ -76,7 +96,50 @@ export function drain() {
     });
 }
 
+/* The answer before `item` is in: read what can be recorded now and send the card for the player
+ * `actions` names (the card a finger chose, the player the service says is next). */
+function follow(item) {
+  S.sending = true;
+  render();
+  fetchActions().then(function (body) {
+    S.sending = false;
+    S.actions = body;
+    saveBoard();
+    settlePlayer(item);
+    drain();
+  }, function () {
+    S.sending = false;
+    unreachable(item);
+  });
+}
+
+/* A follow-up card tap gets the player the actions on hand name (they are fresh). */
+function settlePlayer(item) {
+  var play = entries("play");
+  if (play.length) {
+    item.body.player = play[0].player;
+    item.label = item.body.player + " plays " + cardName(item.body.card);
+  }
+  item.follow = false;
+  item.guessed = false;
+  saveQueue();
+}
+
+/* 503 record_damaged: this game's stored record is not what Kibitz writes. Nothing more is sent
+ * (waiting will not mend it); every tap stays on the device, and the service's sentence is shown. */
+export function damaged(item, answer) {
+  var b = answer.body || {};
+  var sentence = ended(b.detail || "This game's record is damaged.");
+  for (var i = 0; i < S.queue.items.length; i++) { S.queue.items[i].waited = true; }
+  S.queue.stopped = {status: answer.status, code: b.code, detail: sentence};
+  saveQueue();
+  say(sentence + " " + S.queue.items.length + (S.queue.items.length === 1 ? " tap waits" : " taps wait") + " on this device.");
+  settle(item, "queued");
+  render();
+}
+
 export function stored(item, body) {
+  if (S.tokenUnconfirmed) { K.tokens.set(gameId, S.token); S.tokenUnconfirmed = false; }  // accepted: keep it
   S.queue.items.shift();
   S.queue.base = S.queue.items.length ? body.version : null;
   saveQueue();
@@ -265,8 +328,13 @@ export function setPlayer(index, name) {
 
 export function waiting() { return S.queue.items.length > 0; }
 
-/* True when the page shows guesses: offline, a stopped queue, or taps piling up unanswered. */
-export function guessing() { return waiting() && (S.offline || S.queue.stopped !== null || S.queue.items.length > 1); }
+/* True when the page shows guesses: taps waiting on the device (offline, or a stopped queue). Taps
+ * made while a write is on its way are not guesses: each waits for the answer before it and is
+ * sent for the player GET …/actions names then. */
+export function guessing() { return waiting() && (S.offline || S.queue.stopped !== null); }
+
+/* Who a pending play is shown for: its player, or "next" while the answer before it decides. */
+export function pendingWho(it) { return it.follow && !S.offline ? "next:" : it.body.player; }
 export function pendingPlays() {
   var out = [];
   for (var i = 0; i < S.queue.items.length; i++) {
@@ -276,12 +344,18 @@ export function pendingPlays() {
 }
 
 
+/* "Sending: …" in its own line (space kept for it); the taps waiting on the device (offline, or a
+ * stopped queue) over the board, where the scorekeeper can fix a guessed player. */
 export function renderQueue() {
   var box = el("queue");
-  box.hidden = !S.queue.items.length;
+  var onDevice = S.queue.items.length > 0 && (S.offline || !!S.queue.stopped);
+  el("sending").textContent = S.queue.items.length && !onDevice ? sendingLine() : "";
+  box.hidden = !onDevice;
   el("queue-refused").hidden = !S.queue.stopped;
-  if (!S.queue.items.length) { return; }
-  var note = S.queue.stopped ? "Refused: " + S.queue.stopped.detail + " Choose what to keep."
+  if (!onDevice) { return; }
+  var damagedRecord = S.queue.stopped && S.queue.stopped.code === "record_damaged";
+  var note = damagedRecord ? S.queue.stopped.detail + " These taps wait on this device:"
+    : S.queue.stopped ? "Refused: " + S.queue.stopped.detail + " Choose what to keep."
     : S.offline ? "The service cannot be reached. These taps wait on this device and are sent in order when it answers:"
       : "Sending…";
   el("queue-note").textContent = note;
@@ -310,11 +384,20 @@ export function renderQueue() {
     } else {
       li.appendChild(document.createTextNode(it.label));
     }
-    li.appendChild(text("span", "hint", i === 0 && S.queue.stopped ? " — refused" : " — waiting"));
+    li.appendChild(text("span", "hint", i === 0 && S.queue.stopped && !damagedRecord ? " — refused" : " — waiting"));
     list.appendChild(li);
   }
 }
 
+
+function sendingLine() {
+  var first = S.queue.items[0];
+  var more = S.queue.items.length - 1;
+  return "Sending: " + ended(first.label).replace(/[.]$/, "") + "…" +
+    (more > 0 ? " then " + S.queue.items.slice(1).map(function (it) {
+      return it.follow ? cardName(it.body.card) + " for whoever is next" : it.label;
+    }).join(", ") + "." : "");
+}
 
 export function localUndoable() {
   var last = S.queue.items[S.queue.items.length - 1];

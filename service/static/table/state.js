@@ -28,14 +28,15 @@ export const S = {
   version: null,    // the version the page shows
   queue: null,      // the write queue (queue.js)
   compose: null,    // the multi-card selection being made (controls.js)
-  token: null,      // this game's token on this device
+  token: null,      // this game's token on this device (token.js)
+  tokenUnconfirmed: false,  // a share link's token the service has not yet accepted (token.js)
   offline: false,   // the service could not be reached at the last try
   sending: false    // a write is on its way
 };
 let lastSentence = "";
 
 export const UNITS = {toepen: "lives lost (positive is worse)", fool: "points (positive is better)",
-                      stop_the_bus: "chips (positive is better)"};
+                    stop_the_bus: "chips (positive is better)"};
 export const WORDS = {knock: "Knock", stay: "Stay", fold: "Fold", laundry: "Laundry", challenge: "Challenge",
                     stop: "Stop", swap: "Swap", swap_all: "Swap all", draw: "Draw", show: "Show", reveal: "Reveal"};
 export const ORDER = ["deal", "stay", "fold", "swap", "swap_all", "stop", "show", "reveal", "knock", "laundry",

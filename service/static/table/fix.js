@@ -80,7 +80,8 @@ function offer(step, actions, box) {
   var offered = 0;
   for (var i = 0; i < actions.length; i++) {
     var a = actions[i];
-    if (a.type === "play" && (step.type === "play" || step.player === a.player)) {
+    if (a.player !== step.player && step.type !== "deal") { continue; }  // the same player's entry, another way
+    if (a.type === "play") {
       var allowed = a.cards || a.possible || null;
       var group = text("div", "row-cards fix-cards");
       group.setAttribute("role", "group");
@@ -100,7 +101,7 @@ function offer(step, actions, box) {
       }
       box.appendChild(text("p", "row-label", a.player + " plays:"));
       box.appendChild(group);
-    } else if (ONE_TAP.indexOf(a.type) >= 0) {
+    } else if (ONE_TAP.indexOf(a.type) >= 0 && step.type !== "play") {
       var one = text("button", "action", (WORDS[a.type] || a.type) + ": " + a.player);
       one.type = "button";
       one.addEventListener("click", (function (entry) {

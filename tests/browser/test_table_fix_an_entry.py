@@ -81,6 +81,8 @@ def test_a_fix_is_sent_and_its_result_shown(server, new_context):
     tap(page, "7♣")
     tap(page, "8♣")
     _needs_corrections(server, game)
+    # the service lists `correct` among the actions: it is the menu's Fix an entry, not a button of its own
+    expect(page.get_by_role("button", name=re.compile(r"^correct", re.I))).to_have_count(0)
     open_fix(page)
     page.locator("#fix-list button.fix-entry").nth(1).click()  # event 3, Bob's lead
     page.get_by_role("group", name="Replacement: Bob", exact=True).get_by_role("button", name="9♣", exact=True).click()

@@ -270,7 +270,7 @@ export function renderActions() {
   var to = (S.game.state.to_act || []);
   for (var i = 0; i < list.length; i++) {
     var e = list[i];
-    if (["play", "undo", "redo", "note", "adjust", "abandon"].indexOf(e.type) >= 0) { continue; }
+    if (["play", "undo", "redo", "note", "adjust", "abandon", "correct"].indexOf(e.type) >= 0) { continue; }  // menu, toolbar, Fix an entry
     if (e.type === "challenge" && rows.challenge && rows.challenge.some(function (x) { return x.entry.player === e.player; })) { continue; }
     (rows[e.type] = rows[e.type] || []).push({entry: e, variant: null});
     if (e.type === "swap" && e.take_all) { (rows.swap_all = rows.swap_all || []).push({entry: e, variant: "swap_all"}); }

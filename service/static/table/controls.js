@@ -371,6 +371,7 @@ export function renderDeck() {
     var count = b.querySelector(".count");
     if (count) { count.textContent = used > 1 || (used === 1 && Number(b.getAttribute("data-copies")) > 1) ? "×" + used : ""; }
     b.classList.toggle("picked", used > 0);
+    b.removeAttribute("aria-disabled");  // set again below only where a tap asks the service why
     if (!S.token || !deckUsed) { b.disabled = true; continue; }
     if (S.compose) {
       var copies = Number(b.getAttribute("data-copies") || "1");

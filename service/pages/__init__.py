@@ -81,6 +81,7 @@ def table(game_id: str) -> str | tuple[str, int]:
         game_name=catalogue.GAMES[row["game"]].name,
         deck=deck,
         deck_names={card.code: card.name for line in deck for card in line.cards},
+        club_key_required=http.club_key_required(),  # Play again asks for it, as the new-game page does
     )
 
 

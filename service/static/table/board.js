@@ -1,0 +1,324 @@
+/* The board per game: the status line, the seats, tricks, groups or centre, the hand just ended. */
+import {renderActions, renderCompose, renderDeck, renderUndo} from "./controls.js";
+import {renderMenu} from "./menu.js";
+import {fresh, guessNext, guessing, pendingPlays, pendingWho, renderQueue, stillIn, waiting} from "./queue.js";
+import {K, S, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, moreBox, names, root, seatsBox, text, turnBox} from "./state.js";
+import {renderEnd} from "./end.js";
+
+// ------------------------------------------------------------------ what to say in the status line
+
+export function statusSentence() {
+  if (!S.game) { return "Loading…"; }
+  var s = S.game.state;
+  var waitingNote = "";
+  if (S.queue.stopped) { waitingNote = "A waiting tap was refused: choose what to keep. "; }
+  else if (S.offline) { waitingNote = "Offline: " + S.queue.items.length + " waiting. "; }
+  if (s.status === "finished") {
+    var parts = [];
+    if (s.winners && s.winners.length) { parts.push("winner" + (s.winners.length > 1 ? "s " : " ") + names(s.winners)); }
+    if (s.losers && s.losers.length) { parts.push("lost: " + names(s.losers)); }
+    return waitingNote + "Game over" + (parts.length ? ": " + parts.join("; ") : "");
+  }
+  if (s.status === "abandoned") { return waitingNote + "Game abandoned"; }
+  var to = s.to_act || [];
+  if (guessing() && !S.queue.stopped) {
+    var guess = guessNext();
+    if (guess && entries("play").length) { return waitingNote + guess + " to play (guessed)"; }
+  }
+  var hand = kind === "fool" || kind === "stop_the_bus" ? "round" : "hand";
+  if (s.phase === "deal") {
+    var dealer = s.next_dealer || s.dealer;
+    if (kind === "fuji_flush") { return waitingNote + "Deal — " + (s.first_player || "") + " plays first"; }
+    return waitingNote + "Deal " + hand + " " + ((s.hand_number || 0) + 1) + " — dealer " + dealer;
+  }
+  if (kind === "toepen") {
+    if (s.phase === "answering" && to.length) { return waitingNote + to[0] + ": stay or fold?"; }
+    var playing = to.length ? to[0] + " to play" : "";
+    if (s.last_knocker && (s.can_fold || []).length) {
+      return waitingNote + s.last_knocker + " knocked: fold now or play on" + (playing ? " — " + playing : "");
+    }
+    return waitingNote + playing;
+  }
+  if (kind === "fool" && s.phase === "reveal") {
+    return waitingNote + "Round over: reveal " + names(to) + "'s cards";
+  }
+  if (kind === "stop_the_bus") {
+    if (s.phase === "showdown") { return waitingNote + "Showdown: " + names(to) + " to show"; }
+    if (s.phase === "final_turns") { return waitingNote + s.stopped_by + " stopped the bus — " + names(to) + " to swap"; }
+    var canStop = (s.can_stop || []).indexOf(to[0]) >= 0;
+    return waitingNote + names(to) + " to swap" + (canStop ? " or stop" : "");
+  }
+  return waitingNote + (to.length ? names(to) + " to play" : s.phase);
+}
+
+// ------------------------------------------------------------------ the hand just ended
+
+let ended_ = {key: null, line: "", reason: ""};  // the result line of the hand just ended
+
+/* Between hands (a deal due after hand n): "Hand n: Dee won; Bob lost 1 life" from GET
+ * hands/<n>'s `result`, else the timeline's last summary. The page computes no rules. */
+export function renderResult(s) {
+  var box = el("hand-result");
+  var n = s.hand_number || s.round_number || 0;
+  if (kind === "fuji_flush" || s.phase !== "deal" || !n || s.status !== "in_progress") { box.hidden = true; return; }
+  var key = gameId + ":" + n + ":" + S.version;
+  if (ended_.key !== key) {
+    ended_ = {key: key, line: "", reason: ""};
+    var word = kind === "toepen" ? "Hand " : "Round ";
+    Promise.all([
+      K.api("GET", base + "/hands/" + n, {token: S.token}).then(function (a) { return a.status === 200 ? a.body : null; }, function () { return null; }),
+      K.api("GET", base + "/timeline", {token: S.token}).then(function (a) { return a.status === 200 ? a.body : null; }, function () { return null; })
+    ]).then(function (both) {
+      if (ended_.key !== key) { return; }
+      var result = (both[0] && both[0].result) || null;
+      var parts = result ? resultParts(result) : [];
+      var steps = (both[1] && both[1].steps) || [];
+      var last = "";
+      for (var i = steps.length - 1; i >= 0 && !last; i--) {
+        if (!steps[i].undone && ["note", "undo", "redo"].indexOf(steps[i].type) < 0) { last = steps[i].summary || ""; }
+      }
+      ended_.line = word + n + ": " + (parts.length ? parts.join("; ") : ended(last));
+      ended_.reason = parts.length && result.reason ? ended(result.reason) : "";
+      if (!parts.length && !last) { ended_.line = word + n + " is over."; }
+      render();
+    });
+  }
+  box.hidden = !ended_.line;
+  box.innerHTML = "";
+  box.appendChild(text("strong", null, ended_.line));
+  if (ended_.reason) { box.appendChild(text("span", "hint", " " + ended_.reason)); }
+}
+
+/* The words of a hand's `result` (GET hands/<n>): who won, who lost what, who is out. */
+export function resultParts(result) {
+  var parts = [];
+  var won = result.winner ? [result.winner] : (result.winners || []);
+  if (won.length) { parts.push(names(won) + " won"); }
+  if (result.losses) {
+    var lost = [];
+    for (var who in result.losses) {
+      if (!Object.prototype.hasOwnProperty.call(result.losses, who) || !result.losses[who]) { continue; }
+      var n = result.losses[who];
+      lost.push(who + " lost " + n + (kind === "toepen" ? (n === 1 ? " life" : " lives") : ""));
+    }
+    if (lost.length) { parts.push(lost.join(", ")); }
+  } else if ((result.losers || []).length) {
+    parts.push(names(result.losers) + " lost the " + (kind === "toepen" ? "hand" : "round"));
+  }
+  if ((result.eliminated || []).length) { parts.push(names(result.eliminated) + " out of the game"); }
+  if (result.abandoned) { parts.push("abandoned"); }
+  return parts;
+}
+
+// ------------------------------------------------------------------ rendering
+
+export function render() {
+  if (!S.game) { return; }
+  var s = S.game.state;
+  root.setAttribute("data-version", String(S.version));
+  root.setAttribute("data-pending", String(S.queue.items.length));
+  root.setAttribute("data-offline", S.offline ? "true" : "false");
+  root.setAttribute("data-fresh", fresh() ? "true" : "false");
+  turnBox.textContent = statusSentence();
+  renderResult(s);
+  el("no-token").hidden = !!S.token;
+  renderSeats(s);
+  renderBoard(s);
+  renderActions();
+  renderCompose();
+  renderDeck();
+  renderUndo();
+  renderQueue();
+  renderMenu();
+  renderEnd();
+  keepPlace(s);
+}
+
+/* The deck stays where it is for the whole hand (ui.md, "Nothing moves under a finger"): the seats
+ * and board above it, the action rows and the page itself keep the tallest height they had since
+ * the hand began; the next deal (or the hand's end) lets them fit their content again. */
+let placeKey = null;
+const placeHeights = {};
+export function keepPlace(s) {
+  var key = [s.hand_number || s.round_number || 0, s.phase === "deal", s.status].join(":");
+  // the whole page too: a page that got shorter would pull a phone scrolled to the deck along with it
+  var parts = [el("play-area"), actionsBox, moreBox, root];
+  if (key !== placeKey) {
+    placeKey = key;
+    for (var i = 0; i < parts.length; i++) { parts[i].style.minHeight = ""; placeHeights[parts[i].id] = 0; }
+  }
+  for (var j = 0; j < parts.length; j++) {
+    var part = parts[j];
+    if (part.hidden) { continue; }
+    var h = part.offsetHeight;
+    if (h > placeHeights[part.id]) { placeHeights[part.id] = h; part.style.minHeight = h + "px"; }
+  }
+}
+
+export function scoreLine(p) {
+  if (kind === "fuji_flush") { return [p.hand_size + (p.hand_size === 1 ? " card" : " cards"), p.pushed_through + " pushed through"]; }
+  if (kind === "toepen") { return ["Lives lost " + p.lives_lost + "/" + S.game.options.limit]; }
+  if (kind === "fool") { return ["Score " + p.score].concat(p.tens ? [p.tens + (p.tens === 1 ? " round" : " rounds") + " of +10"] : []); }
+  if (kind === "stop_the_bus") { return ["Chips " + p.chips]; }
+  return [p.pushed_through + " pushed through"];
+}
+
+export function renderSeats(s) {
+  seatsBox.innerHTML = "";
+  var to = s.to_act || [];
+  var list = s.players;
+  var guess = guessing() ? guessNext() : null;
+  for (var i = 0; i < list.length; i++) {
+    var p = list[i];
+    var acting = guess ? p.name === guess : to.indexOf(p.name) >= 0;
+    var seat = text("div", "seat" + (acting ? " to-act" : "") + (stillIn(p) ? "" : " sitting-out"));
+    seat.setAttribute("data-player", p.name);
+    var head = text("div", "seat-head");
+    head.appendChild(text("span", "seat-name", p.name));
+    var badges = text("div", "seat-badges");  // a line of its own, so a badge never moves the seat's name
+    if (acting) { badges.appendChild(text("span", "badge act", guess ? "next?" : "to act")); }
+    var dealer = s.phase === "deal" ? (s.next_dealer || s.dealer) : s.dealer;
+    if (kind !== "fuji_flush" && dealer === p.name) { badges.appendChild(text("span", "badge", "dealer")); }
+    if (p.in_hand === false) { badges.appendChild(text("span", "badge", "folded")); }
+    if (p.eliminated) { badges.appendChild(text("span", "badge", "out")); }
+    if (p.out) { badges.appendChild(text("span", "badge", "out")); }
+    if (p.is_fool) { badges.appendChild(text("span", "badge fool", "Fool")); }
+    if (p.won) { badges.appendChild(text("span", "badge", "won")); }
+    if (kind === "toepen" && s.last_knocker === p.name) { badges.appendChild(text("span", "badge", "knocked")); }
+    if (kind === "stop_the_bus" && s.stopped_by === p.name) { badges.appendChild(text("span", "badge", "stopped")); }
+    seat.appendChild(head);
+    seat.appendChild(badges);
+    var info = scoreLine(p);
+    if (kind !== "fuji_flush" && (s.phase !== "deal" || kind === "fool")) { info.push(p.hand_size + (p.hand_size === 1 ? " card" : " cards")); }
+    var infoBox = text("div", "seat-info");
+    for (var f = 0; f < info.length; f++) {  // each fact kept on one line (count and word together)
+      if (f) { infoBox.appendChild(document.createTextNode(" · ")); }
+      infoBox.appendChild(text("span", "fact", info[f]));
+    }
+    seat.appendChild(infoBox);
+    if (kind === "fuji_flush") {  // the line is always there, so a card laid down never grows the seat
+      var lying = text("div", "seat-table");
+      if (p.table_card !== null && p.table_card !== undefined) {
+        lying.appendChild(document.createTextNode("In front: "));
+        lying.appendChild(chip(p.table_card));
+      }
+      seat.appendChild(lying);
+    }
+    var known = p.hand_known || p.cards_known || [];
+    if (known.length) { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
+    seatsBox.appendChild(seat);
+  }
+}
+
+/* A player's known cards as a group "Hand: <name>", each card a button (play it, or pick it). */
+export function handGroup(name, known, over) {
+  var group = text("div", "hand");
+  group.setAttribute("role", "group");
+  group.setAttribute("aria-label", "Hand: " + name);
+  for (var i = 0; i < known.length; i++) {
+    var usable = !over && !!S.token && (S.compose || (!waiting() && fresh() && canPlay(known[i], name)) ||
+                             (guessing() && entries("play").length > 0));
+    if (!usable) { group.appendChild(chip(known[i])); continue; }
+    var b = text("button", "card small " + cardClass(known[i]), cardName(known[i]));
+    b.type = "button";
+    b.setAttribute("data-card", String(known[i]));
+    b.setAttribute("data-owner", name);
+    group.appendChild(b);
+  }
+  return group;
+}
+
+
+export function trickLine(trick, current) {
+  var box = text("div", "trick" + (current ? " current" : " previous"));
+  box.appendChild(text("span", "trick-label", "Trick " + trick.number + (trick.complete && trick.winner ? " → " + trick.winner : "") + ":"));
+  var plays = trick.plays || [];
+  for (var i = 0; i < plays.length; i++) {
+    var one = text("span", "play");
+    one.appendChild(text("span", "play-name", plays[i].player + " "));
+    one.appendChild(chip(plays[i].card));
+    box.appendChild(one);
+  }
+  if (current) {
+    var pending = pendingPlays();
+    for (var j = 0; j < pending.length; j++) {
+      var w = text("span", "play waiting");
+      w.appendChild(text("span", "play-name", pendingWho(pending[j]) + " "));
+      w.appendChild(chip(pending[j].body.card, "waiting"));
+      box.appendChild(w);
+    }
+  }
+  if (kind === "fool" && trick.fools && trick.fools.length && trick.complete) {
+    box.appendChild(text("span", "trick-fools", "Fool: " + names(trick.fools)));
+  }
+  return box;
+}
+
+export function renderBoard(s) {
+  boardBox.innerHTML = "";
+  var facts = [];
+  var handWord = kind === "fool" || kind === "stop_the_bus" ? "Round " : "Hand ";
+  if (s.hand_number) { facts.push((kind === "fuji_flush" ? "" : handWord + s.hand_number + (s.phase === "deal" ? " (over)" : ""))); }
+  if (kind === "toepen" && s.stake) { facts.push("stake " + s.stake); }
+  if (kind === "toepen" && s.stock_size !== null && s.stock_size !== undefined) { facts.push("stock " + s.stock_size); }
+  if (kind === "fool" && s.lead_colour) { facts.push("lead colour " + ({G: "Green", R: "Red", Y: "Yellow", B: "Blue"}[s.lead_colour] || s.lead_colour)); }
+  if (kind === "fool" && (s.sitting_out || []).length) { facts.push("sitting out: " + names(s.sitting_out)); }
+  if (kind === "fuji_flush" && s.draw_pile_size !== null && s.draw_pile_size !== undefined) { facts.push("draw pile " + s.draw_pile_size); }
+  if (kind === "fuji_flush" && s.discard_size) { facts.push("discards " + s.discard_size); }
+  if (kind === "stop_the_bus" && s.stopped_by) { facts.push("stopped by " + s.stopped_by + (s.final_turns_left ? ", " + s.final_turns_left + " turn" + (s.final_turns_left > 1 ? "s" : "") + " left" : "")); }
+  if (S.version !== null) { facts.push("event " + S.version); }
+  var line = facts.filter(function (f) { return f; }).join(" · ");
+  if (line) { boardBox.appendChild(text("p", "facts", line)); }
+
+  if (kind === "toepen" || kind === "fool") {
+    var tricks = s.tricks || [];
+    if (tricks.length) {
+      var last = tricks[tricks.length - 1];
+      if (last.complete && s.phase !== "deal" && tricks.length < 99) {
+        boardBox.appendChild(trickLine(last, false));
+        if (pendingPlays().length) { boardBox.appendChild(trickLine({number: last.number + 1, plays: []}, true)); }
+      } else {
+        if (tricks.length > 1) { boardBox.appendChild(trickLine(tricks[tricks.length - 2], false)); }
+        boardBox.appendChild(trickLine(last, true));
+      }
+    } else if (pendingPlays().length) {
+      boardBox.appendChild(trickLine({number: 1, plays: []}, true));
+    }
+  }
+  if (kind === "fuji_flush") {
+    var groups = s.groups || [];
+    var box = text("div", "groups");
+    for (var g = 0; g < groups.length; g++) {
+      var one = text("span", "group");
+      one.appendChild(chip(groups[g].number));
+      one.appendChild(text("span", "group-info", " ×" + groups[g].players.length + " = " + groups[g].strength + " (" + names(groups[g].players) + ")"));
+      box.appendChild(one);
+    }
+    var pend = pendingPlays();
+    for (var q = 0; q < pend.length; q++) {
+      var w = text("span", "group waiting");
+      w.appendChild(text("span", "play-name", pendingWho(pend[q]) + " "));
+      w.appendChild(chip(pend[q].body.card, "waiting"));
+      box.appendChild(w);
+    }
+    if (groups.length || pend.length) { boardBox.appendChild(box); }
+  }
+  if (kind === "stop_the_bus" && s.centre && s.centre.length) {
+    var centre = text("div", "centre");
+    centre.setAttribute("role", "group");
+    centre.setAttribute("aria-label", "Centre");
+    centre.appendChild(text("span", "row-label", "Centre"));
+    var swap = entries("swap")[0];
+    for (var c = 0; c < s.centre.length; c++) {
+      var b = text("button", "card " + cardClass(s.centre[c]), cardName(s.centre[c]));
+      b.type = "button";
+      b.setAttribute("data-card", s.centre[c]);
+      b.setAttribute("data-place", "centre");
+      var takeable = swap && (!swap.take || swap.take.indexOf(s.centre[c]) >= 0);
+      b.disabled = S.compose ? !(S.compose.type === "swap") : !takeable;
+      if (S.compose && S.compose.type === "swap" && S.compose.slots[0].cards.indexOf(s.centre[c]) >= 0) { b.classList.add("picked"); }
+      centre.appendChild(b);
+    }
+    boardBox.appendChild(centre);
+  }
+}

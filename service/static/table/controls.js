@@ -1,0 +1,435 @@
+/* Taps, multi-card selections, the action buttons, the deck, Undo and Redo. */
+import {render} from "./board.js";
+import {fresh, guessNext, localUndoable, pendingPlays, saveQueue, waiting, write} from "./queue.js";
+import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, kind, listed, moreBox, players, redoButton, refresh, refreshActions, root, say, text, undoButton, visibility} from "./state.js";
+
+
+export function tapCard(code, owner) {
+  if (S.compose) { composeTap(code, owner || null, null); return; }
+  var player;
+  var guessed = false;
+  if (waiting() || !fresh()) {  // an answer is still on its way: the player is settled once it is in
+    player = owner || guessNext();
+    guessed = !owner;
+  } else {
+    var play = owner ? entries("play", owner) : entries("play");
+    if (!play.length) { return; }
+    player = play[0].player;
+  }
+  write("events", {type: "play", player: player, card: cardValue(code)}, player + " plays " + cardName(code), guessed);
+}
+
+export function oneTap(entry) {
+  var body = {type: entry.type};
+  if (entry.player && entry.type !== "deal") { body.player = entry.player; }
+  var label = entry.type === "deal" ? "the deal" : (WORDS[entry.type] || entry.type) + " by " + entry.player;
+  write("events", body, label);
+}
+
+// ------------------------------------------------------------------ multi-card selections
+
+export function handSize() {
+  var o = (S.game && S.game.options) || {};
+  if (kind === "toepen") { return 4; }
+  if (kind === "stop_the_bus") { return 3; }
+  return o.hand_size || 1;
+}
+
+/* compose = {type, player, title, slots: [{name, label, need, min, max, cards: []}], at, body(fn)} */
+export function startCompose(spec) {
+  S.compose = spec;
+  S.compose.at = 0;
+  say("");
+  render();
+  composeBox.scrollIntoView({block: "nearest"});
+}
+
+export function endCompose() { S.compose = null; render(); }
+
+export function slotFull(slot) { return slot.max !== undefined && slot.cards.length >= slot.max; }
+
+export function copiesUsed(code) {
+  var n = 0;
+  for (var s = 0; s < S.compose.slots.length; s++) {
+    var cards = S.compose.slots[s].cards;
+    for (var i = 0; i < cards.length; i++) { if (String(cards[i]) === String(code)) { n += 1; } }
+  }
+  return n;
+}
+
+export function copiesOf(code) {
+  var button = deckBox.querySelector('button[data-card="' + String(code) + '"]');
+  return button ? Number(button.getAttribute("data-copies") || "1") : 1;
+}
+
+/* A card tapped while composing: from the deck, a hand (owner) or the centre (place). */
+export function composeTap(code, owner, place) {
+  var slots = S.compose.slots;
+  var target = null;
+  if (place === "centre") {
+    for (var i = 0; i < slots.length; i++) { if (slots[i].from === "centre") { target = slots[i]; } }
+    if (!target) { return; }
+  } else {
+    target = slots[S.compose.at];
+    if (target.from === "centre") {
+      for (var j = 0; j < slots.length; j++) { if (slots[j].from !== "centre") { target = slots[j]; } }
+    }
+  }
+  var copies = copiesOf(code);
+  var at = target.cards.indexOf(String(code));
+  S.compose.note = "";
+  if (copies <= 1 && at >= 0) {
+    target.cards.splice(at, 1);          // tapping a chosen single card again takes it back
+  } else if (copiesUsed(code) >= copies && target.from !== "centre") {
+    S.compose.note = "All " + copies + " copies of " + cardName(code) + " are chosen: tap a chosen card to remove it.";
+  } else if (slotFull(target) && target.max !== 1) {
+    S.compose.note = target.label + ": " + target.cards.length + " of " + target.max + " chosen: tap a chosen card to remove it.";
+  } else {
+    if (slotFull(target)) { target.cards = []; }
+    target.cards.push(String(code));
+    if (slotFull(target) && S.compose.autoNext) {
+      for (var k = 0; k < slots.length; k++) {
+        if (!slotFull(slots[k]) && slots[k].from !== "centre") { S.compose.at = k; break; }
+      }
+    }
+  }
+  render();
+}
+
+export function composeReady() {
+  for (var i = 0; i < S.compose.slots.length; i++) {
+    var s = S.compose.slots[i];
+    var n = s.cards.length;
+    if (s.exact !== undefined && n !== s.exact && !(s.optional && n === 0)) { return false; }
+    if (s.min !== undefined && n < s.min) { return false; }
+  }
+  if (S.compose.needsTarget && !S.compose.target) { return false; }
+  return true;
+}
+
+export function confirmCompose() {
+  if (!S.compose || !composeReady()) { return; }
+  var spec = S.compose;
+  var body = spec.build();
+  write("events", body, spec.label).then(function (outcome) {
+    if (outcome !== "refused" && S.compose === spec) { endCompose(); }
+  });
+}
+
+export function slot(name, label, need, extra) {
+  var s = {name: name, label: label, cards: [], exact: need, max: need};
+  for (var k in (extra || {})) { if (Object.prototype.hasOwnProperty.call(extra, k)) { s[k] = extra[k]; } }
+  return s;
+}
+
+export function values(list) {
+  var out = [];
+  for (var i = 0; i < list.length; i++) { out.push(cardValue(list[i])); }
+  return out;
+}
+
+export function startDeal() {
+  var slots = [];
+  if (kind === "stop_the_bus") { slots.push(slot("centre", "Centre", 3)); }
+  if (visibility === "open") {
+    var list = players();
+    for (var i = 0; i < list.length; i++) {
+      if (stillInGame(list[i])) { slots.push(slot("hand:" + list[i].name, "Hand: " + list[i].name, handSize())); }
+    }
+  }
+  var dealer = (S.game.state.next_dealer || S.game.state.dealer);
+  startCompose({
+    type: "deal", title: kind === "stop_the_bus" ? "Deal: tap the three centre cards" + (visibility === "open" ? ", then each hand" : "")
+      : "Deal: tap each player's cards, hand by hand",
+    label: "the deal", slots: slots, autoNext: true,
+    build: function () {
+      var body = {type: "deal"};
+      var hands = null;
+      for (var i = 0; i < slots.length; i++) {
+        if (slots[i].name === "centre") { body.centre = values(slots[i].cards); }
+        else { hands = hands || {}; hands[slots[i].name.slice(5)] = values(slots[i].cards); }
+      }
+      if (hands) { body.hands = hands; }
+      if (dealer && kind !== "fuji_flush") { body.dealer = dealer; }
+      return body;
+    }
+  });
+}
+
+export function stillInGame(p) { return !(p.eliminated || p.out); }
+
+export function startCards(entry, type, need, extra) {
+  extra = extra || {};
+  var p = findPlayer(entry.player) || {};
+  var s = slot("cards", extra.slotLabel || "Cards", need, extra.slot);
+  var known = p.hand_known || p.cards_known || [];
+  if (extra.prefill) { for (var i = 0; i < known.length && i < 3; i++) { s.cards.push(String(known[i])); } }
+  var spec = {
+    possible: entry.possible || entry.cards || null,
+    type: type, player: entry.player, title: extra.title, label: extra.label || (WORDS[type] + " by " + entry.player),
+    slots: [s], autoNext: false,
+    build: function () {
+      var body = {type: type === "swap_all" ? "swap" : type, player: entry.player};
+      if (extra.field === "card") { body.card = cardValue(s.cards[0]); }
+      else if (type === "swap_all") { body.take_all = true; body.give = values(s.cards); }
+      else if (s.cards.length || !s.optional) { body[extra.field || "cards"] = values(s.cards); }
+      if (spec.target) { body.target = spec.target; }
+      return body;
+    }
+  };
+  if (extra.targets) {
+    spec.targets = extra.targets;
+    spec.needsTarget = true;
+    if (extra.targets.length === 1) { spec.target = extra.targets[0]; }
+  }
+  startCompose(spec);
+}
+
+export function startSwap(entry, take) {
+  var t = slot("take", "Take from the centre", 1, {from: "centre"});
+  var g = slot("give", "Give", 1);
+  if (take) { t.cards.push(String(take)); }
+  startCompose({
+    possible: entry.possible || entry.cards || null,
+    type: "swap", player: entry.player, title: entry.player + " swaps: tap the card taken from the centre, then the card given",
+    label: "Swap by " + entry.player, slots: [t, g], autoNext: false,
+    build: function () {
+      return {type: "swap", player: entry.player, take: cardValue(t.cards[0]), give: cardValue(g.cards[0])};
+    }
+  });
+  S.compose.at = take ? 1 : 0;
+  render();
+}
+
+export function actionClicked(entry, variant) {
+  var type = variant || entry.type;
+  if (type === "deal") {
+    if (kind === "stop_the_bus" || visibility === "open") { startDeal(); } else { oneTap(entry); }
+    return;
+  }
+  if (type === "swap") { startSwap(entry, null); return; }
+  if (type === "swap_all") {
+    startCards(entry, "swap_all", 3, {title: entry.player + " swaps the whole hand: tap the three cards given to the centre",
+                                      slotLabel: "Give", label: "Swap all by " + entry.player});
+    return;
+  }
+  if (type === "show") {
+    startCards(entry, "show", 3, {title: "Show: tap " + entry.player + "'s three cards", prefill: true});
+    return;
+  }
+  if (type === "reveal") {
+    startCards(entry, "reveal", undefined, {title: "Reveal: tap the cards " + entry.player + " holds",
+                                           slot: {min: 1, exact: undefined, max: 30}});
+    return;
+  }
+  if (type === "challenge") {
+    var targets = [];
+    var same = entries("challenge", entry.player);
+    for (var i = 0; i < same.length; i++) { if (same[i].target && targets.indexOf(same[i].target) < 0) { targets.push(same[i].target); } }
+    startCards(entry, "challenge", 4, {
+      title: entry.player + " challenges a laundry: tap the four cards turned face up" + (visibility === "open" ? " (or Confirm if they are known)" : ""),
+      slot: visibility === "open" ? {optional: true} : {}, targets: targets, label: "Challenge by " + entry.player});
+    return;
+  }
+  if (type === "laundry" && visibility === "open") {
+    startCards(entry, "laundry", 4, {title: entry.player + " launders: tap the four new cards if they were seen, then Confirm",
+                                     slot: {optional: true}});
+    return;
+  }
+  if (type === "draw") {
+    startCards(entry, "draw", 1, {title: "Draw: tap the card " + entry.player + " drew", field: "card"});
+    return;
+  }
+  oneTap(entry);
+}
+
+export function undo() {
+  var local = localUndoable();
+  if (local && S.queue.items.length > 1) {
+    S.queue.items.pop();
+    saveQueue();
+    render();
+    return;
+  }
+  var entry = entries("undo")[0];
+  write("undo", {}, entry && entry.target ? "Undo: " + entry.target.summary : "Undo");
+}
+
+export function redo() {
+  var entry = entries("redo")[0];
+  write("redo", {}, entry && entry.target ? "Redo: " + entry.target.summary : "Redo");
+}
+let PRIMARY = ["deal", "stay", "fold", "swap", "swap_all", "stop", "show", "draw"];
+
+export function renderActions() {
+  actionsBox.innerHTML = "";
+  moreBox.innerHTML = "";
+  if (!S.token || !S.actions) { return; }
+  var list = S.actions.actions || [];
+  var rows = {};
+  var to = (S.game.state.to_act || []);
+  for (var i = 0; i < list.length; i++) {
+    var e = list[i];
+    if (["play", "undo", "redo", "note", "adjust", "abandon", "correct"].indexOf(e.type) >= 0) { continue; }  // menu, toolbar, Fix an entry
+    if (e.type === "challenge" && rows.challenge && rows.challenge.some(function (x) { return x.entry.player === e.player; })) { continue; }
+    (rows[e.type] = rows[e.type] || []).push({entry: e, variant: null});
+    if (e.type === "swap" && e.take_all) { (rows.swap_all = rows.swap_all || []).push({entry: e, variant: "swap_all"}); }
+  }
+  var types = Object.keys(rows).sort(function (a, b) {
+    var x = ORDER.indexOf(a), y = ORDER.indexOf(b);
+    return (x < 0 ? 99 : x) - (y < 0 ? 99 : y);
+  });
+  for (var t = 0; t < types.length; t++) {
+    var type = types[t];
+    var row = text("div", "action-row");
+    for (var j = 0; j < rows[type].length; j++) {
+      var item = rows[type][j];
+      var b;
+      if (type === "deal") {
+        b = text("button", "primary big", "Deal");
+      } else {
+        b = text("button", "action action-" + type, (WORDS[type] || type) + ": " + item.entry.player);
+        if (to.indexOf(item.entry.player) >= 0 && ["knock", "reveal", "laundry", "challenge", "fold"].indexOf(type) < 0) { b.className += " primary"; }
+        if (kind === "fool" && type === "reveal" && S.game.state.phase === "reveal" && to.indexOf(item.entry.player) >= 0) { b.className += " primary"; }
+      }
+      b.type = "button";
+      b.disabled = !fresh();  // until the actions of this version arrive
+      b.setAttribute("data-action", type);
+      b.setAttribute("data-player", item.entry.player || "");
+      b.addEventListener("click", (function (x) { return function () { actionClicked(x.entry, x.variant); }; })(item));
+      row.appendChild(b);
+    }
+    var primary = PRIMARY.indexOf(type) >= 0 || (type === "reveal" && kind === "fool" && S.game.state.phase === "reveal");
+    (primary ? actionsBox : moreBox).appendChild(row);
+  }
+}
+
+export function renderCompose() {
+  composeBox.hidden = !S.compose;
+  actionsBox.hidden = !!S.compose;  // while choosing cards only Confirm and Cancel act
+  moreBox.hidden = !!S.compose;
+  root.classList.toggle("composing", !!S.compose);
+  if (!S.compose) { return; }
+  composeTitle.textContent = S.compose.title;
+  composeBody.innerHTML = "";
+  el("compose-note").textContent = S.compose.note || "";
+  if (S.compose.targets && S.compose.targets.length > 1) {
+    var trow = text("div", "action-row");
+    trow.appendChild(text("span", "row-label", "Whose laundry"));
+    for (var t = 0; t < S.compose.targets.length; t++) {
+      var tb = text("button", S.compose.target === S.compose.targets[t] ? "primary" : "", "Target: " + S.compose.targets[t]);
+      tb.type = "button";
+      tb.setAttribute("aria-pressed", S.compose.target === S.compose.targets[t] ? "true" : "false");
+      tb.addEventListener("click", (function (name) { return function () { S.compose.target = name; render(); }; })(S.compose.targets[t]));
+      trow.appendChild(tb);
+    }
+    composeBody.appendChild(trow);
+  }
+  for (var i = 0; i < S.compose.slots.length; i++) {
+    var s = S.compose.slots[i];
+    var box = text("div", "slot" + (i === S.compose.at ? " current" : ""));
+    var heading = s.label + " (" + s.cards.length + (s.exact ? "/" + s.exact : "") + ")";
+    var pick;
+    if (S.compose.slots.length > 1) {  // a heading that also chooses where the next taps go
+      pick = text("button", "slot-name", heading);
+      pick.type = "button";
+      pick.setAttribute("aria-pressed", i === S.compose.at ? "true" : "false");
+      pick.addEventListener("click", (function (n) { return function () { S.compose.at = n; S.compose.note = ""; render(); }; })(i));
+    } else {
+      pick = text("h3", "slot-name", heading);
+    }
+    box.appendChild(pick);
+    var counts = {};
+    var order = [];
+    for (var c = 0; c < s.cards.length; c++) {
+      var code = s.cards[c];
+      if (counts[code] === undefined) { counts[code] = 0; order.push(code); }
+      counts[code] += 1;
+    }
+    for (var o = 0; o < order.length; o++) {
+      var remove = text("button", "chip-button " + cardClass(order[o]), cardName(order[o]) + (counts[order[o]] > 1 ? " ×" + counts[order[o]] : ""));
+      remove.type = "button";
+      remove.title = "Take back";
+      remove.addEventListener("click", (function (slotRef, cardCode) {
+        return function () { slotRef.cards.splice(slotRef.cards.indexOf(cardCode), 1); render(); };
+      })(s, order[o]));
+      box.appendChild(remove);
+    }
+    composeBody.appendChild(box);
+  }
+  confirmButton.disabled = !composeReady();
+}
+
+export function renderDeck() {
+  var buttons = deckBox.querySelectorAll("button[data-card]");
+  var deckUsed = kind !== "stop_the_bus" || S.compose;
+  deckBox.hidden = kind === "stop_the_bus" && !S.compose;
+  for (var i = 0; i < buttons.length; i++) {
+    var b = buttons[i];
+    var code = b.getAttribute("data-card");
+    var used = S.compose ? copiesUsed(code) : 0;
+    var count = b.querySelector(".count");
+    if (count) { count.textContent = used > 1 || (used === 1 && Number(b.getAttribute("data-copies")) > 1) ? "×" + used : ""; }
+    b.classList.toggle("picked", used > 0);
+    b.removeAttribute("aria-disabled");  // set again below only where a tap asks the service why
+    if (!S.token || !deckUsed) { b.disabled = true; continue; }
+    if (S.compose) {
+      var copies = Number(b.getAttribute("data-copies") || "1");
+      var here = S.compose.slots[S.compose.at];
+      var usedHere = here ? here.cards.filter(function (x) { return x === code; }).length : 0;
+      b.disabled = (copies > 1 && used >= copies) || (copies === 1 && used === 1 && usedHere === 0) ||
+        (!!S.compose.possible && used === 0 && !listed(S.compose.possible, code));
+      continue;
+    }
+    // a card that cannot be played now stays tappable (aria-disabled): a tap asks the service why
+    b.disabled = false;
+    var off = waiting() || !fresh() ? !(entries("play").length || pendingPlays().length || (S.game.state.to_act || []).length)
+      : !canPlay(code, null);
+    b.setAttribute("aria-disabled", off ? "true" : "false");
+  }
+}
+
+/* A tap on a card that cannot be played now: the play sent as a dry run (POST …/events?dry_run=true,
+ * api.md), so the service says why in its own words; nothing is recorded. */
+export function explainCard(code) {
+  if (!S.token || !S.game) { return; }
+  var play = entries("play");
+  var player = play.length ? play[0].player : ((S.game.state.to_act || [])[0] || guessNext());
+  var body = {type: "play", player: player, card: cardValue(code), at: K.nowIso()};
+  var unreachableWords = "The service cannot be reached, so it cannot say now why " + cardName(code) + " cannot be played.";
+  say("");
+  K.api("POST", base + "/events?dry_run=true", {body: body, token: S.token, ifMatch: S.version}).then(function (answer) {
+    var b = answer.body || {};
+    if (answer.status === 200 && b.dry_run) {
+      say(cardName(code) + " can be played by " + player + " now: tap it again to record it.");
+      refreshActions();
+      return;
+    }
+    if (answer.status === 201) { refresh(); return; }  // a service without dry runs recorded it: show it
+    if (answer.status >= 500 && b.code !== "record_damaged") { say(unreachableWords); return; }
+    say(ended(b.detail || ("The service answered " + answer.status + ".")));
+  }, function () { say(unreachableWords); });
+}
+
+export function renderUndo() {
+  var local = localUndoable();
+  var undoEntry = entries("undo")[0];
+  var redoEntry = entries("redo")[0];
+  if (local && S.queue.items.length > 1) {
+    undoButton.textContent = "Undo: " + local.label + " (not sent)";
+    undoButton.disabled = false;
+  } else if (undoEntry && undoEntry.target) {
+    undoButton.textContent = "Undo: " + undoEntry.target.summary;
+    undoButton.disabled = !S.token || (!fresh() && !waiting());
+  } else {
+    undoButton.textContent = "Undo";
+    undoButton.disabled = !S.token || hasBookkeeping();
+  }
+  if (redoEntry && redoEntry.target) {
+    redoButton.hidden = false;
+    redoButton.textContent = "Redo: " + redoEntry.target.summary;
+    redoButton.disabled = !S.token || (!fresh() && !waiting());
+  } else {
+    redoButton.hidden = true;
+  }
+}

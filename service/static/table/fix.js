@@ -1,0 +1,140 @@
+/* Fix an entry (ui.md, "Fix an earlier entry"; api.md, POST …/correct).
+ *
+ * The panel lists the entries of the current hand (earlier hands one tap further, "Earlier
+ * hands") from GET …/timeline; opening one asks GET …/actions?before=<seq> what could have been
+ * recorded in its place and offers it with the recording controls (the deck's cards for a play,
+ * the action buttons otherwise); the choice is sent as POST …/correct {target, action} and the
+ * result, or the service's sentence naming the later entry that no longer fits, is shown. A fix
+ * needs the service's answer: while it cannot be reached the panel says so and nothing waits. */
+import {K, S, WORDS, base, cardName, cardValue, el, ended, kind, refresh, say, text} from "./state.js";
+
+const BOOKKEEPING = ["game_created", "undo", "redo", "note", "adjust", "abandon", "correct"];
+const ONE_TAP = ["knock", "stay", "fold", "laundry", "stop"];
+let steps = [];
+let showAll = false;
+
+function handOf(s) { return s.hand_number || s.round_number || 0; }
+
+/* Open the panel (the menu's "Fix an entry"). */
+export function openFix() {
+  var note = el("fix-note");
+  el("fix-list").innerHTML = "";
+  el("fix-earlier").hidden = true;
+  showAll = false;
+  if (S.offline) {
+    note.textContent = "The service cannot be reached: fixing an entry needs its answer, so it cannot be done now (nothing is queued).";
+    return;
+  }
+  note.textContent = "Loading the entries…";
+  K.api("GET", base + "/timeline", {token: S.token}).then(function (answer) {
+    if (answer.status !== 200) { note.textContent = ended((answer.body && answer.body.detail) || "The entries cannot be read now."); return; }
+    steps = (answer.body.steps || []).filter(function (st) { return !st.undone && BOOKKEEPING.indexOf(st.type) < 0; });
+    list();
+  }, function () {
+    note.textContent = "The service cannot be reached: fixing an entry needs its answer, so it cannot be done now (nothing is queued).";
+  });
+}
+
+function list() {
+  var box = el("fix-list");
+  box.innerHTML = "";
+  var hand = handOf(S.game.state);
+  var shown = showAll ? steps : steps.filter(function (st) { return st.hand === hand; });
+  el("fix-earlier").hidden = showAll || shown.length === steps.length;
+  el("fix-note").textContent = shown.length ? "Tap the entry to fix." : "No entry of this hand to fix yet.";
+  var lastHand = null;
+  for (var i = shown.length - 1; i >= 0; i--) {  // the newest first
+    var st = shown[i];
+    if (showAll && st.hand !== lastHand) {
+      lastHand = st.hand;
+      box.appendChild(text("li", null)).appendChild(text("h3", null, (kind === "toepen" ? "Hand " : "Round ") + st.hand));
+    }
+    var li = text("li");
+    var b = text("button", "fix-entry", "Event " + st.seq + ": " + st.summary);
+    b.type = "button";
+    b.setAttribute("data-seq", String(st.seq));
+    b.addEventListener("click", (function (step, item) { return function () { choose(step, item); }; })(st, li));
+    li.appendChild(b);
+    box.appendChild(li);
+  }
+}
+
+export function showEarlier() { showAll = true; list(); }
+
+/* The entry `step` opened: what could have been recorded in its place. */
+function choose(step, li) {
+  var old = el("fix-list").querySelector(".fixing");
+  if (old) { old.remove(); }
+  var box = text("div", "fixing");
+  box.appendChild(text("p", "hint", "Replace event " + step.seq + " (" + step.summary + ") with:"));
+  li.appendChild(box);
+  K.api("GET", base + "/actions?before=" + step.seq, {token: S.token}).then(function (answer) {
+    if (answer.status !== 200) { box.appendChild(text("p", "alert", ended((answer.body && answer.body.detail) || "Cannot be read now."))); return; }
+    offer(step, answer.body.actions || [], box);
+  }, function () {
+    box.appendChild(text("p", "alert", "The service cannot be reached: fixing an entry needs its answer, so it cannot be done now."));
+  });
+}
+
+function offer(step, actions, box) {
+  var offered = 0;
+  for (var i = 0; i < actions.length; i++) {
+    var a = actions[i];
+    if (a.player !== step.player && step.type !== "deal") { continue; }  // the same player's entry, another way
+    if (a.type === "play") {
+      var allowed = a.cards || a.possible || null;
+      var group = text("div", "row-cards fix-cards");
+      group.setAttribute("role", "group");
+      group.setAttribute("aria-label", "Replacement: " + a.player);
+      var deck = document.querySelectorAll("#deck button[data-card]");
+      for (var c = 0; c < deck.length; c++) {
+        var code = deck[c].getAttribute("data-card");
+        if (allowed && allowed.map(String).indexOf(code) < 0) { continue; }
+        if (step.type === "play" && step.data && String(step.data.card) === code && step.player === a.player) { continue; }
+        var b = text("button", deck[c].className.replace(/\bpicked\b/, ""), cardName(code));
+        b.type = "button";
+        b.addEventListener("click", (function (player, card) {
+          return function () { send(step, {type: "play", player: player, card: cardValue(card)}, box); };
+        })(a.player, code));
+        group.appendChild(b);
+        offered += 1;
+      }
+      box.appendChild(text("p", "row-label", a.player + " plays:"));
+      box.appendChild(group);
+    } else if (ONE_TAP.indexOf(a.type) >= 0 && step.type !== "play") {
+      var one = text("button", "action", (WORDS[a.type] || a.type) + ": " + a.player);
+      one.type = "button";
+      one.addEventListener("click", (function (entry) {
+        return function () { send(step, {type: entry.type, player: entry.player}, box); };
+      })(a));
+      box.appendChild(one);
+      offered += 1;
+    }
+  }
+  if (!offered) { box.appendChild(text("p", "hint", "Nothing this page can offer in its place: use Undo for this entry.")); }
+}
+
+function send(step, action, box) {
+  if (S.offline) { say("The service cannot be reached: fixing an entry needs its answer, so nothing was sent."); return; }
+  var body = {target: step.seq, action: action};
+  K.api("POST", base + "/correct", {body: body, token: S.token, ifMatch: S.version, key: K.newKey()}).then(function (answer) {
+    var b = answer.body || {};
+    if (answer.status === 201) {
+      var was = b.target && b.target.summary ? b.target.summary : "event " + step.seq;
+      var now = b.replacement && b.replacement.summary ? b.replacement.summary : "";
+      el("changes").textContent = ended("Fixed: " + was + (now ? " is now " + now : ""));
+      say("");
+      el("fix").hidden = true;
+      refresh();
+      return;
+    }
+    if (answer.status >= 500 && b.code !== "record_damaged") {
+      say("The service cannot be reached: fixing an entry needs its answer, so it was not fixed. Try again when it answers.");
+      return;
+    }
+    say(ended(b.detail || ("The service answered " + answer.status + ".")));
+    if (answer.status === 412) { refresh(); }
+  }, function () {
+    say("The service cannot be reached: fixing an entry needs its answer, so it was not fixed. Try again when it answers.");
+  });
+}

@@ -1,0 +1,108 @@
+"""Fix an entry (ui.md, "Fix an earlier entry"): the menu's **Fix an entry** lists the current
+hand's entries, newest first; opening one asks ``GET …/actions?before=<seq>`` what could have
+been recorded in its place and offers it with the recording controls; offline, the panel says a
+fix needs the service's answer and nothing is queued.
+
+Sending the fix (``POST …/correct``) needs the service's correction route, which this build does
+not have yet; these tests stop where the service's part begins."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import requests
+from playwright.sync_api import expect
+
+from tests.browser.table import open_table, tap
+
+
+def auth(game) -> dict[str, str]:
+    return {"Authorization": f"Bearer {game['token']}"}
+
+
+def open_fix(page) -> None:
+    page.get_by_role("button", name="Menu", exact=True).click()
+    page.get_by_role("button", name="Fix an entry", exact=True).click()
+
+
+def test_the_current_hands_entries_are_listed_and_one_offers_its_replacements(server, new_context):
+    game = server.create(game="toepen", players=["Ann", "Bob", "Cas"])
+    server.post(game, {"type": "deal"})
+    page = new_context().new_page()
+    open_table(page, server, game, base=server.lan_base)
+    tap(page, "7♣")
+    tap(page, "8♣")
+    open_fix(page)
+    panel = page.locator("#fix")
+    entries = panel.locator("#fix-list button.fix-entry")
+    expect(entries).to_have_count(3)
+    expect(entries.nth(0)).to_have_text(re.compile(r"^Event 4: Cas played 8♣"))
+    expect(entries.nth(1)).to_have_text(re.compile(r"^Event 3: Bob led 7♣"))
+    expect(entries.nth(2)).to_have_text(re.compile(r"^Event 2: Ann dealt hand 1"))
+    now = requests.get(f"{server.base}/games/{game['id']}/actions", headers=auth(game), timeout=10).json()
+    before = requests.get(f"{server.base}/games/{game['id']}/actions?before=3", headers=auth(game), timeout=10).json()
+    if before == now:
+        pytest.skip("GET …/actions?before= is not in this build of the service yet: the replacements cannot be offered")
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url) if "/actions" in request.url else None)
+    entries.nth(1).click()
+    replacement = panel.get_by_role("group", name="Replacement: Bob", exact=True)
+    expect(replacement.get_by_role("button", name="9♣", exact=True)).to_be_visible()
+    expect(replacement.get_by_role("button", name="7♣", exact=True)).to_have_count(0)  # the card it replaces
+    assert any(url.endswith(f"/games/{game['id']}/actions?before=3") for url in asked)
+    assert server.get(f"/games/{game['id']}")["version"] == 4  # opening an entry records nothing
+
+
+def test_offline_the_panel_says_a_fix_needs_the_service(own_server, new_context):
+    game = own_server.create(game="toepen", players=["Ann", "Bob", "Cas"])
+    own_server.post(game, {"type": "deal"})
+    page = new_context().new_page()
+    open_table(page, own_server, game, base=own_server.lan_base)
+    own_server.stop()
+    open_fix(page)
+    expect(page.locator("#fix-note")).to_have_text(
+        "The service cannot be reached: fixing an entry needs its answer, so it cannot be done now (nothing is queued).")
+    assert page.locator("#table").get_attribute("data-pending") == "0"
+
+
+def _needs_corrections(server, game) -> None:
+    now = requests.get(f"{server.base}/games/{game['id']}/actions", headers=auth(game), timeout=10).json()
+    before = requests.get(f"{server.base}/games/{game['id']}/actions?before=3", headers=auth(game), timeout=10).json()
+    if before == now:
+        pytest.skip("GET …/actions?before= and POST …/correct are not in this build of the service yet")
+
+
+def test_a_fix_is_sent_and_its_result_shown(server, new_context):
+    game = server.create(game="toepen", players=["Ann", "Bob", "Cas"])
+    server.post(game, {"type": "deal"})
+    page = new_context().new_page()
+    open_table(page, server, game, base=server.lan_base)
+    tap(page, "7♣")
+    tap(page, "8♣")
+    _needs_corrections(server, game)
+    # the service lists `correct` among the actions: it is the menu's Fix an entry, not a button of its own
+    expect(page.get_by_role("button", name=re.compile(r"^correct", re.I))).to_have_count(0)
+    open_fix(page)
+    page.locator("#fix-list button.fix-entry").nth(1).click()  # event 3, Bob's lead
+    page.get_by_role("group", name="Replacement: Bob", exact=True).get_by_role("button", name="9♣", exact=True).click()
+    expect(page.locator("#changes")).to_have_text(re.compile(r"^Fixed: .*Bob.*7♣.* is now .*9♣"))
+    corrections = [e for e in server.events(game) if e["type"] == "correct"]
+    assert [(e["data"]["target"], e["data"]["action"]) for e in corrections] == [
+        (3, {"type": "play", "player": "Bob", "card": "9C"})]
+    expect(page.locator("#table")).to_have_attribute("data-version", "5")
+
+
+def test_a_fix_that_a_later_entry_no_longer_fits_shows_the_services_sentence(server, new_context):
+    game = server.create(game="toepen", players=["Ann", "Bob", "Cas"])
+    server.post(game, {"type": "deal"})
+    page = new_context().new_page()
+    open_table(page, server, game, base=server.lan_base)
+    tap(page, "7♣")
+    tap(page, "8♣")
+    _needs_corrections(server, game)
+    open_fix(page)
+    page.locator("#fix-list button.fix-entry").nth(1).click()
+    page.get_by_role("group", name="Replacement: Bob", exact=True).get_by_role("button", name="8♣", exact=True).click()
+    expect(page.get_by_role("alert")).to_have_text(re.compile(r"^Event 4, Cas played 8♣, no longer fits"))
+    assert server.get(f"/games/{game['id']}")["version"] == 4  # nothing stored

@@ -35,7 +35,6 @@ import os
 import random
 import resource
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -173,7 +172,7 @@ async def watchers(port: int, game_id: str, clients: int, seconds: float, versio
                             await response.read()
                             seen = int(response.headers.get("ETag", "-1").strip('"'))
                             shown = seen
-                except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
+                except (TimeoutError, aiohttp.ClientError, ValueError):
                     status = 0
                 polls.append([started, time.monotonic(), status, seen])
                 await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
@@ -195,7 +194,7 @@ async def holders(port: int, game_id: str, count: int, seconds: float) -> dict[s
         while time.monotonic() < stop:
             try:
                 reader, writer = await asyncio.wait_for(asyncio.open_connection(HOST, port), REQUEST_TIMEOUT)
-            except (OSError, asyncio.TimeoutError):
+            except (TimeoutError, OSError):
                 refused[0] += 1
                 await asyncio.sleep(0.5)
                 continue
@@ -209,7 +208,7 @@ async def holders(port: int, game_id: str, count: int, seconds: float) -> dict[s
                 while time.monotonic() < stop:
                     try:
                         data = await asyncio.wait_for(reader.read(65536), 2.0)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         data = None
                     if data == b"":
                         break  # closed by the server

@@ -165,7 +165,7 @@ class Front:
             return
         try:
             body = await asyncio.wait_for(self._body(receive), self.limits.idle_timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await self._problem(send, 408, *self.problems.body(408, "request_timeout", (
                 f"The request's body did not arrive within {self.limits.idle_timeout:g} seconds.")), close=True)
             return
@@ -182,7 +182,7 @@ class Front:
         lane = self.scorekeeper if scorekeeper else self.crowd
         if board is not None and _header(scope, b"authorization") is None:
             send = self._learning(send)
-        await lane(inner, _replay(body, receive), send)
+        await lane(cast(Any, inner), cast(Any, _replay(body, receive)), cast(Any, send))
 
     async def _body(self, receive: Receive) -> bytes | None:
         """The whole request body (stops reading one byte past the limit); None on disconnect."""
@@ -204,7 +204,9 @@ class Front:
             return False
         etag = b'"%d"' % known.version
         asked = _header(scope, b"if-none-match")
-        if asked is not None and asked.strip() == etag and 304 in self.board_headers:
+        if asked is not None and asked.strip() == etag:
+            if 304 not in self.board_headers:
+                return False  # the app answers this one, and so shows which headers a 304 has
             await send({"type": "http.response.start", "status": 304,
                         "headers": [*self.board_headers[304], (b"etag", etag)]})
             await send({"type": "http.response.body", "body": b""})
@@ -304,7 +306,7 @@ class KibitzProtocol(HttpToolsProtocol):
         if self.waiting:
             self.close()
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
         self._wait_for_request()
         self.crowd.admit(self)

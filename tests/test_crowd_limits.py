@@ -8,7 +8,6 @@ through another server process on the same database."""
 from __future__ import annotations
 
 import http.client
-import json
 import socket
 import time
 

@@ -315,6 +315,18 @@ def stored_twice(port: int, game_id: str) -> int:
     return len(texts) - len(set(texts))
 
 
+def _usage(server: Server) -> tuple[float, float]:
+    """The server's CPU seconds so far (user + system) and its resident memory (MB)."""
+    import psutil
+
+    try:
+        proc = psutil.Process(server.proc.pid)
+        times = proc.cpu_times()
+        return times.user + times.system, proc.memory_info().rss / 2**20
+    except psutil.Error:
+        return 0.0, 0.0
+
+
 def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """One run (``polling`` or ``idle``) against ``server``; returns its figures."""
     game_id, token, version = new_game(server.port)
@@ -327,6 +339,7 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
         load = _spawn("holders", load_out, seconds=load_seconds, **common)
     before = os.getloadavg()
     time.sleep(WARM_UP)
+    served = _usage(server)
     keeper = _spawn("scorekeeper", keeper_out, seconds=args.seconds, token=token, tag=kind, **common)
     loads = [os.getloadavg()]
     deadline = time.monotonic() + args.seconds + 4 * REQUEST_TIMEOUT
@@ -339,6 +352,7 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    used = _usage(server)
     kept = json.loads(keeper_out.read_text()) if keeper_out.exists() else {"writes": [], "health": []}
     crowd = json.loads(load_out.read_text()) if load_out.exists() else {}
     writes, health = kept["writes"], kept["health"]
@@ -361,6 +375,7 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
         "stored_twice": stored_twice(server.port, game_id),
         "load_average_before": before, "load_average_during_max": max(load[0] for load in loads),
         "load_average_after": os.getloadavg(),
+        "server_cpu_s": used[0] - served[0], "server_rss_mb": used[1],
     }
     if kind == "polling":
         result.update({

@@ -30,19 +30,23 @@ must not break"; ``docs/crowds.md`` has the design and the sizes).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import heapq
+import io
 import re
 import resource
 import socket
 from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, cast
 
 import httptools
 import uvicorn
-from a2wsgi import WSGIMiddleware
+from a2wsgi.wsgi import build_environ
 from flask import Flask
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -138,6 +142,46 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
+class Lane:
+    """One pool of threads running the WSGI app: the request (its body already read) goes to
+    a thread once, and its whole answer comes back once (the app's answers are built in
+    memory, never streamed), so a request crosses between the event loop and its thread
+    twice, however many pieces the app writes."""
+
+    def __init__(self, app: Flask, threads: int, name: str) -> None:
+        self.app = app
+        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
+
+    def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        started: list[Any] = []
+        written: list[bytes] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
+            started[:] = [status, headers]
+            return written.append
+
+        result = self.app(environ, start_response)
+        try:
+            for chunk in result:
+                written.append(chunk)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        status, headers = started
+        return (int(status.split(" ", 1)[0]),
+                [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers],
+                b"".join(written))
+
+    async def __call__(self, scope: Scope, body: bytes, send: Send) -> None:
+        environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
+        loop = asyncio.get_running_loop()
+        call = functools.partial(contextvars.copy_context().run, self._call, environ)
+        status, headers, payload = await loop.run_in_executor(self.executor, call)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": payload})
+
+
 class Front:
     """The ASGI application uvicorn serves: answers from memory, the two pools, the body
     limit (see the module)."""
@@ -148,10 +192,12 @@ class Front:
         self.boards: BoardAnswers = app.extensions["kibitz_boards"]
         self.max_body = int(app.config["MAX_CONTENT_LENGTH"])
         self.problems = Problems(app)
-        self.crowd = WSGIMiddleware(app, workers=limits.threads)  # type: ignore[arg-type]
-        self.scorekeeper = WSGIMiddleware(app, workers=limits.scorekeeper_threads)  # type: ignore[arg-type]
+        self.crowd = Lane(app, limits.threads, "kibitz-crowd")
+        self.scorekeeper = Lane(app, limits.scorekeeper_threads, "kibitz-scorekeeper")
         #: the headers the app sent with its own board answers, by status (200, 304)
         self.board_headers: dict[int, list[tuple[bytes, bytes]]] = {}
+        #: games whose public board the app is reading now (the other polls wait for it)
+        self.pending: dict[str, asyncio.Future[None]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -161,8 +207,29 @@ class Front:
             await self._problem(send, 413, *self.problems.too_large, close=True)
             return
         board = BOARD_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None
-        if board is not None and await self._from_memory(board.group(1), scope, send):
-            return
+        public = _header(scope, b"authorization") is None
+        refreshing: asyncio.Future[None] | None = None
+        if board is not None:
+            if await self._from_memory(board.group(1), scope, send):
+                return
+            if public:  # one public board read per game at a time; the others wait for it
+                pending = self.pending.get(board.group(1))
+                if pending is not None:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(pending), self.limits.idle_timeout)
+                    if await self._from_memory(board.group(1), scope, send):
+                        return
+                else:
+                    refreshing = self.pending[board.group(1)] = asyncio.get_running_loop().create_future()
+        try:
+            await self._to_app(scope, receive, send, board is not None and public)
+        finally:
+            if refreshing is not None and board is not None:
+                del self.pending[board.group(1)]
+                refreshing.set_result(None)
+
+    async def _to_app(self, scope: Scope, receive: Receive, send: Send, learn: bool) -> None:
+        """Read the body, then hand the request to its pool's thread."""
         try:
             body = await asyncio.wait_for(self._body(receive), self.limits.idle_timeout)
         except TimeoutError:
@@ -180,9 +247,9 @@ class Front:
         scorekeeper = (scope["method"] not in ("GET", "HEAD") or _header(scope, b"authorization") is not None
                        or scope["path"] == "/health")
         lane = self.scorekeeper if scorekeeper else self.crowd
-        if board is not None and _header(scope, b"authorization") is None:
+        if learn:
             send = self._learning(send)
-        await lane(cast(Any, inner), cast(Any, _replay(body, receive)), cast(Any, send))
+        await lane(inner, body, send)
 
     async def _body(self, receive: Receive) -> bytes | None:
         """The whole request body (stops reading one byte past the limit); None on disconnect."""
@@ -234,19 +301,6 @@ class Front:
             headers.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """An ASGI ``receive`` that hands the app the body already read, then waits as ``receive``."""
-    given = False
-
-    async def replay() -> Message:
-        nonlocal given
-        if not given:
-            given = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-    return replay
 
 
 class Crowd:

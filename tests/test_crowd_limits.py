@@ -8,6 +8,7 @@ through another server process on the same database."""
 from __future__ import annotations
 
 import http.client
+import json
 import socket
 import time
 
@@ -160,3 +161,22 @@ def test_what_memory_remembers_is_not_trusted_after_any_commit(tmp_path):
     finally:
         answers.close()
         other.close()
+
+
+def test_a_body_slower_than_the_idle_timeout_gets_a_408_problem_body_and_nothing_is_stored(tmp_path):
+    with serving(tmp_path, ["--idle-timeout", "1"]) as base:
+        body = json.dumps({"game": "toepen", "players": ["Ann", "Bob", "Cas"]}).encode()
+        with socket.create_connection(("127.0.0.1", _port(base)), timeout=10) as sock:
+            sock.sendall(b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
+            received = b""
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        head, _, payload = received.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408 ")
+        assert b"content-type: application/problem+json" in head.lower()
+        assert json.loads(payload)["code"] == "request_timeout"
+        assert requests.get(f"{base}/games", timeout=10).json()["games"] == []

@@ -180,3 +180,35 @@ def test_a_body_slower_than_the_idle_timeout_gets_a_408_problem_body_and_nothing
         assert b"content-type: application/problem+json" in head.lower()
         assert json.loads(payload)["code"] == "request_timeout"
         assert requests.get(f"{base}/games", timeout=10).json()["games"] == []
+
+
+def test_a_write_does_not_wait_behind_the_crowds_queue_of_reads(tmp_path):
+    import asyncio
+
+    import aiohttp
+
+    with serving(tmp_path, ["--threads", "1"]) as base:
+        game_id, token = _game(base)
+        finished: list[str] = []
+
+        async def crowd_and_write() -> None:
+            connector = aiohttp.TCPConnector(limit=0)
+            async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=110)) as session:
+                async def page(n: int) -> None:
+                    async with session.get(f"{base}/watch/{game_id}?n={n}") as answer:
+                        assert answer.status == 200
+                        await answer.read()
+                    finished.append("page")
+
+                async def write() -> None:
+                    await asyncio.sleep(0.3)  # the pages are queued for the crowd's one thread by now
+                    async with session.post(f"{base}/games/{game_id}/events", json={"type": "note", "text": "now"},
+                                            headers={"Authorization": f"Bearer {token}"}) as answer:
+                        assert answer.status == 201
+                    finished.append("write")
+
+                await asyncio.gather(write(), *(page(n) for n in range(300)))
+
+        asyncio.run(crowd_and_write())
+        # the write went past the queue: most page loads were still waiting for the one crowd thread
+        assert finished.index("write") < 150, finished.index("write")

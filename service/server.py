@@ -439,7 +439,7 @@ class Server:
         self.front = Front(app, limits)
         protocol = functools.partial(KibitzProtocol, crowd=self.crowd, refusals=self.front.problems)
         self.config = uvicorn.Config(
-            self.front, http=protocol, lifespan="off", access_log=False, log_level="warning",  # type: ignore[arg-type]
+            self.front, http=protocol, ws="none", lifespan="off", access_log=False, log_level="warning",  # type: ignore[arg-type]
             timeout_keep_alive=int(limits.idle_timeout) + 1, timeout_graceful_shutdown=10,
             server_header=False, headers=[("server", "kibitz")], backlog=2048)
         self.uvicorn = uvicorn.Server(self.config)

@@ -90,9 +90,11 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     if lan:
         _announce_lan(app, bound)
     click.echo(key_line)
+    _signalled.clear()
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        server.run()  # returns once a signal stopped it, after the requests in progress
+        if not _signalled:  # a signal during start-up: stop without serving
+            server.run()  # returns once a signal stopped it, after the requests in progress
     except KeyboardInterrupt:
         pass
     finally:
@@ -107,10 +109,15 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
             click.echo(f"Stopped; every event is in {database}.")
 
 
+#: The signals received outside the server's loop (see :func:`_stop`).
+_signalled: list[int] = []
+
+
 def _stop(signum: int, _frame: Any) -> None:
-    """SIGTERM/SIGINT outside the server's loop (which catches them itself, finishes the
-    requests in progress and hands the signal on here): nothing more to do, the caller
-    checkpoints and stops."""
+    """SIGTERM/SIGINT outside the server's loop, which catches them itself while it runs,
+    finishes the requests in progress and hands the signal on here: noted, so that a signal
+    during start-up stops ``kibitz serve`` before it serves; the caller then checkpoints."""
+    _signalled.append(signum)
 
 
 def _refusal(database: str, problem: str) -> str:

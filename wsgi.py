@@ -1,4 +1,4 @@
-"""WSGI entry point: ``waitress-serve wsgi:app`` (or any WSGI server)."""
+"""WSGI entry point for any WSGI server (``kibitz serve`` is the one the service is built and measured with)."""
 
 from service.app import create_app
 

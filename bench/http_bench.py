@@ -182,7 +182,7 @@ def main() -> None:
     parser.add_argument("--lengths", default="10,1000,10000")
     parser.add_argument("--stored", type=int, default=10000)
     parser.add_argument("--synchronous", default="FULL")
-    parser.add_argument("--threads", type=int, default=0, help="waitress threads (default: kibitz serve's)")
+    parser.add_argument("--threads", type=int, default=0, help="server threads (default: kibitz serve's)")
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:

@@ -10,6 +10,7 @@ from flask import Flask
 from werkzeug.routing import BaseConverter
 
 from service import club_key, db, pages, problems, secrecy
+from service.boards import BoardAnswers
 from service.cache import FoldCache
 from service.views import games, history, meta, recording, replays, review, transfer
 from service.writer import GroupCommitter
@@ -54,6 +55,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.converters["game"] = GameIdConverter
     app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
+    app.extensions["kibitz_boards"] = BoardAnswers(app.config["DATABASE"], app.config["SYNCHRONOUS"])
     app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                                      **db.connect_options(app))
     db.init_app(app)

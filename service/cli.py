@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import signal
 import sqlite3
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -37,9 +37,16 @@ def main() -> None:
 @click.option("--club-key-file", type=click.Path(dir_okay=False), default=None,
               help="A file holding the club key that creating and importing games need "
                    "(else $KIBITZ_CLUB_KEY; without either, anyone may create and import).")
+@click.option("--scorekeeper-threads", default=4, show_default=True, type=click.IntRange(1, 64),
+              help="Threads kept for writes, requests with a token and /health (never shared with watchers).")
+@click.option("--connection-limit", default=4096, show_default=True, type=click.IntRange(16, 1_000_000),
+              help="Connections kept open; past it the ones idle longest are closed (docs/crowds.md).")
+@click.option("--idle-timeout", default=20.0, show_default=True, type=click.FloatRange(1, 3600),
+              help="Seconds a connection may take to send a request (after opening or the last answer).")
 def serve(host: str | None, lan: bool, port: int, database: str, threads: int, synchronous: str,
-          club_key_file: str | None) -> None:
-    """Serve the API and the pages with waitress, creating the database and its tables if needed.
+          club_key_file: str | None, scorekeeper_threads: int, connection_limit: int, idle_timeout: float) -> None:
+    """Serve the API and the pages (uvicorn, ``service.server``), creating the database and its
+    tables if needed.
 
     Refuses a damaged or unreadable database file (``PRAGMA quick_check``) or an unusable club
     key in one sentence, and says in one line whether creating and importing need a club key.
@@ -47,7 +54,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``)."""
     from service import store_admin
     from service.app import create_app
-    from service.server import create_server
+    from service.server import Limits, create_server, open_files_for
 
     host = host or ("0.0.0.0" if lan else "127.0.0.1")
     key, key_line = _club_key(club_key_file)
@@ -66,20 +73,30 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
         problem = f"unreadable ({err})"
     if problem is not None:
         raise click.ClickException(_refusal(database, problem))
+    allowed = open_files_for(connection_limit)
+    if allowed < connection_limit:
+        click.echo(f"Only {allowed} connections can be kept open (the open-file limit of this process); "
+                   "raise it (ulimit -n) to keep more.", err=True)
+    limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
+                    scorekeeper_threads=scorekeeper_threads)
     try:
-        server = create_server(app, host=host, port=port, threads=threads, ident="kibitz")
+        server = create_server(app, host=host, port=port, limits=limits)
     except OSError as err:  # the port is taken, or the host is not an address of this machine
         raise click.ClickException(
             f"Cannot listen on {host}:{port}: {err.strerror or err}. Choose another with --port (or --host)."
         ) from err
-    bound = int(cast(Any, server).effective_port)  # waitress: one listening socket here
+    bound = server.effective_port
     click.echo(f"Kibitz on http://{host}:{bound} (database {database})")
     if lan:
         _announce_lan(app, bound)
     click.echo(key_line)
+    _signalled.clear()
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        server.run()  # returns once a signal stopped it, after the requests in progress
+        if not _signalled:  # a signal during start-up: stop without serving
+            server.run()  # returns once a signal stopped it, after the requests in progress
+    except KeyboardInterrupt:
+        pass
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -92,9 +109,15 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
             click.echo(f"Stopped; every event is in {database}.")
 
 
+#: The signals received outside the server's loop (see :func:`_stop`).
+_signalled: list[int] = []
+
+
 def _stop(signum: int, _frame: Any) -> None:
-    """SIGTERM/SIGINT: leave waitress's loop (it then finishes the requests in progress)."""
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+    """SIGTERM/SIGINT outside the server's loop, which catches them itself while it runs,
+    finishes the requests in progress and hands the signal on here: noted, so that a signal
+    during start-up stops ``kibitz serve`` before it serves; the caller then checkpoints."""
+    _signalled.append(signum)
 
 
 def _refusal(database: str, problem: str) -> str:

@@ -1,91 +1,480 @@
-"""``kibitz serve``'s HTTP server: waitress, with the 413 answered before the body is read.
+"""``kibitz serve``'s HTTP server: uvicorn (asyncio, the httptools parser) in front of the Flask
+app, built so that a crowd of watchers cannot lock the scorekeeper out (api.md, "What a crowd
+must not break"; ``docs/crowds.md`` has the design and the sizes).
 
-waitress reads a whole request body before it hands the request to the application, so
-an application cannot answer a ``Content-Length`` over its limit until the client has sent
-it all (api.md, order of checks: "413 … answered before the body is read when
-``Content-Length`` says so"). Here waitress's own limit (``max_request_body_size``) is the
-app's ``MAX_CONTENT_LENGTH``: its parser refuses such a request from the headers alone, and
-its error task answers with the app's problem body (``payload_too_large``) instead of
-waitress's ``text/plain`` page. A chunked body that grows past the limit is refused the same
-way as soon as it does. Every other request waitress's parser refuses before the app sees it
-(a ``Content-Length`` that is negative, not a number or given twice, a bad start line or
-header, headers over waitress's limit, an unknown transfer coding) is answered with a problem
-body too: 400 ``malformed_request`` naming waitress's reason, 431 ``request_headers_too_large``,
-501 ``not_implemented``. The connection is closed after the answer.
+* **Connections cost a socket, not a thread.** Every connection lives in one event loop; a
+  thread is taken only by a request whose headers and body have fully arrived, so idle and
+  slow connections hold no worker. At most ``connection_limit`` are kept: the next one past
+  it closes the connections that have waited longest without a request in progress (idle
+  watchers reconnect by themselves), so a new connection, the scorekeeper's, always gets in.
+  A connection must deliver a request's headers (and its body) within ``idle_timeout``
+  seconds of opening or of its previous answer, however slowly it trickles them, or it is
+  closed.
+* **Writes never queue behind polls.** Requests run on two pools of threads: the scorekeeper's
+  (every method but ``GET``/``HEAD``, every request carrying ``Authorization``, and
+  ``/health``) and the crowd's (every other read). A full crowd pool delays only reads.
+* **The game page's poll is answered from memory.** ``GET /watch/<id>/board`` is answered in
+  the event loop, without a thread, a query or a template, whenever ``service.boards`` knows
+  the game's current version (a 304 when ``If-None-Match`` names it; the public board kept
+  for that version to a reader without ``Authorization``); the headers are the ones the app
+  itself sent for its own board answers. Anything else goes to the app.
+* **The app's refusals, before the app.** A ``Content-Length`` over the app's
+  ``MAX_CONTENT_LENGTH`` gets the app's 413 problem body before any of the body is read, a
+  chunked body that grows past it the same as soon as it does; a request the parser refuses
+  gets a problem body too: 400 ``malformed_request`` naming the parser's reason (``Content-Length``
+  not a single whole number, a bad start line or header), 431 ``request_headers_too_large``
+  (over 256 KiB of headers), 501 ``not_implemented`` (a transfer coding other than chunked);
+  the connection is closed after the answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+import contextvars
+import functools
+import heapq
+import io
+import re
+import resource
+import socket
+from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 
-import waitress
+import httptools
+import uvicorn
+from a2wsgi.wsgi import build_environ
 from flask import Flask
-from waitress.channel import HTTPChannel
-from waitress.task import ErrorTask
-from waitress.utilities import BadRequest, RequestEntityTooLarge, RequestHeaderFieldsTooLarge, ServerNotImplemented
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service import problems
+from service.boards import BoardAnswers
 
-#: waitress's refusals (before the app sees the request) -> (status, code, the sentence's start).
-REFUSALS: list[tuple[type[Exception], int, str, str]] = [
-    (RequestHeaderFieldsTooLarge, 431, "request_headers_too_large", "The request's headers are too large"),
-    (ServerNotImplemented, 501, "not_implemented", "The request uses what this server does not implement"),
-    (BadRequest, 400, "malformed_request", "The request is not valid HTTP"),
-]
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
 
-
-class ProblemErrorTask(ErrorTask):  # type: ignore[misc]
-    """waitress's error answer, with the app's problem body for every error (see the module)."""
-
-    def execute(self) -> None:
-        error = self.request.error
-        if isinstance(error, RequestEntityTooLarge):
-            status = 413
-            content_type, body = self.channel.server.kibitz_too_large
-        else:
-            refusal = next((each for each in REFUSALS if isinstance(error, each[0])), None)
-            if refusal is None:
-                super().execute()
-                return
-            _, status, code, start = refusal
-            reason = str(getattr(error, "body", "") or "").strip().rstrip(".")
-            detail = f"{start}: {reason}." if reason else f"{start}."
-            content_type, body = self.channel.server.kibitz_problem(status, code, detail)
-        self.status = f"{status} {HTTPStatus(status).phrase}"
-        self.response_headers.append(("Content-Type", content_type))
-        self.set_close_on_finish()
-        self.content_length = len(body)
-        self.write(body)
+#: Request headers (request line included) beyond which a request is refused with a 431.
+MAX_HEADER_BYTES = 256 * 1024
+#: The game page's poll (``service/static/watch.js``), answered from memory when possible.
+BOARD_PATH = re.compile(r"/watch/([^/]+)/board")
+#: Response headers the server writes itself, never copied from one answer to another.
+OWN_HEADERS = {b"content-length", b"etag", b"date", b"server", b"connection", b"transfer-encoding"}
 
 
-class ProblemChannel(HTTPChannel):  # type: ignore[misc]
-    """A waitress connection whose errors are answered by :class:`ProblemErrorTask`."""
+@dataclass(frozen=True)
+class Limits:
+    """How many connections are kept (``connection_limit``), how long one may take to send a
+    request (``idle_timeout``, seconds), and the two pools' threads (``threads`` for the
+    crowd's reads, ``scorekeeper_threads`` for writes, token holders and ``/health``)."""
 
-    error_task_class = ProblemErrorTask
+    connection_limit: int = 4096
+    idle_timeout: float = 20.0
+    threads: int = 8
+    scorekeeper_threads: int = 4
 
 
-def create_server(app: Flask, **adjustments: Any) -> Any:
-    """A waitress server for ``app`` (``host``, ``port``, ``threads`` … as
-    ``waitress.create_server`` takes them), refusing exactly what the app refuses: a body
-    over its ``MAX_CONTENT_LENGTH``. Raises ``OSError`` when it cannot listen."""
-    with app.app_context():
-        response = problems.problem(413, "payload_too_large", problems.TOO_LARGE)
-    too_large = (response.content_type, response.get_data())
+class Refused(Exception):
+    """A request refused before the app sees it: ``status``, problem ``code`` and ``detail``."""
 
-    def refusal(status: int, code: str, detail: str) -> tuple[str, bytes]:
-        with app.app_context():
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail = status, code, detail
+
+
+#: The parser's refusals -> (status, code, the sentence's start).
+REFUSALS = {
+    400: ("malformed_request", "The request is not valid HTTP"),
+    431: ("request_headers_too_large", "The request's headers are too large"),
+    501: ("not_implemented", "The request uses what this server does not implement"),
+}
+
+
+def refusal(status: int, reason: str) -> Refused:
+    """The :class:`Refused` for a parser refusal of ``status`` (a key of :data:`REFUSALS`)
+    with the parser's ``reason`` (may be empty)."""
+    code, start = REFUSALS[status]
+    reason = reason.strip().rstrip(".")
+    return Refused(status, code, f"{start}: {reason}." if reason else f"{start}.")
+
+
+def parser_refusal(err: Exception) -> Refused:
+    """What a parser error of httptools (llhttp) is answered with."""
+    if isinstance(err.__context__, Refused):
+        return err.__context__
+    reason = str(err)
+    if "Content-Length" in reason:
+        return refusal(400, "Content-Length is invalid")
+    if "Transfer-Encoding" in reason:
+        return refusal(501, f"{reason} (only chunked is)")
+    return refusal(400, reason)
+
+
+class Problems:
+    """The app's problem bodies, rendered once through the app (``service.problems``)."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.too_large = self.body(413, "payload_too_large", problems.TOO_LARGE)
+
+    def body(self, status: int, code: str, detail: str) -> tuple[bytes, bytes]:
+        """``(content type, body)`` of the app's problem answer."""
+        with self.app.app_context():
             answer = problems.problem(status, code, detail)
-        return answer.content_type, answer.get_data()
+        return answer.content_type.encode("latin-1"), answer.get_data()
 
-    kibitz_problem: Callable[[int, str, str], tuple[str, bytes]] = refusal
-    # waitress refuses a body of max_request_body_size bytes or more; the app, one over its limit
-    limit = app.config["MAX_CONTENT_LENGTH"] + 1
-    server = waitress.create_server(app, max_request_body_size=limit, **adjustments)
-    for listener in {id(server): server, **{id(each): each for each in getattr(server, "map", {}).values()}}.values():
-        if hasattr(listener, "channel_class"):
-            listener.channel_class = ProblemChannel
-            listener.kibitz_too_large = too_large
-            listener.kibitz_problem = kibitz_problem
-    return server
+    def raw(self, status: int, code: str, detail: str) -> bytes:
+        """A whole HTTP/1.1 answer with the problem body, closing the connection."""
+        content_type, body = self.body(status, code, detail)
+        return b"".join([f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode("ascii"),
+                         b"server: kibitz\r\ncontent-type: ", content_type, b"\r\n",
+                         f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode("ascii"), body])
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return cast(bytes, value)
+    return None
+
+
+class Lane:
+    """One pool of threads running the WSGI app: the request (its body already read) goes to
+    a thread once, and its whole answer comes back once (the app's answers are built in
+    memory, never streamed), so a request crosses between the event loop and its thread
+    twice, however many pieces the app writes."""
+
+    def __init__(self, app: Flask, threads: int, name: str) -> None:
+        self.app = app
+        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
+
+    def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        started: list[Any] = []
+        written: list[bytes] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
+            started[:] = [status, headers]
+            return written.append
+
+        result = self.app(environ, start_response)
+        try:
+            for chunk in result:
+                written.append(chunk)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        status, headers = started
+        return (int(status.split(" ", 1)[0]),
+                [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers],
+                b"".join(written))
+
+    async def __call__(self, scope: Scope, body: bytes, send: Send) -> None:
+        environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
+        loop = asyncio.get_running_loop()
+        call = functools.partial(contextvars.copy_context().run, self._call, environ)
+        status, headers, payload = await loop.run_in_executor(self.executor, call)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": payload})
+
+
+class Front:
+    """The ASGI application uvicorn serves: answers from memory, the two pools, the body
+    limit (see the module)."""
+
+    def __init__(self, app: Flask, limits: Limits) -> None:
+        self.app = app
+        self.limits = limits
+        self.boards: BoardAnswers = app.extensions["kibitz_boards"]
+        self.max_body = int(app.config["MAX_CONTENT_LENGTH"])
+        self.problems = Problems(app)
+        self.crowd = Lane(app, limits.threads, "kibitz-crowd")
+        self.scorekeeper = Lane(app, limits.scorekeeper_threads, "kibitz-scorekeeper")
+        #: the headers the app sent with its own board answers, by status (200, 304)
+        self.board_headers: dict[int, list[tuple[bytes, bytes]]] = {}
+        #: games whose public board the app is reading now (the other polls wait for it)
+        self.pending: dict[str, asyncio.Future[None]] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        length = _header(scope, b"content-length")
+        if length is not None and int(length) > self.max_body:
+            await self._problem(send, 413, *self.problems.too_large, close=True)
+            return
+        board = BOARD_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None
+        public = _header(scope, b"authorization") is None
+        refreshing: asyncio.Future[None] | None = None
+        if board is not None:
+            if await self._from_memory(board.group(1), scope, send):
+                return
+            if public:  # one public board read per game at a time; the others wait for it
+                pending = self.pending.get(board.group(1))
+                if pending is not None:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(pending), self.limits.idle_timeout)
+                    if await self._from_memory(board.group(1), scope, send):
+                        return
+                else:
+                    refreshing = self.pending[board.group(1)] = asyncio.get_running_loop().create_future()
+        try:
+            await self._to_app(scope, receive, send, board is not None and public)
+        finally:
+            if refreshing is not None and board is not None:
+                del self.pending[board.group(1)]
+                refreshing.set_result(None)
+
+    async def _to_app(self, scope: Scope, receive: Receive, send: Send, learn: bool) -> None:
+        """Read the body, then hand the request to its pool's thread."""
+        try:
+            body = await asyncio.wait_for(self._body(receive), self.limits.idle_timeout)
+        except TimeoutError:
+            await self._problem(send, 408, *self.problems.body(408, "request_timeout", (
+                f"The request's body did not arrive within {self.limits.idle_timeout:g} seconds.")), close=True)
+            return
+        if body is None:
+            return  # the client went away
+        if len(body) > self.max_body:
+            await self._problem(send, 413, *self.problems.too_large, close=False)
+            return
+        headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-length", b"transfer-encoding")]
+        headers.append((b"content-length", str(len(body)).encode("ascii")))
+        inner = {**scope, "headers": headers}
+        scorekeeper = (scope["method"] not in ("GET", "HEAD") or _header(scope, b"authorization") is not None
+                       or scope["path"] == "/health")
+        lane = self.scorekeeper if scorekeeper else self.crowd
+        if learn:
+            send = self._learning(send)
+        await lane(inner, body, send)
+
+    async def _body(self, receive: Receive) -> bytes | None:
+        """The whole request body (stops reading one byte past the limit); None on disconnect."""
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > self.max_body or not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _from_memory(self, game_id: str, scope: Scope, send: Send) -> bool:
+        """Answer a board poll from ``service.boards`` if it knows the game's current version."""
+        known = self.boards.current(game_id)
+        if known is None:
+            return False
+        etag = b'"%d"' % known.version
+        asked = _header(scope, b"if-none-match")
+        if asked is not None and asked.strip() == etag:
+            if 304 not in self.board_headers:
+                return False  # the app answers this one, and so shows which headers a 304 has
+            await send({"type": "http.response.start", "status": 304,
+                        "headers": [*self.board_headers[304], (b"etag", etag)]})
+            await send({"type": "http.response.body", "body": b""})
+            return True
+        if known.board is not None and _header(scope, b"authorization") is None and 200 in self.board_headers:
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [*self.board_headers[200], (b"etag", etag),
+                                    (b"content-length", str(len(known.board)).encode("ascii"))]})
+            await send({"type": "http.response.body", "body": known.board})
+            return True
+        return False
+
+    def _learning(self, send: Send) -> Send:
+        """``send``, remembering the headers of the app's public board answers (200 and 304)."""
+        async def learn(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] in (200, 304):
+                self.board_headers[message["status"]] = [
+                    (bytes(k).lower(), bytes(v)) for k, v in message["headers"] if bytes(k).lower() not in OWN_HEADERS]
+            await send(message)
+        return learn
+
+    async def _problem(self, send: Send, status: int, content_type: bytes, body: bytes, *, close: bool) -> None:
+        headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode("ascii"))]
+        if close:
+            headers.append((b"connection", b"close"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+class Crowd:
+    """The connections of one server and their limit (see the module): who to close when a
+    new one comes past ``limits.connection_limit``."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.connections: set[KibitzProtocol] = set()
+        self.evicted = 0
+
+    def admit(self, new: KibitzProtocol) -> None:
+        """Keep ``new``; past the limit, close the connections idle longest (a few more than
+        needed, so that a flood of new connections does not scan them all every time)."""
+        self.connections.add(new)
+        over = len(self.connections) - self.limits.connection_limit
+        if over <= 0:
+            return
+        idle = [each for each in self.connections if each is not new and each.idle()]
+        for each in heapq.nsmallest(over + self.limits.connection_limit // 64, idle, key=lambda c: c.idle_since):
+            self.evicted += 1
+            each.close()
+
+    def leave(self, gone: KibitzProtocol) -> None:
+        self.connections.discard(gone)
+
+
+class KibitzProtocol(HttpToolsProtocol):
+    """uvicorn's httptools connection with the refusals, the header deadline and the
+    connection limit of the module."""
+
+    def __init__(self, *args: Any, crowd: Crowd, refusals: Problems, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.crowd = crowd
+        self.refusals = refusals
+        self.idle_since = 0.0
+        self.head_bytes = 0
+        self.waiting = True  # for a request's headers
+        self.deadline: asyncio.TimerHandle | None = None
+
+    def idle(self) -> bool:
+        """No request in progress: waiting for one (or for the rest of its headers)."""
+        return self.waiting
+
+    def close(self) -> None:
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def _wait_for_request(self) -> None:
+        self.waiting, self.head_bytes, self.idle_since = True, 0, self.loop.time()
+        if self.deadline is not None:
+            self.deadline.cancel()
+        self.deadline = self.loop.call_later(self.crowd.limits.idle_timeout, self._too_slow)
+
+    def _too_slow(self) -> None:
+        self.deadline = None
+        if self.waiting:
+            self.close()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._wait_for_request()
+        self.crowd.admit(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
+        self.crowd.leave(self)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        self._unset_keepalive_if_required()
+        if self.waiting:
+            self.head_bytes += len(data)
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._refuse(refusal(400, "Upgrade is not supported"))
+            return
+        except httptools.HttpParserError as err:
+            self._refuse(parser_refusal(err))
+            return
+        if self.waiting and self.head_bytes > MAX_HEADER_BYTES:
+            self._refuse(refusal(431, f"over {MAX_HEADER_BYTES // 1024} KiB"))
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self.header_bytes = 0
+
+    def on_url(self, url: bytes) -> None:
+        super().on_url(url)
+        self.header_bytes += len(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        super().on_header(name, value)
+        self.header_bytes += len(name) + len(value) + 4
+        if self.header_bytes > MAX_HEADER_BYTES:
+            raise refusal(431, f"over {MAX_HEADER_BYTES // 1024} KiB")
+
+    def on_headers_complete(self) -> None:
+        self.waiting = False
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and (self.cycle is None or self.cycle.response_complete):
+            self._wait_for_request()
+
+    def _refuse(self, refused: Refused) -> None:
+        if self.transport.is_closing():
+            return
+        self.transport.write(self.refusals.raw(refused.status, refused.code, refused.detail))
+        self.transport.close()
+
+
+class Server:
+    """``kibitz serve``'s server: uvicorn on one listening socket (see the module)."""
+
+    def __init__(self, app: Flask, host: str, port: int, limits: Limits) -> None:
+        family, kind, proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        self.socket = socket.socket(family, kind, proto)
+        try:
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.socket.bind(address)
+            self.socket.listen(2048)
+        except OSError:
+            self.socket.close()
+            raise
+        self.effective_port: int = self.socket.getsockname()[1]
+        self.limits = limits
+        self.crowd = Crowd(limits)
+        self.front = Front(app, limits)
+        protocol = functools.partial(KibitzProtocol, crowd=self.crowd, refusals=self.front.problems)
+        self.config = uvicorn.Config(
+            self.front, http=protocol, ws="none", lifespan="off", access_log=False, log_level="warning",  # type: ignore[arg-type]
+            timeout_keep_alive=int(limits.idle_timeout) + 1, timeout_graceful_shutdown=10,
+            server_header=False, headers=[("server", "kibitz")], backlog=2048)
+        self.uvicorn = uvicorn.Server(self.config)
+
+    def run(self) -> None:
+        """Serve until SIGTERM or SIGINT, then finish the requests in progress (at most 10 s)
+        and return."""
+        try:
+            self.uvicorn.run(sockets=[self.socket])
+        finally:
+            self.front.crowd.executor.shutdown(wait=True)
+            self.front.scorekeeper.executor.shutdown(wait=True)
+            self.front.boards.close()
+            self.socket.close()
+
+
+#: Open files kept for what is not a connection: the database and its WAL, each thread's
+#: connection, the interpreter's own.
+SPARE_FILES = 256
+
+
+def open_files_for(connection_limit: int) -> int:
+    """Raise this process's soft limit of open files so that ``connection_limit`` connections
+    fit (up to the hard limit); returns how many connections fit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connection_limit + SPARE_FILES
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    if soft == resource.RLIM_INFINITY:
+        return connection_limit
+    return max(16, min(connection_limit, soft - SPARE_FILES))
+
+
+def create_server(app: Flask, host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = None) -> Server:
+    """The server for ``app`` on ``host``:``port`` (0: any free port, see ``effective_port``),
+    with ``limits`` (:class:`Limits`' defaults if None). Raises ``OSError`` when it cannot listen."""
+    return Server(app, host, port, limits or Limits())

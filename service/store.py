@@ -491,6 +491,14 @@ def manual_checkpoints(db: Database) -> None:
     db.execute("PRAGMA wal_autocheckpoint = 0")
 
 
+def data_version(db: Database) -> int:
+    """SQLite's ``PRAGMA data_version`` of connection ``db``: it changes whenever any other
+    connection, in this process or another, has committed a change since ``db`` last asked
+    (never for ``db``'s own commits). ``service.boards`` uses it to trust what it remembers."""
+    row = db.execute("PRAGMA data_version").fetchone()
+    return int(row[0])
+
+
 def checkpoint_passive(db: Database) -> None:
     """Copy what it can of the write-ahead log into the database without waiting for
     readers or writers (``wal_checkpoint(PASSIVE)``)."""

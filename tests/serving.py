@@ -1,4 +1,4 @@
-"""A real ``kibitz serve`` (waitress) in a subprocess, for tests that need more than the one
+"""A real ``kibitz serve`` in a subprocess, for tests that need more than the one
 module-scoped server of ``tests/test_server.py`` (a second server to import into, raw sockets)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -17,14 +17,15 @@ from tests.test_server import _free_port, _kibitz
 
 
 @contextmanager
-def serving(folder: Path) -> Iterator[str]:
-    """Start ``kibitz serve`` on a free port with the database ``folder/kibitz.db``; yield its
-    base URL once ``/health`` answers; stop it afterwards."""
+def serving(folder: Path, args: Sequence[str] = (), database: Path | None = None) -> Iterator[str]:
+    """Start ``kibitz serve`` on a free port with the database ``folder/kibitz.db`` (or
+    ``database``) and any further ``args``; yield its base URL once ``/health`` answers; stop it
+    afterwards."""
     port = _free_port()
     log_path = folder / "server.log"
     with log_path.open("w") as log:
-        proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(folder / "kibitz.db")],
-                                stdout=log, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(database or folder / "kibitz.db"),
+                                 *args], stdout=log, stderr=subprocess.STDOUT, text=True)
         try:
             base = f"http://127.0.0.1:{port}"
             deadline = time.monotonic() + 30

@@ -25,7 +25,7 @@ def test_serve_help_names_its_options():
 
 
 def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
-    # A real process: waitress leaves the socket it failed to bind for the garbage collector.
+    # A real process: a socket that failed to bind is left for the garbage collector.
     import socket
     import subprocess
 

@@ -1,7 +1,7 @@
-"""Requests that waitress's parser refuses before the app sees them (a ``Content-Length``
+"""Requests that the server's parser refuses before the app sees them (a ``Content-Length``
 that is negative, not a number or given twice; a bad start line; headers over the limit)
 get an RFC 9457 problem body from a real ``kibitz serve`` over a raw socket, never
-waitress's ``text/plain`` page (api.md: every error is a problem body)."""
+a server's ``text/plain`` page (api.md: every error is a problem body)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_a_malformed_start_line_or_header_is_a_400_problem_body(served, request_
 
 
 def test_headers_over_the_limit_are_a_431_problem_body(served):
-    # just over waitress's 256 KiB of headers, so that it has read all of them when it answers
+    # just over the server's 256 KiB of headers, so that it has read all of them when it answers
     request = (b"GET /games HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-Pad-%d: %s\r\n" % (i, b"a" * 8000)
                                                                  for i in range(33)) + b"\r\n")
     problem = _assert_problem(*_raw(served, request), 431, "request_headers_too_large")

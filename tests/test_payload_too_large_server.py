@@ -2,9 +2,8 @@
 api.md: "413 … a problem body like every other error, answered before the body is read
 when Content-Length says so"), by a real ``kibitz serve`` over a raw socket.
 
-waitress buffers a whole body before the app sees the request, and its own limit answers
-``text/plain``; ``service.server`` makes waitress's limit the app's and its answer the
-app's problem body. The client here sends only the headers and never the body.
+``service.server`` reads the headers before the body and answers a ``Content-Length`` over
+the app's limit with the app's problem body. The client here sends only the headers and never the body.
 """
 
 from __future__ import annotations

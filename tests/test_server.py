@@ -1,4 +1,4 @@
-"""The real server: `kibitz serve` (waitress) in a subprocess, driven over HTTP.
+"""The real server: `kibitz serve` in a subprocess, driven over HTTP.
 
 Runs every shared scenario file (``../shared/examples/*.json``, the Toepen ones included)
 whose game is registered, with ``../shared/tools/scenarios.py``; skipped when ``../shared``

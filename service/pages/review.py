@@ -37,6 +37,7 @@ import engine
 from engine.cards import SUIT_NAMES
 from replays import audit, timeline
 from service import games, history, http, secrecy, store
+from service.boards import BoardAnswers
 from service.db import get_db
 from service.pages import catalogue, charts
 from service.pages.blueprint import bp
@@ -271,14 +272,25 @@ def watch(game_id: str) -> Any:
 @secrecy.reads()
 @guarded
 def watch_board(game_id: str) -> Any:
-    """The game page's live part as a fragment; 304 while ``If-None-Match`` names the version."""
+    """The game page's live part as a fragment; 304 while ``If-None-Match`` names the version.
+
+    What it finds is remembered (``service.boards``): the version, and the public board of a
+    game that is not a what-if fork (a fork's public view can be sealed by its ancestors
+    without its own version changing), so that the server answers the next polls from memory."""
+    answers: BoardAnswers = current_app.extensions["kibitz_boards"]
+    epoch = answers.epoch()  # before the row is read: see service.boards
     row = load_row(game_id)
     if _not_modified(row["version"]):
+        answers.note(game_id, row["version"], epoch)
         response = Response(status=304)
         response.headers["ETag"] = http.etag(row["version"])
         return response
-    context = game_context(row, secrecy.reader(row))
-    return _fragment(render_template("watch_board.html", **context), context["version"])
+    full = secrecy.reader(row)
+    context = game_context(row, full)
+    html = render_template("watch_board.html", **context)
+    shared = not full and not row.get("forked_from_game") and context["version"] == row["version"]
+    answers.note(game_id, row["version"], epoch, html.encode("utf-8") if shared else None)
+    return _fragment(html, context["version"])
 
 
 # --------------------------------------------------------------------------- replay

@@ -7,9 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
-from werkzeug.routing import BaseConverter
+from werkzeug.routing import BaseConverter, ValidationError
 
-from service import club_key, db, pages, problems
+from schemas.common import whole_number
+
+from service import club_key, db, http, pages, problems
 from service.cache import FoldCache
 from service.views import games, history, meta, recording, replays, review, transfer
 from service.writer import GroupCommitter
@@ -22,6 +24,25 @@ class GameIdConverter(BaseConverter):
     so ``GET /games/import`` is a 405 whose ``Allow`` says ``POST`` (not a game lookup)."""
 
     regex = r"(?!import$)[^/]+"
+
+
+class WholeNumberConverter(BaseConverter):
+    """The routes' ``<int:…>``: a path number of ASCII digits only (``schemas.common.whole_number``).
+
+    Werkzeug's own ``int`` converter matches ``\\d``, which takes other scripts' digits
+    (``/hands/٣`` would be hand 3); here any other segment is no route (404 ``not_found``)."""
+
+    regex = r"[0-9]+"
+    weight = 50
+
+    def to_python(self, value: str) -> int:
+        number = whole_number(value)
+        if number is None:
+            raise ValidationError()
+        return number
+
+    def to_url(self, value: int) -> str:
+        return str(int(value))
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -53,11 +74,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config["CLUB_KEY"] = club_key.from_environment()
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.converters["game"] = GameIdConverter
+    app.url_map.converters["int"] = WholeNumberConverter
     app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
     app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                                      **db.connect_options(app))
     db.init_app(app)
     problems.register(app)
+    app.after_request(http.security_headers)
     for blueprint in (games.bp, recording.bp, replays.bp, review.bp, transfer.bp, history.bp, meta.bp):
         app.register_blueprint(blueprint)
     app.register_blueprint(pages.blueprint.bp)  # the HTML pages (ui.md), after the API's routes

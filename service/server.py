@@ -55,6 +55,7 @@ class ProblemErrorTask(ErrorTask):  # type: ignore[misc]
             content_type, body = self.channel.server.kibitz_problem(status, code, detail)
         self.status = f"{status} {HTTPStatus(status).phrase}"
         self.response_headers.append(("Content-Type", content_type))
+        self.response_headers.append(("X-Content-Type-Options", "nosniff"))  # as service.http.security_headers
         self.set_close_on_finish()
         self.content_length = len(body)
         self.write(body)

@@ -36,6 +36,7 @@ from flask import Response, current_app, render_template, request, url_for
 import engine
 from engine.cards import SUIT_NAMES
 from replays import audit, timeline
+from schemas.common import whole_number
 from service import games, history, http, store
 from service.db import get_db
 from service.pages import catalogue, charts
@@ -268,6 +269,7 @@ def watch_board(game_id: str) -> Any:
     """The game page's live part as a fragment; 304 while ``If-None-Match`` names the version."""
     row = load_row(game_id)
     if _not_modified(row["version"]):
+        http.varies_with_token()  # the 200 it stands for differs with the token
         response = Response(status=304)
         response.headers["ETag"] = http.etag(row["version"])
         return response
@@ -279,8 +281,7 @@ def watch_board(game_id: str) -> Any:
 
 
 def _step() -> int | None:
-    text = request.args.get("step", "")
-    return int(text) if text.isdigit() and len(text) < 19 else None
+    return whole_number(request.args.get("step", ""))
 
 
 def replay_context(row: dict[str, Any], step: int, full: bool) -> dict[str, Any]:
@@ -481,11 +482,11 @@ def fork(game_id: str) -> Any:
 
 
 def _step_arg(name: str, version: int) -> int:
-    text = request.args.get(name, "")
-    if not (text.isdigit() and len(text) < 19 and 1 <= int(text) <= version):
+    number = whole_number(request.args.get(name, ""))
+    if number is None or not 1 <= number <= version:
         raise ApiError(422, "validation_failed", f"Give an event of this game, 1 to {version}.",
                        errors={name: [f"Give an event of this game, 1 to {version}."]}, version=version)
-    return int(text)
+    return number
 
 
 # --------------------------------------------------------------------------- players

@@ -9,6 +9,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, request
 
 from replays import export
+from schemas.common import whole_number
 from service import history, http
 from service.db import get_db
 from service.problems import ApiError
@@ -24,10 +25,11 @@ def _limit() -> tuple[int, int]:
     values = {}
     for name, default, top in (("limit", DEFAULT_LIMIT, MAX_LIMIT), ("offset", 0, 2**62)):
         text = request.args.get(name)
+        number = whole_number(text)
         if text is None:
             values[name] = default
-        elif text.isdigit() and len(text) < 19 and (name == "offset" or 1 <= int(text) <= top):
-            values[name] = int(text)
+        elif number is not None and (name == "offset" or 1 <= number) and number <= top:
+            values[name] = number
         else:
             errors[name] = [f"Give a whole number{' from 1 to ' + str(top) if name == 'limit' else ''}."]
     if errors:

@@ -45,6 +45,41 @@ class WholeNumberConverter(BaseConverter):
         return str(int(value))
 
 
+class PlayerNameConverter(BaseConverter):
+    """A player's name in a path (``/players/<player:name>``, ``/people/<player:name>``), so
+    that every stored name has an address, a ``/`` or ``..`` included (api.md, "Text people
+    type"): ``~`` is written ``~~`` and ``/`` is written ``~s``; a name of dots only (``.``,
+    ``..``, which browsers and HTTP clients fold away as path steps) gets ``~d`` in front; the
+    rest is percent-encoded as usual. ``Ann`` stays ``/people/Ann``, ``A/B`` is ``/people/A~sB``,
+    ``..`` is ``/people/~d..``. Any other ``~`` escape is no route (404)."""
+
+    ESCAPES = {"~": "~", "s": "/"}
+
+    def to_python(self, value: str) -> str:
+        out: list[str] = []
+        text = value
+        if text.startswith("~d"):
+            text = text[2:]
+            if not text or set(text) != {"."}:
+                raise ValidationError()
+        chars = iter(text)
+        for char in chars:
+            if char == "~":
+                escaped = self.ESCAPES.get(next(chars, ""))
+                if escaped is None:
+                    raise ValidationError()
+                out.append(escaped)
+            else:
+                out.append(char)
+        return "".join(out)
+
+    def to_url(self, value: str) -> str:
+        text = str(value).replace("~", "~~").replace("/", "~s")
+        if text and set(text) == {"."}:
+            text = "~d" + text
+        return super().to_url(text)
+
+
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app.
 
@@ -75,6 +110,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.converters["game"] = GameIdConverter
     app.url_map.converters["int"] = WholeNumberConverter
+    app.url_map.converters["player"] = PlayerNameConverter
     app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
     app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                                      **db.connect_options(app))

@@ -503,7 +503,7 @@ def _game_names() -> dict[str, str]:
     return {game_id: game.name for game_id, game in catalogue.GAMES.items()}
 
 
-@bp.get("/people/<name>")
+@bp.get("/people/<player:name>")
 def person(name: str) -> Any:
     """A player's record: per game played, won, lost, abandoned (``GET /players/<name>``),
     the recent games, a chart of scores over one game (``?game=<id>``, the latest finished by

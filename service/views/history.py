@@ -53,7 +53,7 @@ def index() -> Response:
     return http.json_response({"players": history.players(get_db(), since, until), "since": since, "until": until})
 
 
-@bp.get("/players/<name>")
+@bp.get("/players/<player:name>")
 def show(name: str) -> Response:
     """One player's record: stats per game type and their games, newest first (``limit``,
     ``offset``)."""
@@ -67,7 +67,7 @@ def show(name: str) -> Response:
                                "games": played, "next_offset": offset + limit if offset + limit < total else None})
 
 
-@bp.get("/players/<name>/games")
+@bp.get("/players/<player:name>/games")
 def games(name: str) -> Response:
     """``GET /players/<name>/games``: the games as ``format=json`` (default) or ``csv``."""
     _player(name)

@@ -10,7 +10,6 @@ from flask import Flask
 from werkzeug.routing import BaseConverter, ValidationError
 
 from schemas.common import whole_number
-
 from service import club_key, db, http, pages, problems
 from service.cache import FoldCache
 from service.views import games, history, meta, recording, replays, review, transfer

@@ -1,14 +1,20 @@
 """The pages' one blueprint (``pages``), which every module of ``service.pages`` adds its routes to.
 
 Its own module, so that the page modules import it from below instead of from the package
-that imports them (no import in a circle).
+that imports them (no import in a circle). It also holds the templates' filters that isolate
+text people type (``bdi``, ``bdi_join``, ``names_isolated``, ``isolated_text``,
+``names_isolated_text``; api.md, "Text people type").
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from flask import Blueprint
+from markupsafe import Markup, escape
 
 HERE = Path(__file__).resolve().parent
 bp = Blueprint(
@@ -21,12 +27,6 @@ bp = Blueprint(
 
 
 # --------------------------------------------------------------------------- typed text, isolated
-
-import re  # noqa: E402
-from collections.abc import Iterable  # noqa: E402
-from typing import Any  # noqa: E402
-
-from markupsafe import Markup, escape  # noqa: E402
 
 
 @bp.app_template_filter("bdi")

@@ -28,7 +28,7 @@ def _limit() -> tuple[int, int]:
         number = whole_number(text)
         if text is None:
             values[name] = default
-        elif number is not None and (name == "offset" or 1 <= number) and number <= top:
+        elif number is not None and (name == "offset" or number >= 1) and number <= top:
             values[name] = number
         else:
             errors[name] = [f"Give a whole number{' from 1 to ' + str(top) if name == 'limit' else ''}."]

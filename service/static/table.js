@@ -272,7 +272,7 @@
     if (game && body.state) { game.state = body.state; game.version = body.version; game.status = body.state.status; }
     version = body.version;
     if (item.path === "undo" || item.path === "redo") {
-      el("changes").textContent = body.target && body.target.summary ? (item.path === "undo" ? "Undone: " : "Redone: ") + iso(body.target.summary) : "";
+      if (body.target && body.target.summary) { iso(el("changes"), item.path === "undo" ? "Undone: " : "Redone: ", body.target.summary); } else { el("changes").textContent = ""; }
     } else {
       el("changes").textContent = "";
     }
@@ -1102,7 +1102,7 @@
         if (type === "deal") {
           b = text("button", "primary big", "Deal");
         } else {
-          b = text("button", "action action-" + type, (WORDS[type] || type) + ": " + iso(item.entry.player));
+          b = iso(text("button", "action action-" + type), (WORDS[type] || type) + ": ", item.entry.player);
           if (to.indexOf(item.entry.player) >= 0 && ["knock", "reveal", "laundry", "challenge", "fold"].indexOf(type) < 0) { b.className += " primary"; }
           if (kind === "fool" && type === "reveal" && game.state.phase === "reveal" && to.indexOf(item.entry.player) >= 0) { b.className += " primary"; }
         }
@@ -1199,19 +1199,23 @@
     }
   }
 
-  /* typed text (names, summaries naming them) set as plain text, isolated (FSI … PDI): a
-     right-to-left name or a stored override never reorders the label around it (api.md) */
-  function iso(text) { return "\u2068" + text + "\u2069"; }
+  /* node's text: before, then typed text (a name, a summary naming one) in a <bdi>, then after:
+     a right-to-left name or a stored override never reorders the label around it (api.md) */
+  function iso(node, before, typed, after) {
+    node.textContent = before; node.appendChild(text("bdi", "", typed));
+    if (after) { node.appendChild(document.createTextNode(after)); }
+    return node;
+  }
 
   function renderUndo() {
     var local = localUndoable();
     var undoEntry = entries("undo")[0];
     var redoEntry = entries("redo")[0];
     if (local && queue.items.length > 1) {
-      undoButton.textContent = "Undo: " + iso(local.label) + " (not sent)";
+      iso(undoButton, "Undo: ", local.label, " (not sent)");
       undoButton.disabled = false;
     } else if (undoEntry && undoEntry.target) {
-      undoButton.textContent = "Undo: " + iso(undoEntry.target.summary);
+      iso(undoButton, "Undo: ", undoEntry.target.summary);
       undoButton.disabled = !token || (!fresh() && !waiting());
     } else {
       undoButton.textContent = "Undo";
@@ -1219,7 +1223,7 @@
     }
     if (redoEntry && redoEntry.target) {
       redoButton.hidden = false;
-      redoButton.textContent = "Redo: " + iso(redoEntry.target.summary);
+      iso(redoButton, "Redo: ", redoEntry.target.summary);
       redoButton.disabled = !token || (!fresh() && !waiting());
     } else {
       redoButton.hidden = true;

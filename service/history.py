@@ -40,14 +40,12 @@ def key(name: str) -> str:
 
 def seat_keys(names: list[str]) -> list[str]:
     """Each seat's ``player_key`` in one game (``names`` in seat order): :func:`key`, except
-    for a seat whose key an earlier seat already has (two names stored before the text rules
-    that the rules now call the same, such as NFC and NFD "José"), which keeps the old key
-    (trimmed and case-folded), so every seat keeps its own row."""
-    out: list[str] = []
-    for name in names:
-        wanted = key(name)
-        out.append(name.strip().casefold() if wanted in out else wanted)
-    return out
+    for seats that share a key with another seat of the game (names stored before the text
+    rules that the rules now call the same, such as NFC and NFD "José"), which keep the old
+    key (trimmed and case-folded, unique in the game under the old rules), so every seat keeps
+    its own row."""
+    wanted = [key(name) for name in names]
+    return [new if wanted.count(new) == 1 else name.strip().casefold() for name, new in zip(names, wanted, strict=True)]
 
 
 def refresh(db: Database, game: Mapping[str, Any], stream: streams.Stream) -> None:

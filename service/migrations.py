@@ -159,7 +159,7 @@ def _player_keys_nfc(db: Database) -> None:
         keys = history.seat_keys([name for _, name, _ in seats])
         if keys == [old for _, _, old in seats]:
             continue
-        db.execute("UPDATE player_results SET player_key = '\x00' || seat WHERE game_id = ?", [game_id])
+        db.execute("UPDATE player_results SET player_key = ? || seat WHERE game_id = ?", ["\x00", game_id])
         for (seat, _, _), new in zip(seats, keys, strict=True):
             db.execute("UPDATE player_results SET player_key = ? WHERE game_id = ? AND seat = ?", [new, game_id, seat])
 

@@ -35,6 +35,7 @@ def _nosniff(response):
 
 def _not_framed(response):
     assert response.headers.get("Content-Security-Policy") == "frame-ancestors 'none'", response.headers
+    assert response.headers.get("X-Frame-Options") == "DENY", response.headers
 
 
 def test_every_api_answer_says_nosniff(client, played):
@@ -70,6 +71,17 @@ def test_answers_that_differ_with_the_token_are_private(client, played, token):
         response = client.get(f"/watch/{played.id}{path}", headers=headers)
         assert response.status_code == 200, path
         _private(response)
+
+
+def test_a_fragments_no_cache_stays_beside_private(client, played):
+    directives = {v.strip() for v in client.get(f"/watch/{played.id}/board").headers["Cache-Control"].split(",")}
+    assert {"no-cache", "private"} <= directives
+
+
+def test_pages_that_never_differ_with_the_token_do_not_vary_on_it(client, played):
+    for path in ("/", "/new", f"/table/{played.id}", "/people", "/club", f"/watch/{played.id}/fork?seq=2"):
+        response = client.get(path, headers=played.auth)
+        assert "Authorization" not in response.headers.get("Vary", ""), path
 
 
 def test_the_boards_304_is_private_too(client, played):

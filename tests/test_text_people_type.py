@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import unicodedata
 
+from urllib.parse import quote
+
 import pytest
 
 from service import store
@@ -119,8 +121,6 @@ def test_histories_match_names_in_any_form(client):
     create(client, players=[NFD_JOSE, "Bob", "Cas"])
     create(client, players=["jos\u00e9 ", "Bob", "Dee"])
     for spelling in (NFC_JOSE, NFD_JOSE, "JOS\u00c9", "Jos\u200d\u00e9"):
-        from urllib.parse import quote
-
         record = client.get(f"/players/{quote(spelling)}")
         assert record.status_code == 200, spelling
         assert record.get_json()["total_games"] == 2
@@ -151,3 +151,38 @@ def test_names_stored_before_keep_reading_and_matching_as_stored(client, db_path
     assert page.status_code == 200
     # Play again with such a name is a new game: the 422, naming the seat
     refused(new_game(client, stored), "players.0")
+
+
+def test_an_import_checks_the_names_like_a_new_game(client, other_client):
+    game = create(client, players=["Ann", "Bob", "Cas"])
+    doc = game.get("/export").get_json()
+    doc["events"][0]["data"]["players"] = ["Ann", "Bob\u202e", "Cas"]
+    response = other_client.post("/games/import", json=doc)
+    body = assert_problem(response, 422, "import_invalid")
+    assert any(key.startswith("players") for key in body["errors"]), body
+
+
+def test_the_migration_recomputes_the_match_keys_of_stored_games(client, db_path):
+    """Games stored before: their player_results keys were the name trimmed and case-folded;
+    migration 0007 writes NFC, case-folded, joiner-free keys, and where two old seats now compare
+    equal both keep their old keys."""
+    from service.app import create_app
+    from service.migrations import MIGRATIONS
+
+    one = create(client, players=[NFC_JOSE, "Bob", "Cas"])
+    two = create(client, players=["Ann", "Bob", "Dee"])
+    db = store.connect(str(db_path))
+    with db.conn:
+        db.execute("UPDATE player_results SET name = ?, player_key = ? WHERE game_id = ? AND seat = 1",
+                   [NFD_JOSE, NFD_JOSE.casefold(), one.id])
+        db.execute("UPDATE player_results SET name = ?, player_key = ? WHERE game_id = ? AND seat = 1",
+                   ["A\u200dnn", "a\u200dnn", two.id])
+        db.execute("UPDATE player_results SET name = ?, player_key = ? WHERE game_id = ? AND seat = 3",
+                   ["ANN", "ann", two.id])  # two seats an old game had, one name for the rules now
+        db.execute(f"DELETE FROM {MIGRATIONS.migrations_table} WHERE name = '0007_player_keys_nfc'")
+    create_app({"TESTING": True, "DATABASE": str(db_path)})  # migrates
+    keys = {(row["game_id"], row["seat"]): row["player_key"] for row in
+            db.query("SELECT game_id, seat, player_key FROM player_results")}
+    assert keys[(one.id, 1)] == NFC_JOSE.casefold()
+    assert (keys[(two.id, 1)], keys[(two.id, 3)]) == ("a\u200dnn", "ann")  # both keep their old keys
+    assert client.get("/players/" + quote(NFD_JOSE)).get_json()["total_games"] == 1

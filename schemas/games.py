@@ -7,6 +7,7 @@ player, options, title); the game's own ``OPTIONS`` schema and the engine's
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -117,6 +118,13 @@ def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
     return {prefix or "_schema": [str(errors)]}
 
 
+class NfcString(fields.String):
+    """A string loaded in Unicode NFC (a name to look up among names stored in NFC)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
+        return unicodedata.normalize("NFC", super()._deserialize(value, attr, data, **kwargs))
+
+
 class ListQuerySchema(Schema):
     """``GET /games`` query: ``game``, ``player``, ``status``, ``fork`` (list what-if forks
     too), ``forked_from`` (only the forks of one game), ``limit`` (1–500), ``cursor``.
@@ -128,7 +136,8 @@ class ListQuerySchema(Schema):
         unknown = EXCLUDE
 
     game = fields.String(validate=validate.Length(max=100))
-    player = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
+    player = NfcString(validate=validate.Length(min=1, max=NAME_LENGTH * 2),
+                       metadata={"description": "a player's name, in any letter case and in NFC or NFD"})
     status = fields.String(validate=validate.OneOf(("in_progress", "finished", "abandoned")))
     fork = fields.Boolean(load_default=False, metadata={"description": "true: list what-if forks too"})
     forked_from = fields.String(validate=validate.Length(min=1, max=100),

@@ -185,3 +185,9 @@ def test_the_migration_recomputes_the_match_keys_of_stored_games(client, db_path
     assert keys[(one.id, 1)] == NFC_JOSE.casefold()
     assert (keys[(two.id, 1)], keys[(two.id, 3)]) == ("a\u200dnn", "ann")  # both keep their old keys
     assert client.get("/players/" + quote(NFD_JOSE)).get_json()["total_games"] == 1
+
+
+def test_the_game_list_finds_a_player_in_either_form(client):
+    create(client, players=[NFD_JOSE, "Bob", "Cas"])
+    for spelling in (NFC_JOSE, NFD_JOSE, "jos\u00c9"):
+        assert len(client.get("/games", query_string={"player": spelling}).get_json()["games"]) == 1, spelling

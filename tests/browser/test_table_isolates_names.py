@@ -1,6 +1,7 @@
 """The table page shows typed text isolated (api.md, "Text people type"): the title in the
 heading, each player's name in the action buttons, and the summary in Undo/Redo, each in a
-``<bdi>``, while the buttons keep their names ("Knock: אבי", "Undo: Ann dealt")."""
+``<bdi>``, while the buttons keep their names ("Knock: אבי", "Undo: Ann dealt"); the seat and
+play names it sets as text are isolated by the style sheet (``unicode-bidi: isolate``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def test_names_and_summaries_are_isolated_on_the_table_page(server, new_context)
     undo = page.locator("#undo")
     expect(undo).to_have_accessible_name("Undo: Ann dealt")
     assert _bdi(undo) == ["Ann dealt"]
+    seat = page.locator(".seat-name", has_text=RTL)
+    assert seat.evaluate("node => getComputedStyle(node).unicodeBidi") == "isolate"
     knock = page.get_by_role("button", name=f"Knock: {RTL}", exact=True)
     assert _bdi(knock) == [RTL]
     act(page, f"Knock: {RTL}")

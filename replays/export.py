@@ -77,17 +77,20 @@ def jsonl(folded: Folded, events: Sequence[Mapping[str, Any]], full: bool) -> st
                    for event in event_log(folded, events, full))
 
 
-#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"), and a line feed.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 def spreadsheet_safe(value: Any) -> Any:
-    """A CSV cell that no spreadsheet runs as a formula: a text cell starting with ``=``,
-    ``+``, ``-``, ``@``, a tab or a carriage return gets a single quote in front (OWASP);
-    numbers and other text stay as they are (docs/export.md)."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    """A CSV cell that no spreadsheet runs as a formula: in a text cell every carriage return
+    (alone or before a line feed) becomes a line feed, so the writer quotes the cell and no
+    reader starts a new row inside it; a text cell starting with ``=``, ``+``, ``-``, ``@``, a
+    tab, a carriage return or a line feed gets a single quote in front (OWASP); numbers and
+    other text stay as they are (docs/export.md)."""
+    if not isinstance(value, str):
+        return value
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
 def csv_table(header: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> str:

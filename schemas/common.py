@@ -8,6 +8,8 @@ An action schema is built for one game instance: it knows the seats (``players``
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -90,6 +92,106 @@ class UnicodeSchema(Schema):
         if errors:
             raise ValidationError(errors)
         return data
+
+
+# --------------------------------------------------------------------------- numbers
+
+#: A whole number as paths, queries and headers spell it: ASCII digits only, at most 30.
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,30}")
+
+
+def whole_number(text: Any) -> int | None:
+    """``text`` as a whole number when it is 1 to 30 ASCII digits (``"0"``, ``"17"``,
+    ``"007"``), else None: a sign, spaces, ``"²"``, ``"٣"`` or ``"１"`` are not numbers here.
+
+    The one parser of numbers read from a request's path, query or headers (the ``int``
+    converter of the routes, ``If-Match``, every view's query numbers): ``str.isdigit`` says
+    True for ``"²"``, which ``int`` refuses, and ``int`` takes other scripts' digits
+    (``int("٣") == 3``), so neither is asked directly. Never raises.
+    """
+    if not isinstance(text, str) or not _WHOLE_NUMBER.fullmatch(text):
+        return None
+    return int(text)
+
+
+class WholeNumber(fields.Integer):
+    """An integer query parameter: a JSON integer, or a string of ASCII digits only
+    (:func:`whole_number`); anything else is the field's "Not a valid integer." (422)."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, str):
+            number = whole_number(value)
+            if number is None:
+                raise self.make_error("invalid", input=value)
+            return number
+        return int(super()._validated(value))
+
+
+# --------------------------------------------------------------------------- text people type
+
+#: Joiners kept in text (emoji sequences, Persian): ignored when names are compared.
+JOINERS = "\u200c\u200d"
+#: Invisible and direction-changing characters refused in every typed text (api.md, "Text
+#: people type"): zero-width space, word joiner, BOM, the direction marks, the bidirectional
+#: embeddings and overrides (U+202A–U+202E) and isolates (U+2066–U+2069).
+REFUSED_CHARACTERS = frozenset("\u200b\u2060\ufeff\u200e\u200f" + "".join(map(chr, range(0x202A, 0x202F)))
+                               + "".join(map(chr, range(0x2066, 0x206A))))
+#: Refused categories: control, private use, unassigned (in this Python's Unicode database), surrogate.
+REFUSED_CATEGORIES = frozenset(("Cc", "Co", "Cn", "Cs"))
+
+
+def _refusal(char: str) -> str:
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}{f' ({name})' if name else ''}"
+
+
+def typed_text(text: str, *, free: bool) -> str:
+    """``text`` as stored: Unicode NFC; in free text (``free``: titles, notes, reasons) a CR
+    or CRLF becomes a line feed, which free text keeps.
+
+    Raises ``ValidationError`` (the field's 422) naming the first refused character: a
+    control character (Cc; a line feed only outside free text), U+200B, U+2060, U+FEFF,
+    U+200E, U+200F, U+202A–U+202E, U+2066–U+2069, or a private-use, unassigned or surrogate
+    code point (Co, Cn, Cs). U+200C and U+200D are kept. docs/text-and-headers.md.
+    """
+    if free:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFC", text)
+    for char in text:
+        if char == "\n" and free:
+            continue
+        if char in REFUSED_CHARACTERS or unicodedata.category(char) in REFUSED_CATEGORIES:
+            kind = ("a control character" if unicodedata.category(char) == "Cc"
+                    else "a private-use, unassigned or surrogate code point"
+                    if unicodedata.category(char) in REFUSED_CATEGORIES else "an invisible or direction-changing character")
+            where = "Names and free text" if not free else "Free text"
+            raise ValidationError(f"{where} may not hold {kind}: {_refusal(char)}. Type it without it.")
+    return text
+
+
+def typed_name(text: str) -> str:
+    """A player name as stored (:func:`typed_text`, no line feed); raises ``ValidationError``
+    unless it holds a visible character (a letter, digit, punctuation or symbol: L, N, P, S)."""
+    text = typed_text(text, free=False)
+    if not any(unicodedata.category(char)[0] in "LNPS" for char in text):
+        raise ValidationError("A player name needs a visible character (a letter, digit, punctuation mark or symbol).")
+    return text
+
+
+def name_key(name: str) -> str:
+    """The name two seats (and match histories) compare: trimmed, NFC, case-folded (NFC
+    again, as case folding may decompose), without the joiners U+200C and U+200D.
+    ``"Ann"``, ``" ANN "``, ``"An\u200dn"`` and NFD ``"José"`` vs NFC ``"José"`` each share one key."""
+    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", name.strip()).casefold())
+    return folded.translate({ord(joiner): None for joiner in JOINERS})
+
+
+class FreeText(fields.String):
+    """Free text people type (a title, a note, a reason, a ruling): :func:`typed_text` with
+    line feeds kept (CR and CRLF stored as LF), then the field's own validators."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
+        return typed_text(super()._deserialize(value, attr, data, **kwargs), free=True)
 
 
 #: The characters Python's ``str.strip()`` removes, as a regular-expression class body
@@ -194,9 +296,13 @@ class PlayerName(fields.String):
         while schema is not None and not isinstance(schema, ActionSchema):
             schema = getattr(schema, "parent", None)
         seats: Sequence[str] = schema.players if isinstance(schema, ActionSchema) else ()
-        wanted = text.strip().casefold()
+        wanted = text.strip()
+        for name in seats:  # a name stored before the text rules matches as stored
+            if name.casefold() == wanted.casefold():
+                return name
+        key = name_key(wanted)
         for name in seats:
-            if name.casefold() == wanted:
+            if name_key(name) == key:
                 return name
         raise ValidationError(f"{text!r} is not a player in this game ({', '.join(seats)}).")
 
@@ -297,7 +403,7 @@ class ActionSchema(NamesAcceptedFields):
 class NoteSchema(ActionSchema):
     """``note``: ``text`` (1–2000 characters), optional ``player`` (recording.md)."""
 
-    text = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+    text = FreeText(required=True, validate=validate.Length(min=1, max=2000))
     player = PlayerName()
 
 
@@ -306,14 +412,14 @@ class AdjustSchema(ActionSchema):
 
     player = PlayerName(required=True)
     amount = fields.Integer(required=True, strict=True, validate=validate.Range(min=-1000, max=1000))
-    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+    reason = FreeText(required=True, validate=validate.Length(min=1, max=2000))
 
 
 class AbandonSchema(ActionSchema):
     """``abandon``: ``reason`` (required, 1–500 characters): the table stops the game
     (recording.md, "Bookkeeping actions"; every game)."""
 
-    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+    reason = FreeText(required=True, validate=validate.Length(min=1, max=500))
 
 
 class PlayerActionSchema(ActionSchema):
@@ -328,7 +434,7 @@ class ReasonSchema(NamesAcceptedFields):
     def what(self, data: Any) -> str:
         return "an undo or redo"
 
-    reason = fields.String(validate=validate.Length(max=2000))
+    reason = FreeText(validate=validate.Length(max=2000))
     at = UtcDateTime()
 
 

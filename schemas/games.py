@@ -7,13 +7,14 @@ player, options, title); the game's own ``OPTIONS`` schema and the engine's
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from schemas import GAMES
-from schemas.common import SPACE, UnicodeSchema
+from schemas.common import SPACE, FreeText, UnicodeSchema, WholeNumber, name_key, typed_name
 
 #: Bounds every game shares; each engine narrows the seat count (``resolve_options``).
 MIN_PLAYERS, MAX_PLAYERS = 2, 20
@@ -23,7 +24,8 @@ VISIBILITIES = ("table", "open")
 
 
 class Name(fields.String):
-    """A player name: trimmed, 1–40 characters."""
+    """A player name: trimmed, 1–40 characters, stored in NFC with a visible character and
+    none of the refused ones (``schemas.common.typed_name``)."""
 
     json_schema = {"type": "string", "pattern": f"^[{SPACE}]*[^{SPACE}](?:[\\s\\S]{{0,{NAME_LENGTH - 2}}}[^{SPACE}])?[{SPACE}]*$"}
 
@@ -31,7 +33,7 @@ class Name(fields.String):
         text = super()._deserialize(value, attr, data, **kwargs).strip()
         if not 1 <= len(text) <= NAME_LENGTH:
             raise ValidationError(f"A player name has 1 to {NAME_LENGTH} characters.")
-        return text
+        return typed_name(text)
 
 
 def canonical_game(value: Any) -> str | None:
@@ -73,26 +75,28 @@ class CreateGameSchema(UnicodeSchema):
     dealer = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
     first_player = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
     options = fields.Dict(keys=fields.String(), load_default=dict)
-    title = fields.String(validate=validate.Length(min=1, max=TITLE_LENGTH), allow_none=True)
+    title = FreeText(validate=validate.Length(min=1, max=TITLE_LENGTH), allow_none=True)
 
     @validates_schema
     def _seats(self, data: Mapping[str, Any], **kwargs: Any) -> None:
         players = data.get("players") or []
-        seen: set[str] = set()
+        seen: dict[str, str] = {}
         for name in players:
-            if name.casefold() in seen:
-                raise ValidationError(f"Player names must be unique (ignoring case): {name!r} appears twice.",
-                                      "players")
-            seen.add(name.casefold())
+            if name_key(name) in seen:
+                first = seen[name_key(name)]
+                same = f"{name!r} appears twice" if first == name else f"{first!r} and {name!r} are the same name"
+                raise ValidationError(f"Player names must be unique (ignoring case, accents written either way "
+                                      f"and joiners): {same}.", "players")
+            seen[name_key(name)] = name
         for field in ("dealer", "first_player"):
             if data.get(field) is not None and players and seat(players, data[field]) is None:
                 raise ValidationError(f"{data[field]!r} is not one of the players.", field)
 
 
 def seat(players: list[str], name: str) -> str | None:
-    """The seated spelling of ``name`` (case-insensitive, trimmed), or None."""
-    wanted = name.strip().casefold()
-    return next((player for player in players if player.casefold() == wanted), None)
+    """The seated spelling of ``name`` (trimmed, compared as ``schemas.common.name_key``), or None."""
+    wanted = name_key(name)
+    return next((player for player in players if name_key(player) == wanted), None)
 
 
 def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -114,6 +118,13 @@ def flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
     return {prefix or "_schema": [str(errors)]}
 
 
+class NfcString(fields.String):
+    """A string loaded in Unicode NFC (a name to look up among names stored in NFC)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
+        return unicodedata.normalize("NFC", super()._deserialize(value, attr, data, **kwargs))
+
+
 class ListQuerySchema(Schema):
     """``GET /games`` query: ``game``, ``player``, ``status``, ``fork`` (list what-if forks
     too), ``forked_from`` (only the forks of one game), ``limit`` (1–500), ``cursor``.
@@ -125,12 +136,13 @@ class ListQuerySchema(Schema):
         unknown = EXCLUDE
 
     game = fields.String(validate=validate.Length(max=100))
-    player = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
+    player = NfcString(validate=validate.Length(min=1, max=NAME_LENGTH * 2),
+                       metadata={"description": "a player's name, in any letter case and in NFC or NFD"})
     status = fields.String(validate=validate.OneOf(("in_progress", "finished", "abandoned")))
     fork = fields.Boolean(load_default=False, metadata={"description": "true: list what-if forks too"})
     forked_from = fields.String(validate=validate.Length(min=1, max=100),
                                 metadata={"description": "only the forks of this game"})
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    limit = WholeNumber(load_default=50, validate=validate.Range(min=1, max=500))
     cursor = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{1,200}$",
                                                     error="Give a cursor returned by this service (next_cursor)."))
 
@@ -141,8 +153,8 @@ class EventsQuerySchema(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62))
-    limit = fields.Integer(load_default=1000, validate=validate.Range(min=1, max=1000))
+    after = WholeNumber(load_default=0, validate=validate.Range(min=0, max=2**62))
+    limit = WholeNumber(load_default=1000, validate=validate.Range(min=1, max=1000))
 
 
 class TimelineQuerySchema(Schema):
@@ -151,7 +163,7 @@ class TimelineQuerySchema(Schema):
     class Meta:
         unknown = "exclude"
 
-    hand = fields.Integer(validate=validate.Range(min=0, max=2**62), load_default=None, allow_none=True)
+    hand = WholeNumber(validate=validate.Range(min=0, max=2**62), load_default=None, allow_none=True)
 
 
 class ForkSchema(UnicodeSchema):

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
-from werkzeug.routing import BaseConverter
+from werkzeug.routing import BaseConverter, ValidationError
 
-from service import club_key, db, pages, problems, secrecy
+from schemas.common import whole_number
+from service import club_key, db, http, pages, problems, secrecy
 from service.boards import BoardAnswers
 from service.cache import FoldCache
 from service.views import games, history, meta, recording, replays, review, transfer
@@ -23,6 +24,60 @@ class GameIdConverter(BaseConverter):
     so ``GET /games/import`` is a 405 whose ``Allow`` says ``POST`` (not a game lookup)."""
 
     regex = r"(?!import$)[^/]+"
+
+
+class WholeNumberConverter(BaseConverter):
+    """The routes' ``<int:…>``: a path number of ASCII digits only (``schemas.common.whole_number``).
+
+    Werkzeug's own ``int`` converter matches ``\\d``, which takes other scripts' digits
+    (``/hands/٣`` would be hand 3); here any other segment is no route (404 ``not_found``)."""
+
+    regex = r"[0-9]+"
+    weight = 50
+
+    def to_python(self, value: str) -> int:
+        number = whole_number(value)
+        if number is None:
+            raise ValidationError()
+        return number
+
+    def to_url(self, value: int) -> str:
+        return str(int(value))
+
+
+class PlayerNameConverter(BaseConverter):
+    """A player's name in a path (``/players/<player:name>``, ``/people/<player:name>``), so
+    that every stored name has an address, a ``/`` or ``..`` included (api.md, "Text people
+    type"): ``~`` is written ``~~`` and ``/`` is written ``~s``; a name of dots only (``.``,
+    ``..``, which browsers and HTTP clients fold away as path steps) gets ``~d`` in front; the
+    rest is percent-encoded as usual. ``Ann`` stays ``/people/Ann``, ``A/B`` is ``/people/A~sB``,
+    ``..`` is ``/people/~d..``. Any other ``~`` escape is no route (404)."""
+
+    ESCAPES = {"~": "~", "s": "/"}
+
+    def to_python(self, value: str) -> str:
+        out: list[str] = []
+        text = value
+        if text.startswith("~d"):
+            text = text[2:]
+            if not text or set(text) != {"."}:
+                raise ValidationError()
+        chars = iter(text)
+        for char in chars:
+            if char == "~":
+                escaped = self.ESCAPES.get(next(chars, ""))
+                if escaped is None:
+                    raise ValidationError()
+                out.append(escaped)
+            else:
+                out.append(char)
+        return "".join(out)
+
+    def to_url(self, value: str) -> str:
+        text = str(value).replace("~", "~~").replace("/", "~s")
+        if text and set(text) == {"."}:
+            text = "~d" + text
+        return super().to_url(text)
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -54,6 +109,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config["CLUB_KEY"] = club_key.from_environment()
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.converters["game"] = GameIdConverter
+    app.url_map.converters["int"] = WholeNumberConverter
+    app.url_map.converters["player"] = PlayerNameConverter
     app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
     app.extensions["kibitz_boards"] = BoardAnswers(app.config["DATABASE"], app.config["SYNCHRONOUS"])
     app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],
@@ -61,6 +118,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     db.init_app(app)
     problems.register(app)
     app.before_request(secrecy.guard)  # every read of a game, API and pages: a sealed fork is 401
+    app.after_request(http.security_headers)
     for blueprint in (games.bp, recording.bp, replays.bp, review.bp, transfer.bp, history.bp, meta.bp):
         app.register_blueprint(blueprint)
     app.register_blueprint(pages.blueprint.bp)  # the HTML pages (ui.md), after the API's routes

@@ -1,7 +1,8 @@
 """Match histories: the ``player_results`` projection and the queries over it.
 
-One row per player per game (``player_key`` = the name trimmed and case-folded, as
-``recording.md`` matches players across games), written from the engine's ``results``
+One row per player per game (``player_key`` = the name trimmed, in NFC, case-folded and
+without the joiners U+200C/U+200D, as api.md "Text people type" and ``recording.md`` match
+players across games), written from the engine's ``results``
 in the same transaction as the write that changes the game's status: at ``POST /games``,
 at an import, and by a recorded action, undo or redo that finishes (or reopens) a game. An
 ``in_progress`` row carries no stats; a finished one carries the result, the score and the
@@ -21,6 +22,7 @@ import engine
 from engine import core
 from engine import stream as streams
 from replays import replay
+from schemas.common import name_key
 from service import store
 
 #: The counters of ``results`` summed per game type: ``hands`` and the engine's counters
@@ -31,8 +33,19 @@ COLUMNS = ("game_id", "player_key", "name", "seat", "game", "created_at", "statu
 
 
 def key(name: str) -> str:
-    """The name under which a player's games are matched: trimmed and case-folded."""
-    return name.strip().casefold()
+    """The name under which a player's games are matched: trimmed, NFC, case-folded, without
+    joiners (``schemas.common.name_key``, the comparison of two seats of one game)."""
+    return name_key(name)
+
+
+def seat_keys(names: list[str]) -> list[str]:
+    """Each seat's ``player_key`` in one game (``names`` in seat order): :func:`key`, except
+    for seats that share a key with another seat of the game (names stored before the text
+    rules that the rules now call the same, such as NFC and NFD "José"), which keep the old
+    key (trimmed and case-folded, unique in the game under the old rules), so every seat keeps
+    its own row."""
+    wanted = [key(name) for name in names]
+    return [new if wanted.count(new) == 1 else name.strip().casefold() for name, new in zip(names, wanted, strict=True)]
 
 
 def refresh(db: Database, game: Mapping[str, Any], stream: streams.Stream) -> None:
@@ -45,10 +58,11 @@ def refresh(db: Database, game: Mapping[str, Any], stream: streams.Stream) -> No
         return
     status = streams.status(stream)
     rows = []
-    for name, result in streams.results(stream).items():
+    results = streams.results(stream)
+    for player_key, (name, result) in zip(seat_keys(list(results)), results.items(), strict=True):
         finished = status == "finished"
         rows.append([
-            game["id"], key(name), name, result["seat"], game["game"], game["created_at"], status,
+            game["id"], player_key, name, result["seat"], game["game"], game["created_at"], status,
             result["result"], result["score"] if finished else None, result["unit"],
             *(result[counter] if finished else None for counter in COUNTERS),
         ])

@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from flask import Response, current_app, request
+from flask import Response, current_app, g, request
 
+from schemas.common import whole_number
 from service.problems import TOO_LARGE, ApiError
 
 JSON_TYPES = ("application/json",)
@@ -126,7 +127,16 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def varies_with_token() -> None:
+    """Mark this request's answer as one that differs with the token (or the club key):
+    :func:`security_headers` gives it ``Vary: Authorization`` and ``Cache-Control: private``.
+    Every read of the bearer token marks it; a view that answers before reading it (a 304)
+    calls this itself."""
+    g.kibitz_varies_with_token = True
+
+
 def _bearer() -> str | None:
+    varies_with_token()
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
@@ -238,7 +248,7 @@ def check_if_match(version: int, header: str | None = None) -> None:
         if text.startswith(("W/", "w/")):
             text = text[2:]
         text = text.strip().strip('"').strip()
-        if text.isdigit() and len(text) < 19 and int(text) == version:
+        if whole_number(text) == version:
             return
     raise ApiError(412, "version_mismatch",
                    f"If-Match names another version: the game is at version {version}.", version=version,
@@ -305,3 +315,29 @@ def period() -> tuple[str | None, str | None]:
     if errors:
         raise ApiError(422, "validation_failed", "The query parameters are not valid.", errors=errors)
     return since, until
+
+
+# --- headers on every answer -----------------------------------------------------------
+
+
+def security_headers(response: Response) -> Response:
+    """The headers every answer carries (api.md, "What a crowd must not break"; one
+    ``after_request`` for the API, the pages, their fragments, static files and errors):
+
+    - ``X-Content-Type-Options: nosniff``, so no browser runs a JSON or text answer as a script;
+    - ``Content-Security-Policy: frame-ancestors 'none'`` and ``X-Frame-Options: DENY`` (for
+      older browsers), so no other site can frame a page (the one-tap table page above all);
+    - on an answer that read the bearer token (:func:`varies_with_token`: every read or write
+      of a game, its pages and fragments, whose body differs with the token),
+      ``Vary: Authorization`` and ``Cache-Control: private`` (added to what the view set, a
+      ``no-store`` kept), so no shared cache hands the scorekeeper's view to a watcher.
+    """
+    headers = response.headers
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
+    headers.setdefault("X-Frame-Options", "DENY")
+    if g.get("kibitz_varies_with_token"):
+        response.vary.add("Authorization")
+        if not response.cache_control.no_store:
+            response.cache_control.private = True
+    return response

@@ -146,6 +146,24 @@ def _tokens(db: Database) -> None:
     db.execute("ALTER TABLE games DROP COLUMN token_hash")
 
 
+@MIGRATIONS(name="0007_player_keys_nfc")
+def _player_keys_nfc(db: Database) -> None:
+    """Match histories compare names as api.md's "Text people type" says (NFC, case-folded,
+    without joiners): every stored row's ``player_key`` recomputed from its ``name``
+    (``service.history.seat_keys``, game by game in seat order); names stay as stored."""
+    rows = db.execute("SELECT game_id, seat, name, player_key FROM player_results ORDER BY game_id, seat").fetchall()
+    by_game: dict[str, list[tuple[int, str, str]]] = {}
+    for game_id, seat, name, player_key in rows:
+        by_game.setdefault(game_id, []).append((seat, name, player_key))
+    for game_id, seats in by_game.items():
+        keys = history.seat_keys([name for _, name, _ in seats])
+        if keys == [old for _, _, old in seats]:
+            continue
+        db.execute("UPDATE player_results SET player_key = ? || seat WHERE game_id = ?", ["\x00", game_id])
+        for (seat, _, _), new in zip(seats, keys, strict=True):
+            db.execute("UPDATE player_results SET player_key = ? WHERE game_id = ? AND seat = ?", [new, game_id, seat])
+
+
 def migrate(db: Database) -> None:
     """Create or upgrade the tables; safe to call from several processes at once.
 

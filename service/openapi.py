@@ -53,6 +53,10 @@ PROBLEM = "application/problem+json"
 #: The largest number a path segment or query may name (``service.games.MAX_PATH_NUMBER``).
 BIG = 2**62
 
+#: Where an operation takes the game's token or the club key, its parameters name one of these
+#: three; :func:`_bearer_security` turns each into the operation's ``security`` (the bearer
+#: schemes ``gameToken`` and ``clubKey``), never an ``Authorization`` header parameter, which
+#: OpenAPI tells tools to ignore (api.md, "Other").
 GAME_ID = {"in": "path", "name": "game_id", "required": True, "schema": {"type": "string", "minLength": 1}}
 TOKEN_READ = {"in": "header", "name": "Authorization", "required": False, "schema": {"type": "string"},
               "description": "Bearer <token>: the full view with a live token of this game; the server's club "
@@ -205,10 +209,16 @@ def build() -> dict[str, Any]:
     actions = _action_components(spec, plugin)
     creates = _create_components(spec, plugin)
 
+    spec.components.security_scheme("gameToken", {
+        "type": "http", "scheme": "bearer",
+        "description": "The game's write token (shown once, in the 201 of POST /games, fork and import; kibitz "
+                       "token issues more): required to record, undo, redo and fork; on reads it gives the full "
+                       "view (the server's club key gets the public view; any other token is a 403)."})
     spec.components.security_scheme("clubKey", {
         "type": "http", "scheme": "bearer",
-        "description": "The server's club key, where it has one: creating and importing games need it."})
-    creating = {"parameters": [CLUB_KEY], "security": [{"clubKey": []}, {}]}
+        "description": "The server's club key, where it has one (kibitz serve --club-key-file, KIBITZ_CLUB_KEY): "
+                       "creating and importing games need it; ignored where the server has none."})
+    creating = {"parameters": [CLUB_KEY]}
     spec.path(path="/games", operations={
         "post": {"summary": "Create a game", **creating, "requestBody": {"required": True, "content": {JSON: {
             "schema": {"anyOf": creates}}}},
@@ -290,7 +300,35 @@ def build() -> dict[str, Any]:
     })
     _transfer_and_history(spec)
     document: dict[str, Any] = spec.to_dict()
+    _bearer_security(document)
     return document
+
+
+#: Each ``Authorization`` marker of an operation's parameters -> the operation's ``security``:
+#: required on writes, optional on reads (``{}``: no token at all), optional for creating
+#: (a server without a club key takes none).
+SECURITY: list[tuple[dict[str, Any], list[dict[str, list[str]]]]] = [
+    (TOKEN_WRITE, [{"gameToken": []}]),
+    (TOKEN_READ, [{}, {"gameToken": []}]),
+    (CLUB_KEY, [{}, {"clubKey": []}]),
+]
+
+
+def _bearer_security(document: dict[str, Any]) -> None:
+    """Replace, in every operation of ``document``, the ``Authorization`` header parameter
+    (one of :data:`SECURITY`'s markers) with the matching ``security`` requirement."""
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            kept = []
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "header" and str(parameter.get("name", "")).lower() == "authorization":
+                    operation["security"] = next(rule for marker, rule in SECURITY if marker == parameter)
+                else:
+                    kept.append(parameter)
+            if "parameters" in operation:
+                operation["parameters"] = kept
+                if not kept:
+                    del operation["parameters"]
 
 
 #: What ``POST /games/import`` checks of an export before re-validating its events
@@ -331,13 +369,15 @@ def _transfer_and_history(spec: APISpec) -> None:
         "post": {"summary": "Create a game from a json export, re-validating every event (422 import_invalid "
                             "names the first refused seq and its rule_code; 409 already_imported names in "
                             "game_id the stored game when the export's game is already stored here)",
-                 "parameters": [CLUB_KEY], "security": [{"clubKey": []}, {}],
+                 "parameters": [CLUB_KEY],
                  "requestBody": {"required": True, "content": {JSON: {"schema": IMPORT_BODY}}},
                  "responses": {**_ok("CreatedGame", 201, "Imported", {**ETAG, **LOCATION}),
                                **_problems(CREATE_ERRORS), **_club_key_problems()}},
     })
     name = {"in": "path", "name": "name", "required": True, "schema": {"type": "string", "minLength": 1},
-            "description": "matched trimmed and case-insensitively"}
+            "description": "matched trimmed, in NFC, case-insensitively and ignoring the joiners U+200C/U+200D; "
+                           "in the path a ~ is written ~~, a / is written ~s, and a name of dots only gets ~d "
+                           "in front (/players/~d..), so that every name has an address"}
     paging = [{"in": "query", "name": "limit", "required": False, "schema": {"type": "integer", "minimum": 1,
                                                                              "maximum": 1000, "default": 100}},
               {"in": "query", "name": "offset", "required": False, "schema": {"type": "integer", "minimum": 0,

@@ -131,7 +131,7 @@ class Problems:
         """A whole HTTP/1.1 answer with the problem body, closing the connection."""
         content_type, body = self.body(status, code, detail)
         return b"".join([f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode("ascii"),
-                         b"server: kibitz\r\ncontent-type: ", content_type, b"\r\n",
+                         b"server: kibitz\r\nx-content-type-options: nosniff\r\ncontent-type: ", content_type, b"\r\n",
                          f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode("ascii"), body])
 
 
@@ -296,7 +296,8 @@ class Front:
         return learn
 
     async def _problem(self, send: Send, status: int, content_type: bytes, body: bytes, *, close: bool) -> None:
-        headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode("ascii"))]
+        headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode("ascii")),
+                   (b"x-content-type-options", b"nosniff")]  # as service.http.security_headers
         if close:
             headers.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": status, "headers": headers})

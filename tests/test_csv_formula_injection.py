@@ -59,3 +59,28 @@ def test_player_games_csv_escapes_formula_cells(client):
     assert not [cell for cell in cells if cell.startswith(DANGER)], cells
     assert "'@SUM(A1)" in rows[1]
     assert game.id in rows[1]
+
+
+@pytest.mark.parametrize("title", ["Friday\r=cmd|' /C calc'!A0", "Friday\r\n=cmd|' /C calc'!A0",
+                                   "Friday\n=cmd|' /C calc'!A0", "\n=cmd|' /C calc'!A0"])
+def test_a_line_break_never_starts_a_formula_cell(client, title):
+    """A carriage return (alone or before a line feed) or a line feed inside a cell never lets
+    a reader start a new row or cell there: the cell is quoted, its CRs written as LFs, and a
+    cell starting with a line break gets the single quote too."""
+    game = _played(client, ["Ann", "Bob", "Cas"], title=title)
+    rows = _rows(client.get("/players/Bob/games?format=csv"))
+    assert len(rows) == 2, rows
+    cells = [cell for row in rows for cell in row]
+    assert not [cell for cell in cells if cell.startswith(DANGER + ("\n",))], cells
+    assert not [cell for cell in cells if "\r" in cell], cells
+    assert game.id in rows[1]
+    assert any(cell.endswith("\n=cmd|' /C calc'!A0") for cell in rows[1]), rows[1]
+
+
+def test_stored_carriage_returns_are_written_as_line_feeds():
+    """Text stored before CRs became LFs (or given by an import) goes through the same writer."""
+    from replays.export import csv_table
+
+    text = csv_table(["title", "n"], [{"title": "a\r=cmd|x", "n": -1}, {"title": "\r=1+2", "n": 2}])
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows == [["title", "n"], ["a\n=cmd|x", "-1"], ["'\n=1+2", "2"]]

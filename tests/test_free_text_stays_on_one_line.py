@@ -7,15 +7,19 @@ from tests.conftest import create
 
 
 def test_text_export_keeps_free_text_on_its_own_line(client):
-    players = ["Ann", "Bob", "Cas", "Dee\n[Winners \"Zed\"]"]
-    game = create(client, players=players, title='Night\n[Status "finished"]\x1b[2J', options={"limit": 2})
+    # a line feed in a name and an escape anywhere are refused now (api.md, "Text people type")
+    refused = client.post("/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas", "Dee\n[Winners \"Zed\"]"],
+                                          "title": "Night\x1b[2J"})
+    assert refused.status_code == 422 and {"players.3", "title"} <= set(refused.get_json()["errors"])
+    players = ["Ann", "Bob", "Cas", "Dee"]
+    game = create(client, players=players, title='Night\n[Status "finished"]', options={"limit": 2})
     assert game.post({"type": "deal"}).status_code == 201
     assert game.post({"type": "note", "text": "fine\nHand 9 · dealer Zed\n  Result: fake"}).status_code == 201
     assert game.post({"type": "adjust", "player": "Ann", "amount": 2, "reason": "left\r\nReason: x"}).status_code == 201
     for token in (True, False):
         text = game.get("/export?format=text", token=token).get_data(as_text=True)
         lines = text.splitlines()
-        assert not any(line.startswith(("[Winners \"Zed", "[Status \"finished\"]\x1b", "Hand 9", "  Result: fake",
+        assert not any(line.startswith(("[Winners \"Zed", "Hand 9", "  Result: fake",
                                         "Reason: x")) for line in lines), text
         assert sum(line.startswith("[Status ") for line in lines) == 1
         assert "\x1b" not in text and "\r" not in text

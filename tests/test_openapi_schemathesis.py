@@ -2,8 +2,9 @@
 
 A bounded run (``st run``: the examples, coverage and fuzzing phases, at most 10 cases per
 operation and phase, one worker, a fixed seed) against a fresh server, with the token of a
-Toepen game it holds as the ``Authorization`` of every request and that game's id as
-``game_id``, so writes are exercised (recorded, refused by the rules, undone). The checks are
+Toepen game it holds as the ``Authorization`` of every request (the document's bearer
+scheme ``gameToken``; the server has no club key, so ``clubKey`` operations take it too) and
+that game's id as ``game_id``, so writes are exercised (recorded, refused by the rules, undone). The checks are
 the ones api.md names; ``positive_data_acceptance`` is not one of them (a schema-valid move
 can still break the rules, and its 409 is correct).
 """

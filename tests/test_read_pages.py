@@ -20,7 +20,7 @@ def test_game_page_shows_the_public_state_and_the_live_board_answers_304(client)
     page = client.get(f"/watch/{game.id}")
     assert page.status_code == 200 and page.mimetype == "text/html"
     html = page.get_data(as_text=True)
-    assert "Cas to play" in html and "7♥" in html and "Friday club" in html
+    assert "<bdi>Cas</bdi> to play" in html and "7♥" in html and "Friday club" in html
     board = client.get(f"/watch/{game.id}/board")
     assert board.status_code == 200 and board.headers["ETag"] == '"3"'
     assert client.get(f"/watch/{game.id}/board", headers={"If-None-Match": '"3"'}).status_code == 304
@@ -79,7 +79,7 @@ def test_player_page_has_its_record_and_charts(client):
         game.post({"type": "deal"})
         game.post({"type": "adjust", "player": loser, "amount": 2, "reason": "ruling"})
     html = client.get("/people/ann").get_data(as_text=True)
-    assert "<h1>Ann</h1>" in html
+    assert "<h1><bdi>Ann</bdi></h1>" in html
     assert html.count('<svg role="img"') == 3 and "<script" not in html.split("<main")[1].split("</main>")[0]
     assert re.search(r"<th scope=\"row\">Toepen</th><td>2</td><td>1</td><td>1</td>", html)
 

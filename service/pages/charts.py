@@ -112,7 +112,8 @@ def scores_over_game(sheet: dict[str, Any], player: str, game_name: str) -> str 
         line = {"width": LINE_WIDTHS[min(step, len(LINE_WIDTHS) - 1)], "linecap": "butt"}
         if DASHES[step % len(DASHES)]:
             line["dasharray"] = DASHES[step % len(DASHES)]
-        chart.add(entries[i]["name"], [row.get(entries[i]["total"]) for row in rows], stroke_style=line,
+        # the name between FSI and PDI: isolated in the legend's SVG text (api.md, "Text people type")
+        chart.add(f"\u2068{entries[i]['name']}\u2069", [row.get(entries[i]["total"]) for row in rows], stroke_style=line,
                   dots_size=DOT_SIZES[min(step, len(DOT_SIZES) - 1)])
     label = (f"Chart: each player's total {sheet['unit']} after every {sheet['label'].lower()} of this "
              f"{game_name} game; the table below gives the numbers.")

@@ -36,6 +36,7 @@ from flask import Response, current_app, render_template, request, url_for
 import engine
 from engine.cards import SUIT_NAMES
 from replays import audit, timeline
+from schemas.common import whole_number
 from service import games, history, http, secrecy, store
 from service.boards import BoardAnswers
 from service.db import get_db
@@ -281,6 +282,7 @@ def watch_board(game_id: str) -> Any:
     epoch = answers.epoch()  # before the row is read: see service.boards
     row = load_row(game_id)
     if _not_modified(row["version"]):
+        http.varies_with_token()  # the 200 it stands for differs with the token
         answers.note(game_id, row["version"], epoch)
         response = Response(status=304)
         response.headers["ETag"] = http.etag(row["version"])
@@ -297,8 +299,7 @@ def watch_board(game_id: str) -> Any:
 
 
 def _step() -> int | None:
-    text = request.args.get("step", "")
-    return int(text) if text.isdigit() and len(text) < 19 else None
+    return whole_number(request.args.get("step", ""))
 
 
 def replay_context(row: dict[str, Any], step: int, full: bool) -> dict[str, Any]:
@@ -506,11 +507,11 @@ def fork(game_id: str) -> Any:
 
 
 def _step_arg(name: str, version: int) -> int:
-    text = request.args.get(name, "")
-    if not (text.isdigit() and len(text) < 19 and 1 <= int(text) <= version):
+    number = whole_number(request.args.get(name, ""))
+    if number is None or not 1 <= number <= version:
         raise ApiError(422, "validation_failed", f"Give an event of this game, 1 to {version}.",
                        errors={name: [f"Give an event of this game, 1 to {version}."]}, version=version)
-    return int(text)
+    return number
 
 
 # --------------------------------------------------------------------------- players
@@ -528,7 +529,7 @@ def _game_names() -> dict[str, str]:
     return {game_id: game.name for game_id, game in catalogue.GAMES.items()}
 
 
-@bp.get("/people/<name>")
+@bp.get("/people/<player:name>")
 @secrecy.reads("game")
 def person(name: str) -> Any:
     """A player's record: per game played, won, lost, abandoned (``GET /players/<name>``),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, request
 
 from replays import export
+from schemas.common import whole_number
 from service import history, http, secrecy
 from service.db import get_db
 from service.problems import ApiError
@@ -24,10 +25,11 @@ def _limit() -> tuple[int, int]:
     values = {}
     for name, default, top in (("limit", DEFAULT_LIMIT, MAX_LIMIT), ("offset", 0, 2**62)):
         text = request.args.get(name)
+        number = whole_number(text)
         if text is None:
             values[name] = default
-        elif text.isdigit() and len(text) < 19 and (name == "offset" or 1 <= int(text) <= top):
-            values[name] = int(text)
+        elif number is not None and (name == "offset" or number >= 1) and number <= top:
+            values[name] = number
         else:
             errors[name] = [f"Give a whole number{' from 1 to ' + str(top) if name == 'limit' else ''}."]
     if errors:
@@ -52,7 +54,7 @@ def index() -> Response:
     return http.json_response({"players": history.players(get_db(), since, until), "since": since, "until": until})
 
 
-@bp.get("/players/<name>")
+@bp.get("/players/<player:name>")
 @secrecy.reads("limit", "offset")
 def show(name: str) -> Response:
     """One player's record: stats per game type and their games, newest first (``limit``,
@@ -67,7 +69,7 @@ def show(name: str) -> Response:
                                "games": played, "next_offset": offset + limit if offset + limit < total else None})
 
 
-@bp.get("/players/<name>/games")
+@bp.get("/players/<player:name>/games")
 @secrecy.reads("format")
 def games(name: str) -> Response:
     """``GET /players/<name>/games``: the games as ``format=json`` (default) or ``csv``."""

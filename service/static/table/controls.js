@@ -1,7 +1,7 @@
 /* Taps, multi-card selections, the action buttons, the deck, Undo and Redo. */
 import {render} from "./board.js";
 import {fresh, guessNext, localUndoable, pendingPlays, saveQueue, waiting, write} from "./queue.js";
-import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, kind, listed, moreBox, players, redoButton, refresh, refreshActions, root, say, text, undoButton, visibility} from "./state.js";
+import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, moreBox, players, redoButton, refresh, refreshActions, root, say, text, undoButton, visibility} from "./state.js";
 
 
 export function tapCard(code, owner) {
@@ -288,7 +288,7 @@ export function renderActions() {
       if (type === "deal") {
         b = text("button", "primary big", "Deal");
       } else {
-        b = text("button", "action action-" + type, (WORDS[type] || type) + ": " + item.entry.player);
+        b = iso(text("button", "action action-" + type), (WORDS[type] || type) + ": ", item.entry.player);
         if (to.indexOf(item.entry.player) >= 0 && ["knock", "reveal", "laundry", "challenge", "fold"].indexOf(type) < 0) { b.className += " primary"; }
         if (kind === "fool" && type === "reveal" && S.game.state.phase === "reveal" && to.indexOf(item.entry.player) >= 0) { b.className += " primary"; }
       }
@@ -416,10 +416,10 @@ export function renderUndo() {
   var undoEntry = entries("undo")[0];
   var redoEntry = entries("redo")[0];
   if (local && S.queue.items.length > 1) {
-    undoButton.textContent = "Undo: " + local.label + " (not sent)";
+    iso(undoButton, "Undo: ", local.label, " (not sent)");
     undoButton.disabled = false;
   } else if (undoEntry && undoEntry.target) {
-    undoButton.textContent = "Undo: " + undoEntry.target.summary;
+    iso(undoButton, "Undo: ", undoEntry.target.summary);
     undoButton.disabled = !S.token || (!fresh() && !waiting());
   } else {
     undoButton.textContent = "Undo";
@@ -427,7 +427,7 @@ export function renderUndo() {
   }
   if (redoEntry && redoEntry.target) {
     redoButton.hidden = false;
-    redoButton.textContent = "Redo: " + redoEntry.target.summary;
+    iso(redoButton, "Redo: ", redoEntry.target.summary);
     redoButton.disabled = !S.token || (!fresh() && !waiting());
   } else {
     redoButton.hidden = true;

@@ -13,7 +13,7 @@
  */
 import {render} from "./board.js";
 import {refreshSheet} from "./sheet.js";
-import {K, QUEUE_KEY, S, base, cardName, changesSince, chip, el, ended, entries, fetchActions, gameId, joinSummaries, players, refresh, refreshActions, saveBoard, say, text} from "./state.js";
+import {K, QUEUE_KEY, S, base, cardName, changesSince, chip, el, ended, entries, fetchActions, gameId, iso, joinSummaries, players, refresh, refreshActions, saveBoard, say, text} from "./state.js";
 
 let retryDelay = 1000;
 let retryTimer = null;
@@ -147,7 +147,7 @@ export function stored(item, body) {
   if (S.game && body.state) { S.game.state = body.state; S.game.version = body.version; S.game.status = body.state.status; }
   S.version = body.version;
   if (item.path === "undo" || item.path === "redo") {
-    el("changes").textContent = body.target && body.target.summary ? (item.path === "undo" ? "Undone: " : "Redone: ") + body.target.summary : "";
+    if (body.target && body.target.summary) { iso(el("changes"), item.path === "undo" ? "Undone: " : "Redone: ", body.target.summary); } else { el("changes").textContent = ""; }
   } else {
     el("changes").textContent = "";
   }

@@ -52,6 +52,14 @@ export function text(tag, cls, content) {
   return node;
 }
 
+/* node's text: before, then typed text (a name, a summary naming one) in a <bdi>, then after:
+   a right-to-left name or a stored override never reorders the label around it (api.md) */
+export function iso(node, before, typed, after) {
+  node.textContent = before; node.appendChild(text("bdi", "", typed));
+  if (after) { node.appendChild(document.createTextNode(after)); }
+  return node;
+}
+
 export function cardName(code) {
   var name = deckNames[String(code)];
   return name === undefined ? String(code) : name;

@@ -298,7 +298,7 @@ def test_trick_reasons_in_words() -> None:
     assert "lowest off-colour card; Blue 6 was played after Green 6" in got["fools_reason"]
     assert got["fools_reason"].startswith("C is the Fool with Blue 6")
     assert "Yellow 9 (A) is the highest yellow card" in got["winner_reason"]
-    assert "G6, B6 did not follow" in got["winner_reason"]
+    assert "Green 6, Blue 6 did not follow" in got["winner_reason"]
     stream = plays(deal(new()), "A:G10 B:1 C:1 D:G12")
     got = trick(stream, 1)
     assert "C's 1 was played after B's 1" in got["fools_reason"]

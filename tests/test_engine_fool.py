@@ -301,7 +301,7 @@ def test_trick_reasons_in_words() -> None:
     assert "Green 6, Blue 6 did not follow" in got["winner_reason"]
     stream = plays(deal(new()), "A:G10 B:1 C:1 D:G12")
     got = trick(stream, 1)
-    assert "C's 1 was played after B's 1" in got["fools_reason"]
+    assert "C's Wild 1 was played after B's Wild 1" in got["fools_reason"]
     stream = plays(deal(new()), "A:1 B:1 C:1 D:1")
     got = trick(stream, 1)
     assert "first 1, played by A, wins" in got["winner_reason"]

@@ -304,8 +304,8 @@ def test_trick_reasons_in_words() -> None:
     assert "C's Wild 1 was played after B's Wild 1" in got["fools_reason"]
     stream = plays(deal(new()), "A:1 B:1 C:1 D:1")
     got = trick(stream, 1)
-    assert "first 1, played by A, wins" in got["winner_reason"]
-    assert "every card is a 1" in got["fools_reason"]
+    assert "the first one, played by A, wins" in got["winner_reason"]
+    assert "every card is a Wild 1" in got["fools_reason"]
 
 
 def test_incomplete_trick_has_no_winner_yet() -> None:

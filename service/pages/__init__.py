@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 import segno
 from flask import Response, current_app, render_template, request
 
+from engine.core import visibility_words
 from service import games, http, store
 from service.db import get_db
 from service.pages import catalogue
@@ -48,12 +49,26 @@ def home() -> str:
     playing, _ = store.list_games(db, status="in_progress", limit=50)
     finished, _ = store.list_games(db, status="finished", limit=20)
     abandoned, _ = store.list_games(db, status="abandoned", limit=10)
+    every, _ = store.list_games(db, fork=True, limit=100)
     return render_template(
         "home.html",
         playing=[_listed(row) for row in playing],
         finished=[_listed(row) for row in finished],
         abandoned=[_listed(row) for row in abandoned],
+        forks=[_listed(row) for row in every if row.get("forked_from_game")][:30],
     )
+
+
+@bp.app_template_filter("visibility")
+def visibility_filter(visibility: str) -> str:
+    """A game's visibility as a person says it: ``"open hands"`` or ``"table visibility"``."""
+    return visibility_words(visibility)
+
+
+@bp.app_template_filter("sentence")
+def sentence_filter(text: Any) -> str:
+    """``text`` ending with exactly one full stop (ui.md, "Words for card players")."""
+    return catalogue.sentence("" if text is None else str(text))
 
 
 @bp.get("/new")

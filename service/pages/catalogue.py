@@ -120,6 +120,15 @@ GAMES: dict[str, Game] = {
 }
 
 
+def sentence(text: str) -> str:
+    """``text`` as one sentence: trimmed, ending with exactly one full stop (or its own ``!``
+    or ``?``); empty stays empty (ui.md, "Words for card players")."""
+    text = text.strip()
+    while text.endswith(".."):
+        text = text[:-1]
+    return text if not text or text[-1] in ".!?" else text + "."
+
+
 def as_dict() -> dict[str, Any]:
     """Every game of :data:`GAMES` as plain data for the new-game page's script (keyed by game id)."""
     return {game_id: asdict(game) for game_id, game in GAMES.items()}

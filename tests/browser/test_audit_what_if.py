@@ -62,7 +62,7 @@ def test_the_what_if_page_asks_before_it_forks(server, page, new_context):
     keep_token(scorekeeper, game.id, game.token)
     mine = scorekeeper.new_page()
     mine.goto(server.url(f"/watch/{game.id}/fork?seq=4"))
-    expect(mine.locator("#fork-page")).to_contain_text("up to event 4 (“Bettina played G4.”)")
+    expect(mine.locator("#fork-page")).to_contain_text("up to event 4 (“Bettina played Green 4.”)")
     assert server.get("/games?fork=true")["games"][0]["id"] == game.id  # loading the page forked nothing
     mine.get_by_role("button", name="Start the what-if game", exact=True).click()
     mine.wait_for_url(re.compile(r".*/table/[A-Za-z0-9]+$"))

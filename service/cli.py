@@ -73,6 +73,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
             f"Cannot listen on {host}:{port}: {err.strerror or err}. Choose another with --port (or --host)."
         ) from err
     bound = int(cast(Any, server).effective_port)  # waitress: one listening socket here
+    app.config["LISTEN_HOST"] = host  # the share dialog says when other devices cannot reach it
     click.echo(f"Kibitz on http://{host}:{bound} (database {database})")
     if lan:
         _announce_lan(app, bound)

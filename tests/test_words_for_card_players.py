@@ -177,7 +177,7 @@ def _page_texts(client: Any, recorded: Any, full: bool) -> list[tuple[str, str]]
     return [(path, line) for path, lines in seen.items() for line in lines]
 
 
-@pytest.mark.parametrize("seed", [3, 4])
+@pytest.mark.parametrize("seed", [3])
 def test_every_sentence_of_recorded_games_is_written_for_card_players(client, seed):
     problems: list[str] = []
     for game, body, actions in _games(seed):

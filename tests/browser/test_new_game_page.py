@@ -23,8 +23,7 @@ def test_home_links_to_new_game_and_start_game_opens_the_table(server, page):
     page.get_by_label("Dealer", exact=True).select_option("Cas")
     page.get_by_role("group", name="Visibility").get_by_label("Open", exact=True).check()
     page.get_by_label("Lives to lose", exact=True).fill("2")
-    page.get_by_label("When the game ends", exact=True).select_option(
-        label="When one player is left (the others leave as they lose every life)")
+    page.get_by_label("When the game ends", exact=True).select_option(label="When one player is left")
     page.get_by_role("button", name="Start game", exact=True).click()
     page.wait_for_url("**/table/*")
     game_id = page.url.rsplit("/", 1)[1]
@@ -99,11 +98,10 @@ def test_toepen_options_read_as_card_players_say_them(server, page):
     expect(page.locator("#opt-limit-hint")).to_have_text(
         "How many lives a player may lose before they are out. Default: 10.")
     ends = page.get_by_label("When the game ends", exact=True)
-    expect(ends.locator("option")).to_have_text(["When the first player has lost every life",
-                                                 "When one player is left (the others leave as they lose every life)"])
-    expect(page.locator("#opt-game_end-hint")).to_contain_text("Default: When the first player has lost every life.")
+    expect(ends.locator("option")).to_have_text(["When someone has lost every life", "When one player is left"])
+    expect(page.locator("#opt-game_end-hint")).to_contain_text("Default: When someone has lost every life.")
     expect(page.get_by_label("Answering a knock", exact=True).locator("option:checked")).to_have_text(
-        "Fold when you like; playing on means you stay")
+        "Fold any time; playing on is staying")
     page.get_by_label("Game", exact=True).select_option(label="Fool!")
     expect(page.get_by_label("Fools per trick", exact=True).locator("option").first).to_have_text(
         "By seat count (1, or 2 with 7 or 8 players)")

@@ -52,3 +52,27 @@ def test_stop_the_bus_between_rounds_says_who_lost_a_chip_and_why(client):
     assert line.endswith(".") and ".." not in line and "rules/" not in line
     audit = client.get(f"/watch/{game.id}/hands/1").get_data(as_text=True)
     assert "Bob has the weakest hand" in audit and "..</p>" not in audit
+
+
+def test_fool_between_rounds_and_a_finished_toepen_game_show_the_last_result(client):
+    fool = create(client, game="fool", players=["Ann", "Bob", "Cas", "Dee"], options={"hand_size": 1})
+    assert fool.post({"type": "deal"}).status_code == 201
+    for card in ("G20", "G4", "G11", "R7"):
+        who = fool.get().get_json()["state"]["to_act"][0]
+        answer = fool.post({"type": "play", "player": who, "card": card})
+        assert answer.status_code == 201, answer.get_json()
+    state = fool.get().get_json()["state"]
+    assert state["phase"] == "deal", state["phase"]
+    html = client.get(f"/watch/{fool.id}").get_data(as_text=True)
+    line = re.search(r'<p class="hand-result" id="hand-result">(.*?)</p>', html).group(1)
+    assert line.startswith("Round 1 is over. Points this round: ") and line.endswith(".") and ".." not in line
+    toepen = create(client, players=["Ann", "Bob", "Cas"], options={"limit": 2})
+    for action in ({"type": "deal"}, {"type": "knock", "player": "Bob"}, {"type": "fold", "player": "Cas"},
+                   {"type": "fold", "player": "Ann"},
+                   {"type": "adjust", "player": "Ann", "amount": 1, "reason": "ruling"}):  # Ann reaches 2: over
+        answer = toepen.post(action)
+        assert answer.status_code == 201, answer.get_json()
+    html = client.get(f"/watch/{toepen.id}").get_data(as_text=True)
+    assert "Game over: Bob and Cas won." in html
+    line = re.search(r'<p class="hand-result" id="hand-result">(.*?)</p>', html).group(1)
+    assert line == "Hand 1 is over. Ann lost 1 life, Cas lost 1 life. Ann and Cas folded: Bob is the last player in."

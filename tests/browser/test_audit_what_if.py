@@ -18,7 +18,7 @@ def test_trick_audit_and_what_if(server, page, new_context):
     expect(page.get_by_role("heading", level=1)).to_contain_text("Trick 1 of round 1")
     expect(page.get_by_role("row", name=re.compile(r"^6 Ilja Fool Red 7"))).to_be_visible()
     expect(page.locator(".verdict")).to_have_text("Won by Anja; lead green.")
-    expect(page.locator(".reasons")).to_contain_text("G20 (Anja) is the highest green card")
+    expect(page.locator(".reasons")).to_contain_text("Green 20 (Anja) is the highest green card")
     irregular = page.locator(".irregularities")
     expect(irregular).to_contain_text("Ilja did not follow green in trick 1 (event 6) but later played Green 6 (event 11)")
     expect(irregular.get_by_role("link", name="event 11", exact=True)).to_have_attribute(

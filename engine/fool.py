@@ -1356,7 +1356,8 @@ def _consequences(before: State, action: Action, after: State, scores: bool) -> 
                     f"in trick {revoke.trick} (event {revoke.seq})"
                 )
         if rnd.over and rnd.result is None and awaiting_reveal(rnd) and before.round is not None and not before.round.over:
-            parts.append(f"reveal the cards {name_list([names[s] for s in awaiting_reveal(rnd)])} still hold to score it")
+            waiting = [names[s] for s in awaiting_reveal(rnd)]
+            parts.append(f"reveal the cards {name_list(waiting)} still {'holds' if len(waiting) == 1 else 'hold'} to score it")
     ended = after.history[-1] if len(after.history) > len(before.history) else None
     if ended is not None and ended.result is not None and not ended.abandoned:
         points = ", ".join(f"{names[s]} {'+' if p > 0 else ''}{p}" for s, p in enumerate(ended.result))

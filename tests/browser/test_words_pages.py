@@ -65,6 +65,9 @@ def test_score_sheets_fit_a_phone_with_no_word_broken(server: Any, new_context: 
         expect(page.locator("table.sheet")).to_be_visible()
         assert page.evaluate(BROKEN_WORDS, "table.sheet") == []
         assert page.evaluate(CUT_OFF, "table.sheet") == 0
+        # a sheet wider than the screen would show a shadow at the edge it scrolls to
+        assert "radial-gradient" in page.evaluate(
+            "getComputedStyle(document.querySelector('table.sheet').parentElement).backgroundImage")
         page.goto(server.url(f"/table/{game.id}"))
         settle(page)
         expect(page.locator("table.score-sheet")).to_be_visible()

@@ -65,6 +65,16 @@ def name_list(names: list[str] | tuple[str, ...]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+#: A game's visibility as a person says it (ui.md, "Words for card players": "open hands"
+#: or "table", never the bare option value beside a title).
+VISIBILITY_WORDS = {"open": "open hands", "table": "table visibility"}
+
+
+def visibility_words(visibility: str) -> str:
+    """``"open"`` -> ``"open hands"``, ``"table"`` -> ``"table visibility"``; anything else as is."""
+    return VISIBILITY_WORDS.get(visibility, visibility)
+
+
 def check_seats(game: str, players: Sequence[str], low: int, high: int) -> None:
     """Raise ``OptionError("players", …)`` unless ``low <= len(players) <= high``; ``game`` is the
     game's name in the sentence (``"Toepen is played by 3 to 8 players."``)."""

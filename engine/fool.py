@@ -47,6 +47,7 @@ from engine.core import (
     public_once_over,
     redact_fields,
     seat_after,
+    visibility_words,
 )
 from engine.core import evolve as replace
 from engine.interface import PlayUnit, Starter
@@ -129,7 +130,8 @@ def sorted_cards(cards: Iterable[str]) -> tuple[str, ...]:
 
 
 def _cards(cards: Iterable[str]) -> str:
-    return " ".join(cards)
+    """Cards as their buttons name them, separated by commas (``"Green 6, Wild 1"``)."""
+    return ", ".join(card_text(card) for card in cards)
 
 
 # --------------------------------------------------------------------------- options
@@ -416,7 +418,7 @@ def _where(state: State, rnd: Round, seat: int, card: str, claimed: int = 0) -> 
 
 def _not_available(state: State, rnd: Round, seat: int, card: str, claimed: int = 0) -> RulesError:
     where = _where(state, rnd, seat, card, claimed)
-    return RulesError("card_not_available", f"{state.names[seat]} cannot have {card}: {where}.")
+    return RulesError("card_not_available", f"{state.names[seat]} cannot have {card_text(card)}: {where}.")
 
 
 # --------------------------------------------------------------------------- the trick
@@ -547,7 +549,7 @@ def check_card(state: State, rnd: Round, seat: int, card: str) -> None:
     if held:
         raise RulesError(
             "must_follow_suit",
-            f"{state.names[seat]} must follow {COLOUR_NAMES[lead]} or play a 1: they are known to hold {_cards(held)}.",
+            f"{state.names[seat]} must follow {COLOUR_NAMES[lead]} or play a Wild 1: they are known to hold {_cards(held)}.",
         )
 
 
@@ -606,7 +608,7 @@ def _deal(state: State, action: Action, seq: int) -> State:
                     if wilds > WILD_COPIES:
                         raise RulesError("card_not_available", f"The deal lists more than {WILD_COPIES} 1s.")
                 elif card in seen:
-                    raise RulesError("card_not_available", f"{card} cannot be dealt twice.")
+                    raise RulesError("card_not_available", f"{card_text(card)} cannot be dealt twice.")
                 else:
                     seen.add(card)
             holdings.append(Holding(sorted_cards(cards), 0))
@@ -777,7 +779,7 @@ def check_reveal(state: State, seat: int, cards: list[str]) -> tuple[Round, tupl
     counts = Counter(cards)
     for card, count in counts.items():
         if card != WILD and count > 1:
-            raise RulesError("card_not_available", f"There is only one {card}.")
+            raise RulesError("card_not_available", f"There is only one {card_text(card)}.")
     if counts[WILD] > WILD_COPIES:
         raise RulesError("card_not_available", f"There are only {WILD_COPIES} 1s.")
     if len(cards) > holding.size:
@@ -1057,25 +1059,26 @@ def winner_reason(state: State, trick: Trick) -> str | None:
     top = trick_winner(trick)
     name = state.names[top.seat]
     if trick.lead_colour is None:
-        return f"Every card played was a 1, so the first 1, played by {name}, wins ({SPEC}, 'A trick')."
+        return f"Every card played was a Wild 1, so the first one, played by {name}, wins."
     colour = COLOUR_NAMES[trick.lead_colour]
     setter = next(p for p in trick.plays if colour_of(p.card) is not None)
-    text = f"{top.card} ({name}) is the highest {colour} card, {colour} being the lead colour"
-    text += ", which it set" if setter is top else f" set by {setter.card}"
+    text = f"{card_text(top.card)} ({name}) is the highest {colour} card, {colour} being the lead colour"
+    text += ", which it set" if setter is top else f" set by {card_text(setter.card)}"
     beaten = [p.card for p in trick.plays if p is not top and following(trick, p.card)]
+    beaten_text = _cards(beaten)
     if beaten:
-        text += f"; it beats {', '.join(beaten)} (a 1 counts as 1 of the lead colour)" if WILD in beaten else f"; it beats {', '.join(beaten)}"
+        text += f"; it beats {beaten_text} (a Wild 1 counts as 1 of the lead colour)" if WILD in beaten else f"; it beats {beaten_text}"
     others = [p.card for p in trick.plays if not following(trick, p.card)]
     if others:
-        text += f"; {', '.join(others)} did not follow and cannot win"
-    return text + f" ({SPEC}, 'A trick')."
+        text += f"; {_cards(others)} did not follow and cannot win"
+    return text + "."
 
 
 def fools_reason(state: State, trick: Trick) -> str | None:
     """Why the Fool(s) of a complete trick are Fools, in words ("A trick", worst card).
 
-    For example ``"Anja is the Fool with B6: the lowest off-colour card; B6 was played
-    after G6 (of equal cards the later is worse)"``.
+    For example ``"Anja is the Fool with Blue 6: the lowest off-colour card; Blue 6 was played
+    after Green 6 (of equal cards the later is worse)"``.
     """
     if not trick.complete:
         return None
@@ -1087,7 +1090,7 @@ def fools_reason(state: State, trick: Trick) -> str | None:
     for rank, play in enumerate(order[: len(trick.fools)]):
         follows = following(trick, play.card)
         if trick.lead_colour is None:
-            what = "every card is a 1"
+            what = "every card is a Wild 1"
         elif not follows:
             what = "the lowest off-colour card" if rank == 0 else "the lowest of the other off-colour cards"
         elif not anyone_off:
@@ -1095,7 +1098,7 @@ def fools_reason(state: State, trick: Trick) -> str | None:
         else:
             what = "the lowest following card, no other card being off-colour"
         if play.card == WILD and trick.lead_colour is not None:
-            what += ", a 1 counting as 1 of the lead colour"
+            what += ", a Wild 1 counting as 1 of the lead colour"
         ties = [
             p for p in order[rank + 1 :]
             if following(trick, p.card) == follows
@@ -1104,14 +1107,14 @@ def fools_reason(state: State, trick: Trick) -> str | None:
         ]
         if ties:
             if play.card == WILD:
-                earlier = name_list([names[p.seat] + "'s 1" for p in ties])
-                what += f"; {names[play.seat]}'s 1 was played after {earlier}"
+                earlier = name_list([names[p.seat] + "'s Wild 1" for p in ties])
+                what += f"; {names[play.seat]}'s Wild 1 was played after {earlier}"
             else:
-                what += f"; {play.card} was played after {', '.join(p.card for p in ties)}"
+                what += f"; {card_text(play.card)} was played after {_cards(p.card for p in ties)}"
             what += ", and of equal cards the later is worse"
         title = "the Fool" if len(trick.fools) == 1 else ("the first Fool" if rank == 0 else "the second Fool")
-        parts.append(f"{names[play.seat]} is {title} with {play.card}: {what}")
-    return "; ".join(parts) + f" ({SPEC}, 'A trick')."
+        parts.append(f"{names[play.seat]} is {title} with {card_text(play.card)}: {what}")
+    return "; ".join(parts) + "."
 
 
 def _revoke_json(state: State, revoke: Revoke) -> dict[str, Any]:
@@ -1125,8 +1128,7 @@ def _revoke_json(state: State, revoke: Revoke) -> dict[str, Any]:
         "card": revoke.proof_card,
         "detail": (
             f"{name} did not follow {COLOUR_NAMES[revoke.colour]} in trick {revoke.trick} (event {revoke.seq}) "
-            f"but later {revoke.proof} {revoke.proof_card} (event {revoke.proof_seq}): a revoke "
-            f"(recording.md, 'Knowledge' 2; {SPEC}, 'A trick')."
+            f"but later {revoke.proof} {card_text(revoke.proof_card)} (event {revoke.proof_seq}): a revoke."
         ),
     }
 
@@ -1284,7 +1286,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     if kind == "game_created":
         opts = before.options
         return (
-            f"Fool! for {name_list(list(names))} ({before.visibility} visibility, {plural(opts.hand_size, 'card')} each, "
+            f"Fool! for {name_list(list(names))} ({visibility_words(before.visibility)}, {plural(opts.hand_size, 'card')} each, "
             f"{plural(opts.fools_per_trick, 'Fool')} per trick): {names[before.dealer]} deals first."
         )
     if kind == "deal":
@@ -1312,25 +1314,25 @@ def _describe_play(before: State, action: Action, after: State) -> str:
     rnd = _round(after, hand_number(after))
     trick = next((t for t in rnd.tricks for p in t.plays if p.seq == seq), None) if rnd else None
     if trick is None:
-        return f"{who} played {card}"
+        return f"{who} played {card_text(card)}"
     if trick.plays[0].seq == seq:
-        text = f"{who} led {card} to trick {trick.number}"
+        text = f"{who} led {card_text(card)} to trick {trick.number}"
     elif not following(trick, card):
-        text = f"{who} played {card}, not following {COLOUR_NAMES[trick.lead_colour or 'G']}"
+        text = f"{who} played {card_text(card)}, not following {COLOUR_NAMES[trick.lead_colour or 'G']}"
     else:
-        text = f"{who} played {card}"
+        text = f"{who} played {card_text(card)}"
     if trick.complete and trick.plays[-1].seq == seq and trick.winner is not None:
         top = trick_winner(trick)
         if trick.lead_colour is None:
-            why = "every card is a 1, so the first 1 wins"
+            why = "every card is a Wild 1, so the first one wins"
         else:
             why = f"the highest {COLOUR_NAMES[trick.lead_colour]}"
         if trick.winner == names.index(who):
             text += f" and won trick {trick.number}: {why}"
         else:
-            text += f": {names[trick.winner]} wins trick {trick.number} with {top.card}, {why}"
+            text += f": {names[trick.winner]} wins trick {trick.number} with {card_text(top.card)}, {why}"
         worst = {p.seat: p.card for p in trick.plays}
-        fools = [f"{names[s]} ({worst[s]})" for s in trick.fools]
+        fools = [f"{names[s]} ({card_text(worst[s])})" for s in trick.fools]
         sits = "" if rnd is not None and rnd.over else f" and sit{'s' if len(fools) == 1 else ''} out trick {trick.number + 1}"
         text += f"; {name_list(fools)} {'is the Fool' if len(fools) == 1 else 'are the Fools'}{sits}"
         if rnd is not None and rnd.over:
@@ -1354,7 +1356,8 @@ def _consequences(before: State, action: Action, after: State, scores: bool) -> 
                     f"in trick {revoke.trick} (event {revoke.seq})"
                 )
         if rnd.over and rnd.result is None and awaiting_reveal(rnd) and before.round is not None and not before.round.over:
-            parts.append(f"reveal the cards {name_list([names[s] for s in awaiting_reveal(rnd)])} still hold to score it")
+            waiting = [names[s] for s in awaiting_reveal(rnd)]
+            parts.append(f"reveal the cards {name_list(waiting)} still {'holds' if len(waiting) == 1 else 'hold'} to score it")
     ended = after.history[-1] if len(after.history) > len(before.history) else None
     if ended is not None and ended.result is not None and not ended.abandoned:
         points = ", ".join(f"{names[s]} {'+' if p > 0 else ''}{p}" for s, p in enumerate(ended.result))
@@ -1382,13 +1385,13 @@ def leader_reason(state: State, rnd: Round, trick: Trick) -> tuple[str, str]:
     who = names[trick.leader]
     if trick.number == 1:
         lead = f"{who} led trick 1: the player left of the dealer ({names[rnd.dealer]}) leads a round's first trick"
-        sits = f"Nobody sits out the first trick of a round ({SPEC}, 'A trick')."
-        return lead + f" ({SPEC}, 'Setup').", sits
+        sits = "Nobody sits out the first trick of a round."
+        return lead + ".", sits
     previous = rnd.tricks[trick.number - 2]
-    lead = f"{who} won trick {previous.number} and so led trick {trick.number} ({SPEC}, 'A trick')."
+    lead = f"{who} won trick {previous.number} and so led trick {trick.number}."
     out = [names[s] for s in trick.sitting_out]
     if not out:
-        return lead, f"Nobody sat out trick {trick.number} ({SPEC}, 'A trick')."
+        return lead, f"Nobody sat out trick {trick.number}."
     verb = "was the Fool" if len(out) == 1 else "were the Fools"
-    sits = f"{name_list(out)} {verb} of trick {previous.number} and sat out trick {trick.number} ({SPEC}, 'A trick')."
+    sits = f"{name_list(out)} {verb} of trick {previous.number} and sat out trick {trick.number}."
     return lead, sits

@@ -52,6 +52,7 @@ from engine.core import (
     plural,
     public_once_over,
     redact_fields,
+    visibility_words,
 )
 from engine.core import evolve as replace
 from engine.interface import PlayUnit, Starter
@@ -1078,7 +1079,7 @@ def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:
             "winners": won,
             "losers": [n for n in state.names if n not in won],
             "seq": last.seq if last is not None else state.deal_seq,
-            "reason": f"{name_list(won)} got rid of every card ({SPEC}, 'A turn' 2).",
+            "reason": f"{name_list(won)} got rid of every card.",
         }
     return out
 
@@ -1105,7 +1106,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     who = str(action.get("player", ""))
     if kind == "game_created":
         return (
-            f"Fuji Flush for {name_list(list(names))} ({before.visibility} visibility, {plural(before.options.hand_size, 'card')} "
+            f"Fuji Flush for {name_list(list(names))} ({visibility_words(before.visibility)}, {plural(before.options.hand_size, 'card')} "
             f"each, {before.options.deck_size}-card deck): {names[before.first]} plays first."
         )
     if kind == "deal":

@@ -49,6 +49,7 @@ from engine.core import (
     public_once_over,
     redact_fields,
     seat_after,
+    visibility_words,
 )
 from engine.core import evolve as replace
 from engine.interface import PlayUnit, Starter
@@ -428,7 +429,7 @@ def check_swap(state: State, rnd: Round, seat: int, take: str, give: str) -> Non
         if not state.options.allow_return:
             raise RulesError(
                 "return_not_allowed",
-                f"{state.names[seat]} cannot put back {pretty(take)}, the card just taken (option allow_return is off).",
+                f"{state.names[seat]} cannot put back {pretty(take)}, the card just taken: this game does not allow it.",
             )
         return
     if not _available(rnd, seat, give):
@@ -442,7 +443,7 @@ def check_swap_all(state: State, rnd: Round, seat: int, give: Iterable[str]) -> 
     ``card_not_available`` (a known card left out, or a card seen elsewhere).
     """
     if not state.options.swap_all:
-        raise RulesError("swap_all_not_allowed", "Exchanging the whole hand is not allowed (option swap_all is off).")
+        raise RulesError("swap_all_not_allowed", "Exchanging the whole hand is not allowed in this game.")
     cards = list(give)
     if len(cards) != HAND_CARDS or len(set(cards)) != HAND_CARDS:
         raise RulesError("wrong_card_count", f"Exchanging the whole hand gives {HAND_CARDS} different cards.")
@@ -491,7 +492,7 @@ def check_stop(state: State, seat: int) -> Round:
     why = "never" if rule == "never" else "only on a player's first turn of the round"
     raise RulesError(
         "stop_not_allowed",
-        f"{name} must swap before stopping the bus: stopping without a swap is allowed {why} (stop_without_swap {rule}).",
+        f"{name} must swap before stopping the bus: stopping without a swap is allowed {why} in this game.",
     )
 
 
@@ -775,7 +776,7 @@ def _score(state: State) -> State:
     if not survivors and state.options.all_out == "replay_round":
         why = (
             f"{name_list([state.names[s] for s in weakest])} would all lose their last chip: nobody loses a chip "
-            f"and {state.names[rnd.dealer]} deals again (all_out replay_round; {SPEC}, 'Showdown')"
+            f"and {state.names[rnd.dealer]} deals again (this game replays such a round)"
         )
         state = _end_round(state, Result((), ranks, f"{reason}; {why}", replayed=True))
         return replace(state, dealer=rnd.dealer if in_game(state, rnd.dealer) else _left_of(state, rnd.dealer))
@@ -804,8 +805,8 @@ def _loss_reason(state: State, ranks: tuple[tuple[int, HandRank], ...], weakest:
         text += f", below {nearest.words} ({name_list(above)})"
     cards = [state.round.holdings[s].known for s in weakest] if state.round is not None else []
     if state.options.ace_low_run == "invalid" and any({c[0] for c in hand} == {"A", "2", "3"} for hand in cards):
-        text += "; A-2-3 is not a run (ace_low_run invalid)"
-    return text + f" ({SPEC}, 'Showdown', 'Hand ranks')"
+        text += "; A-2-3 is not a run in this game"
+    return text
 
 
 def _end_round(state: State, result: Result) -> State:
@@ -848,7 +849,7 @@ def _check_end(state: State, last_losers: tuple[int, ...]) -> State:
     if survivors:
         reason = f"{names} is the only player with chips left"
     else:
-        reason = f"{names} lost their last chips in the same showdown and share the win (all_out shared_win)"
+        reason = f"{names} lost their last chips in the same showdown and share the win"
     if state.round is not None:
         rnd = state.round
         abandoned = replace(rnd, result=Result((), (), f"abandoned: {reason}", abandoned=True), may_stop=None)
@@ -1095,7 +1096,7 @@ def _round_json(state: State, rnd: Round, full: bool) -> dict[str, Any]:
                 "seq": s.seq,
                 "cards": list(s.cards),
                 "rank": _rank_json(ranks[s.seat]) if s.seat in ranks else None,
-                "explanation": f"{names[s.seat]} showed {_cards(s.cards)}: {hand_rank(state, s.cards).words} ({SPEC}, 'Hand ranks').",
+                "explanation": f"{names[s.seat]} showed {_cards(s.cards)}: {hand_rank(state, s.cards).words}.",
             }
             for s in rnd.shows
         ],
@@ -1214,7 +1215,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     who = str(action.get("player", ""))
     if kind == "game_created":
         return (
-            f"Stop the Bus for {name_list(list(names))} ({before.visibility} visibility, {plural(before.options.chips, 'chip')} "
+            f"Stop the Bus for {name_list(list(names))} ({visibility_words(before.visibility)}, {plural(before.options.chips, 'chip')} "
             f"each): {names[before.dealer]} deals first."
         )
     rnd = _round(after, hand_number(after))

@@ -45,6 +45,7 @@ from engine.core import (
     plural,
     redact_fields,
     seat_after,
+    visibility_words,
 )
 from engine.core import evolve as replace
 from engine.interface import PlayUnit, Starter
@@ -622,7 +623,7 @@ def _score_hand(state: State, last: Trick) -> State:
         )
     else:
         winner = None
-        reason = f"{names[last.winner]} won the last trick but had folded: everyone still in loses (folded_last_trick all_lose)"
+        reason = f"{names[last.winner]} won the last trick but had folded: everyone still in loses"
     # Everyone still in loses at the same moment: charge them all, close the hand, and only
     # then check the end of the game (so two players reaching the limit together both lose,
     # and a hand that was played out is not "abandoned").
@@ -1317,13 +1318,13 @@ def winner_reason(state: State, hand: Hand, trick: Trick) -> str | None:
     text = f"{pretty(top.card)} is the highest {suit}, the suit led"
     beaten = [pretty(p.card) for p in trick.plays if p is not top and suit_of(p.card) == trick.lead_suit]
     if beaten:
-        text += f" (above {', '.join(beaten)}; order T 9 8 7 A K Q J)"
+        text += f" (above {', '.join(beaten)}; order 10 9 8 7 A K Q J)"
     if others:
         text += f"; {', '.join(pretty(p.card) for p in others)} did not follow suit and cannot win"
     folded = {f.seat for f in hand.folds}
     if top.seat in folded:
         text += f"; {names_of(state, [top.seat])} folded but still wins the trick itself"
-    return text + f" ({SPEC}, 'A hand' 3)."
+    return text + "."
 
 
 def names_of(state: State, seats: Iterable[int]) -> str:
@@ -1397,8 +1398,7 @@ def _revoke_json(state: State, revoke: Revoke) -> dict[str, Any]:
         "card": revoke.proof_card,
         "detail": (
             f"{name} did not follow {SUIT_NAMES[revoke.suit]} in trick {revoke.trick} (event {revoke.seq}) "
-            f"but later {revoke.proof} {pretty(revoke.proof_card)} (event {revoke.proof_seq}): a revoke "
-            f"(recording.md, 'Knowledge' 2; {SPEC}, 'A hand' 3)."
+            f"but later {revoke.proof} {pretty(revoke.proof_card)} (event {revoke.proof_seq}): a revoke."
         ),
     }
 
@@ -1532,7 +1532,7 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     who = str(action.get("player", ""))
     if kind == "game_created":
         return (
-            f"Toepen for {name_list(list(names))} ({before.visibility} visibility, {plural(before.options.limit, 'life')}): "
+            f"Toepen for {name_list(list(names))} ({visibility_words(before.visibility)}, {plural(before.options.limit, 'life')}): "
             f"{names[before.dealer]} deals first."
         )
     if kind == "deal":
@@ -1660,4 +1660,4 @@ def leader_reason(state: State, hand: Hand, trick: Trick) -> str:
             text = f"{who} won trick {previous.number} and so led trick {trick.number}"
         else:
             text = f"{won} won trick {previous.number} but had left the hand, so the next player on the left still in ({who}) led"
-    return text + f" ({SPEC}, 'A hand' 3)."
+    return text + "."

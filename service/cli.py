@@ -86,6 +86,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
             f"Cannot listen on {host}:{port}: {err.strerror or err}. Choose another with --port (or --host)."
         ) from err
     bound = server.effective_port
+    app.config["LISTEN_HOST"] = host  # the share dialog says when other devices cannot reach it
     click.echo(f"Kibitz on http://{host}:{bound} (database {database})")
     if lan:
         _announce_lan(app, bound)

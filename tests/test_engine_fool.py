@@ -295,17 +295,17 @@ def test_nobody_sits_out_the_first_trick_of_a_round() -> None:
 def test_trick_reasons_in_words() -> None:
     stream = plays(deal(new()), "A:Y9 B:G6 C:B6 D:Y2")
     got = trick(stream, 1)
-    assert "lowest off-colour card; B6 was played after G6" in got["fools_reason"]
-    assert got["fools_reason"].startswith("C is the Fool with B6")
-    assert "Y9 (A) is the highest yellow card" in got["winner_reason"]
-    assert "G6, B6 did not follow" in got["winner_reason"]
+    assert "lowest off-colour card; Blue 6 was played after Green 6" in got["fools_reason"]
+    assert got["fools_reason"].startswith("C is the Fool with Blue 6")
+    assert "Yellow 9 (A) is the highest yellow card" in got["winner_reason"]
+    assert "Green 6, Blue 6 did not follow" in got["winner_reason"]
     stream = plays(deal(new()), "A:G10 B:1 C:1 D:G12")
     got = trick(stream, 1)
-    assert "C's 1 was played after B's 1" in got["fools_reason"]
+    assert "C's Wild 1 was played after B's Wild 1" in got["fools_reason"]
     stream = plays(deal(new()), "A:1 B:1 C:1 D:1")
     got = trick(stream, 1)
-    assert "first 1, played by A, wins" in got["winner_reason"]
-    assert "every card is a 1" in got["fools_reason"]
+    assert "the first one, played by A, wins" in got["winner_reason"]
+    assert "every card is a Wild 1" in got["fools_reason"]
 
 
 def test_incomplete_trick_has_no_winner_yet() -> None:
@@ -324,7 +324,7 @@ def test_must_follow_when_known_to_hold_the_lead_colour_open() -> None:
     stream = deal(new(visibility="open", hand_size=2), {"A": "G10 R2", "B": "G3 R4", "C": "Y5 Y6", "D": "1 B2"})
     stream = plays(stream, "A:G10")
     err = refusal(stream, {"type": "play", "player": "B", "card": "R4"})
-    assert err.code == "must_follow_suit" and "G3" in err.message
+    assert err.code == "must_follow_suit" and "Green 3" in err.message
     assert fool.legal_actions(stream.state, True)[0]["cards"] == ["G3"]
 
 
@@ -449,7 +449,7 @@ def test_card_known_in_another_hand_is_not_available() -> None:
 def test_card_not_in_a_fully_known_hand() -> None:
     stream = deal(new(visibility="open", hand_size=1), {"A": "G10", "B": "G3", "C": "Y5", "D": "1"})
     err = refusal(stream, {"type": "play", "player": "A", "card": "G11"})
-    assert err.code == "card_not_available" and "known to hold G10" in err.message
+    assert err.code == "card_not_available" and "known to hold Green 10" in err.message
 
 
 def test_six_1s_may_all_be_seen() -> None:

@@ -142,13 +142,14 @@ def test_toepen_table_revoke_proven_two_tricks_later(game):
     trick = game.get("/hands/1/tricks/1").get_json()
     [revoke] = trick["irregularities"]
     assert (revoke["player"], revoke["proof_seq"], revoke["seq"]) == ("Cas", proof, 4)
-    assert f"(event {proof})" in revoke["detail"] and "rules/toepen.md" in revoke["detail"]
+    assert f"(event {proof})" in revoke["detail"] and "rules/" not in revoke["detail"]  # the rule in words only
     assert game.get("/hands/1/tricks/3").get_json()["irregularities"] == []
     found = game.get("/irregularities", token=False).get_json()["irregularities"]
     assert [(i["hand"], i["trick"], i["proof_seq"]) for i in found] == [(1, 1, proof)]
     step = game.get("/timeline").get_json()["steps"][-1]
     assert "proves a revoke: Cas did not follow hearts in trick 1 (event 4)" in step["summary"]
-    assert "rules/toepen.md" in trick["winner_reason"] and "won" not in trick["leader_reason"]
+    assert trick["source"] == "rules/toepen.md" and "rules/" not in trick["winner_reason"]  # a machine field
+    assert "won" not in trick["leader_reason"]
     assert game.get("/hands/1/tricks/2").get_json()["leader_reason"].startswith("Ann won trick 1 and so led trick 2")
 
 
@@ -165,7 +166,7 @@ def test_fool_table_revoke_proven_two_tricks_later(client):
     assert (revoke["player"], revoke["seq"], revoke["proof_seq"], revoke["card"]) == ("Ilja", 6, proof, "G6")
     assert [i["proof_seq"] for i in game.get("/irregularities").get_json()["irregularities"]] == [proof]
     third = game.get("/hands/1/tricks/3").get_json()
-    assert third["fools"] == ["Ilja"] and "rules/fool.md" in third["fools_reason"]
+    assert third["fools"] == ["Ilja"] and third["source"] == "rules/fool.md" and "rules/" not in third["fools_reason"]
     assert third["sitting_out_reason"].startswith("Bettina was the Fool of trick 2 and sat out trick 3")
     assert third["leader_reason"].startswith("Uwe won trick 2")
 
@@ -223,7 +224,8 @@ def test_turn_corrections_and_explanations(client):
     bus = run_scenario(client, EXAMPLES / "stop-the-bus-rounds.json")
     round1 = bus.get("/hands/1").get_json()
     assert all(t["explanation"] for t in round1["turns"]) and all(s["explanation"] for s in round1["shows"])
-    assert "weakest hand" in round1["result"]["reason"] and "rules/stop_the_bus.md" in round1["result"]["reason"]
+    assert "weakest hand" in round1["result"]["reason"] and "rules/" not in round1["result"]["reason"]
+    assert round1["source"] == "rules/stop_the_bus.md"
 
 
 # --- rulings -----------------------------------------------------------------------------

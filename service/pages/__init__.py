@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 import segno
 from flask import Response, current_app, render_template, request
 
+from engine.core import visibility_words
 from service import games, http, secrecy, store
 from service.db import get_db
 from service.pages import catalogue
@@ -49,12 +50,26 @@ def home() -> str:
     playing, _ = store.list_games(db, status="in_progress", limit=50)
     finished, _ = store.list_games(db, status="finished", limit=20)
     abandoned, _ = store.list_games(db, status="abandoned", limit=10)
+    every, _ = store.list_games(db, fork=True, limit=100)
     return render_template(
         "home.html",
         playing=[_listed(row) for row in playing],
         finished=[_listed(row) for row in finished],
         abandoned=[_listed(row) for row in abandoned],
+        forks=[_listed(row) for row in every if row.get("forked_from_game")][:30],
     )
+
+
+@bp.app_template_filter("visibility")
+def visibility_filter(visibility: str) -> str:
+    """A game's visibility as a person says it: ``"open hands"`` or ``"table visibility"``."""
+    return visibility_words(visibility)
+
+
+@bp.app_template_filter("sentence")
+def sentence_filter(text: Any) -> str:
+    """``text`` ending with exactly one full stop (ui.md, "Words for card players")."""
+    return catalogue.sentence("" if text is None else str(text))
 
 
 @bp.get("/new")
@@ -93,16 +108,44 @@ def share(game_id: str) -> Response:
     token goes in the link's fragment (``#token=…``), which browsers never send to a server.
     The link's origin is the one the page was opened under, except on a loopback name when
     ``kibitz serve --lan`` found LAN addresses (``SHARE_BASE``): a tablet cannot open
-    ``127.0.0.1``. Answers ``{"link": str, "svg": str}`` (an SVG document drawn by segno).
+    ``127.0.0.1``. Answers ``{"link": str, "svg": str, "reachable": bool, "warning": str or
+    None}`` (the QR code is an SVG document drawn by segno): ``reachable`` is False, with
+    ``warning`` saying why and what to do, when other devices cannot open the link — the
+    server listens on loopback only (start it with ``kibitz serve --lan``), or the link names
+    this computer's own loopback address.
     """
     row = games.load(game_id)
     http.require_token(row)
     token = http._bearer() or ""
-    link = f"{share_base()}/table/{game_id}#token={token}"
+    base = share_base()
+    link = f"{base}/table/{game_id}#token={token}"
     out = io.BytesIO()
     segno.make(link, error="m").save(out, kind="svg", scale=6, border=2, xmldecl=False, svgns=True,
                                       title="QR code of the share link", dark="#000", light="#fff")
-    return http.json_response({"link": link, "svg": out.getvalue().decode("utf-8")})
+    warning = share_warning(base, current_app.config.get("LISTEN_HOST"))
+    return http.json_response({"link": link, "svg": out.getvalue().decode("utf-8"),
+                               "reachable": warning is None, "warning": warning})
+
+
+def is_loopback(host: str | None) -> bool:
+    """True for ``localhost``, ``127.x.y.z`` and ``::1`` (addresses only this computer reaches)."""
+    name = (host or "").strip("[]").lower()
+    return name in LOOPBACK_NAMES or name.startswith("127.") or name == "::1"
+
+
+def share_warning(base: str, listen_host: str | None) -> str | None:
+    """Why another device cannot open a share link on ``base`` (the link's origin) from a
+    server listening on ``listen_host`` (``kibitz serve --host``; None when unknown, as under
+    another WSGI server), in words for the scorekeeper; None when it can."""
+    if is_loopback(listen_host):
+        return (f"This server listens on {listen_host} only, so other devices cannot reach this address. "
+                "To share scorekeeping, stop it and start it for the club with kibitz serve --lan: "
+                "it then listens on the club's network and prints the address to open.")
+    if is_loopback(urlsplit(base).hostname):
+        return ("This link names this computer's own address, which other devices cannot open. "
+                "Open this page under the computer's network address, or start the server with "
+                "kibitz serve --lan, which puts that address in the link.")
+    return None
 
 
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
@@ -113,7 +156,7 @@ def share_base() -> str:
     here = request.host_url.rstrip("/")
     host = urlsplit(here).hostname or ""
     lan = current_app.config.get("SHARE_BASE")
-    if lan and (host in LOOPBACK_NAMES or host.startswith("127.")):
+    if lan and is_loopback(host):
         return str(lan).rstrip("/")
     return here
 

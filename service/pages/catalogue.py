@@ -18,19 +18,25 @@ from engine.cards import SUIT_NAMES, SUIT_SYMBOLS
 class Option:
     """One option of a game as the new-game form shows it.
 
-    ``kind`` is ``int``, ``choice``, ``bool`` or ``deck``; ``default`` is the value shown
-    (``None``: "by seat count" or "none"); ``choices`` for ``choice``; ``words`` is the one line
-    saying what it does; ``nullable`` for a number that may be left empty (``max_stake``).
+    ``name`` is the rules file's name for it (the control's ``name`` and the key of
+    ``POST /games``' ``options``); ``label`` is what a person reads ("Lives to lose"); ``kind``
+    is ``int``, ``choice``, ``bool`` or ``deck``; ``default`` is the value shown (``None``: "by
+    seat count" or "none"); ``choices`` for ``choice``, with ``choice_words`` the words each is
+    shown as (same order); ``words`` is the one line saying what it does; ``nullable`` for a
+    number that may be left empty (``max_stake``); ``empty`` says what an empty number means.
     """
 
     name: str
+    label: str
     kind: str
     default: Any
     words: str
     choices: tuple[str, ...] = ()
+    choice_words: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
     nullable: bool = False
+    empty: str = ""
 
 
 @dataclass(frozen=True)
@@ -46,52 +52,81 @@ class Game:
     options: tuple[Option, ...] = field(default_factory=tuple)
 
 
+def _choice(name: str, label: str, default: str, words: str, choices: tuple[str, ...],
+            said: dict[str, str]) -> Option:
+    """A ``choice`` option whose values are shown as ``said`` says (every choice in words)."""
+    assert set(said) == set(choices), (name, set(choices) ^ set(said))
+    return Option(name, label, "choice", default, words, choices, tuple(said[c] for c in choices))
+
+
 GAMES: dict[str, Game] = {
     "toepen": Game("toepen", "Toepen", toepen.MIN_PLAYERS, toepen.MAX_PLAYERS, "dealer", "Dealer", (
-        Option("limit", "int", 10, "lives a player may lose before the game is over", minimum=1, maximum=99),
-        Option("game_end", "choice", "first_to_limit",
-               "first_to_limit: the game ends when someone reaches the limit; elimination: they leave "
-               "and the last one in wins", toepen.CHOICES["game_end"]),
-        Option("next_dealer", "choice", "winner", "who deals the next hand: the hand's winner, or the next seat left",
-               toepen.CHOICES["next_dealer"]),
-        Option("knock_responses", "choice", "implicit",
-               "implicit: folds may come in any order until play goes on; explicit: everyone answers stay or fold",
-               toepen.CHOICES["knock_responses"]),
-        Option("folded_last_trick", "choice", "all_lose",
-               "when the last trick's best card was folded: everyone still in loses, or the best of them wins",
-               toepen.CHOICES["folded_last_trick"]),
-        Option("laundry_mandatory", "bool", True, "a known laundry hand must be laundered before playing"),
-        Option("max_stake", "int", None, "highest stake a knock may reach (empty: no maximum)",
-               minimum=2, maximum=99, nullable=True),
+        Option("limit", "Lives to lose", "int", 10, "How many lives a player may lose before they are out.",
+               minimum=1, maximum=99),
+        _choice("game_end", "When the game ends", "first_to_limit",
+                "Whether the first player to lose every life ends the game, or only leaves it while the others play on.",
+                toepen.CHOICES["game_end"],
+                {"first_to_limit": "When someone has lost every life",
+                 "elimination": "When one player is left"}),
+        _choice("next_dealer", "Next dealer", "winner", "Who deals the next hand.", toepen.CHOICES["next_dealer"],
+                {"winner": "The winner of the hand", "left": "The player on the dealer's left"}),
+        _choice("knock_responses", "Answering a knock", "implicit",
+                "How the others answer a knock before play goes on.", toepen.CHOICES["knock_responses"],
+                {"implicit": "Fold any time; playing on is staying",
+                 "explicit": "Each says stay or fold in turn"}),
+        _choice("folded_last_trick", "Last trick won by a folded card", "all_lose",
+                "What happens when the best card of the last trick belongs to a player who folded during it.",
+                toepen.CHOICES["folded_last_trick"],
+                {"all_lose": "Everyone still in loses", "best_active": "Best card still in wins"}),
+        Option("laundry_mandatory", "Laundry must be exchanged", "bool", True,
+               "A hand known to be laundry (only J, Q, K and A) must be exchanged before playing."),
+        Option("max_stake", "Highest stake", "int", None, "The highest stake a knock may raise the hand to.",
+               minimum=2, maximum=99, nullable=True, empty="no maximum"),
     )),
     "fool": Game("fool", "Fool!", fool.MIN_PLAYERS, fool.MAX_PLAYERS, "dealer", "Dealer", (
-        Option("hand_size", "int", None, "cards dealt to each player (empty: 12, or 11 with 8 players)",
-               minimum=1, maximum=fool.MAX_HAND, nullable=True),
-        Option("fools_per_trick", "choice", None, "Fools per trick (empty: 1, or 2 with 7 or 8 players)",
-               ("1", "2")),
+        Option("hand_size", "Cards each", "int", None, "How many cards each player is dealt.",
+               minimum=1, maximum=fool.MAX_HAND, nullable=True, empty="12, or 11 with 8 players"),
+        Option("fools_per_trick", "Fools per trick", "choice", None, "How many players of each trick are Fools.",
+               ("1", "2"), ("One Fool", "Two Fools"), empty="1, or 2 with 7 or 8 players"),
     )),
     "fuji_flush": Game("fuji_flush", "Fuji Flush", fuji_flush.MIN_PLAYERS, fuji_flush.MAX_PLAYERS,
                        "first_player", "First player", (
-        Option("hand_size", "int", None, "cards dealt to each player (empty: 6, or 5 with 7 or 8 players)",
-               minimum=1, maximum=fuji_flush.MAX_HAND_SIZE, nullable=True),
+        Option("hand_size", "Cards each", "int", None, "How many cards each player is dealt.",
+               minimum=1, maximum=fuji_flush.MAX_HAND_SIZE, nullable=True, empty="6, or 5 with 7 or 8 players"),
     )),
     "stop_the_bus": Game("stop_the_bus", "Stop the Bus", stop_the_bus.MIN_PLAYERS, stop_the_bus.MAX_PLAYERS,
                          "dealer", "Dealer", (
-        Option("chips", "int", 3, "chips each player starts with; a player with none is out",
+        Option("chips", "Chips each", "int", 3, "How many chips each player starts with; a player with none left is out.",
                minimum=1, maximum=stop_the_bus.MAX_CHIPS),
-        Option("allow_return", "bool", False, "a player may give back the card just taken"),
-        Option("swap_all", "bool", False, "a turn may exchange the whole hand with the centre"),
-        Option("stop_without_swap", "choice", "first_turn", "when a player may stop without swapping",
-               stop_the_bus.CHOICES["stop_without_swap"]),
-        Option("all_out", "choice", "shared_win",
-               "when the last players all lose their last chip: they share the win, or the round is replayed",
-               stop_the_bus.CHOICES["all_out"]),
-        Option("prial_order", "choice", "aces_high", "best three of a kind: A-A-A, or 3-3-3",
-               stop_the_bus.CHOICES["prial_order"]),
-        Option("ace_low_run", "choice", "invalid", "A-2-3: not a run, the best run, or the lowest run",
-               stop_the_bus.CHOICES["ace_low_run"]),
+        Option("allow_return", "Give back the card just taken", "bool", False,
+               "A player may put back in the middle the card they have just taken."),
+        Option("swap_all", "Swap all three", "bool", False,
+               "A turn may exchange the whole hand with the three cards in the middle."),
+        _choice("stop_without_swap", "Stopping without a swap", "first_turn",
+                "When a player may stop the bus without swapping a card first.",
+                stop_the_bus.CHOICES["stop_without_swap"],
+                {"first_turn": "Only on a first turn", "never": "Never", "always": "Always"}),
+        _choice("all_out", "When the last players all go out", "shared_win",
+                "What happens when every player left loses their last chip in the same showdown.",
+                stop_the_bus.CHOICES["all_out"],
+                {"shared_win": "They share the win", "replay_round": "The round is played again"}),
+        _choice("prial_order", "Best three of a kind", "aces_high", "Which three of a kind beats every other hand.",
+                stop_the_bus.CHOICES["prial_order"],
+                {"aces_high": "Three aces (A-A-A)", "threes_high": "Three threes (3-3-3)"}),
+        _choice("ace_low_run", "A-2-3", "invalid", "Whether A-2-3 counts as a run, and how good it is.",
+                stop_the_bus.CHOICES["ace_low_run"],
+                {"invalid": "Not a run", "top": "The best run", "bottom": "The lowest run"}),
     )),
 }
+
+
+def sentence(text: str) -> str:
+    """``text`` as one sentence: trimmed, ending with exactly one full stop (or its own ``!``
+    or ``?``); empty stays empty (ui.md, "Words for card players")."""
+    text = text.strip()
+    while text.endswith(".."):
+        text = text[:-1]
+    return text if not text or text[-1] in ".!?" else text + "."
 
 
 def as_dict() -> dict[str, Any]:

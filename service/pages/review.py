@@ -35,6 +35,7 @@ from flask import Response, current_app, render_template, request, url_for
 
 import engine
 from engine.cards import SUIT_NAMES
+from engine.core import plural
 from replays import audit, timeline
 from schemas.common import whole_number
 from service import games, history, http, secrecy, store
@@ -158,12 +159,18 @@ def seat_cells(game: dict[str, Any], state: dict[str, Any]) -> list[dict[str, An
                 cell["notes"].append("Fool: sits out this trick")
             cell["cards_held"] = player["hand_size"]
         elif kind == "fuji_flush":
-            cell["score"] = f"{player['hand_size']} cards in hand"
-            cell["value"] = player["hand_size"]
+            # The score sheet counts the cards a player holds in hand and in front of them
+            # (a player with neither has won): the seat says both, so the counts agree.
+            in_front = 0 if player.get("table_card") is None else 1
+            held = player["hand_size"] + in_front
+            cell["score"] = plural(held, "card") + " held"
+            cell["value"] = held
             if player.get("won"):
                 cell["notes"].append("won")
-            if player.get("table_card") is not None:
-                cell["notes"].append(f"on the table: {player['table_card']}")
+            if in_front:
+                cell["notes"].append(f"{player['hand_size']} in hand, {player['table_card']} in front")
+            if player.get("pushed_through"):
+                cell["notes"].append(f"{player['pushed_through']} pushed through")
             cell["cards_held"] = player["hand_size"]
         else:
             cell["score"] = f"{player['chips']} chips"
@@ -255,7 +262,48 @@ def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
     context["sheet"] = score_columns(context["game"], rules.score_sheet(stream.state))
     context["version"] = stream.version
     context["hands"] = list(range(1, rules.hand_number(stream.state) + 1))
+    state = shown["state"]
+    number = rules.hand_number(stream.state)
+    context["ended"] = None
+    # Between hands (a deal is due) and once the game is over: the hand just ended and its
+    # result. Fuji Flush is one hand, the whole game: its end is the headline.
+    if number and row["game"] != "fuji_flush" and (state.get("phase") == "deal" or shown["status"] != "in_progress"):
+        view = rules.hand_view(stream.state, number, full)
+        if view is not None and view.get("result"):
+            context["ended"] = result_words(row["game"], number, view["result"])
+    context["last_turn"] = None
+    if row["game"] == "fuji_flush" and number:
+        view = rules.hand_view(stream.state, number, full)
+        turns = (view or {}).get("turns") or []
+        if turns:
+            context["last_turn"] = catalogue.sentence(str(turns[-1].get("explanation") or ""))
+    forks, _ = store.list_games(get_db(), forked_from=row["id"], limit=50)
+    context["forks"] = [{**games.summary(f), "game_name": catalogue.GAMES[f["game"]].name} for f in forks]
     return context
+
+
+def result_words(kind: str, n: int, result: dict[str, Any]) -> str:
+    """The result of hand (round) ``n`` (``GET hands/<n>``'s ``result``) in whole sentences:
+    "Hand 2 is over. Dee lost 2 lives, Bob lost 1 life. Cas won the last trick with the
+    highest club." Every sentence ends with one full stop (ui.md, "Words for card players")."""
+    word = hand_word(kind).capitalize()
+    out = [f"{word} {n} is over."]
+    if kind == "fool":
+        scored = [f"{who} {points:+d}" if points else f"{who} 0" for who, points in result.items()
+                  if isinstance(points, int)]
+        if scored:
+            out.append(catalogue.sentence("Points this round: " + ", ".join(scored)))
+        return " ".join(out)
+    losses = result.get("losses") or {}
+    lost = [f"{who} lost {plural(amount, 'life')}" for who, amount in losses.items() if amount]
+    if lost:
+        out.append(catalogue.sentence(", ".join(lost)))
+    elif result.get("losers") and kind == "stop_the_bus":
+        out.append(catalogue.sentence(f"{_names(list(result['losers']))} {'loses' if len(result['losers']) == 1 else 'lose'} a chip"))
+    if result.get("reason"):
+        reason = str(result["reason"])
+        out.append(catalogue.sentence(reason[0].upper() + reason[1:]))
+    return " ".join(out)
 
 
 @bp.get("/watch/<game_id>")
@@ -569,6 +617,8 @@ CLUB_COLUMNS: dict[str, tuple[str, Callable[[dict[str, Any]], Any]]] = {
     "win_rate": ("Won %", lambda r: -1 if r["win_rate"] is None else r["win_rate"]),
     "average": ("Average", lambda r: float("-inf") if r["average"] is None else r["average"]),
 }
+#: Score units where a lower average is the better record (the club table sorts them best first).
+LOWER_IS_BETTER = frozenset({"lives_lost"})
 PERIODS = {"all": "All time", "week": "Last 7 days", "month": "Last 30 days", "year": "This year"}
 
 
@@ -613,11 +663,17 @@ def club() -> Any:
                 "average": record.get(average_key) if average_key else None,
             })
     key = CLUB_COLUMNS[sort][1]
-    for rows in tables.values():
+    directions: dict[str, str] = {}
+    for kind, rows in tables.items():
+        # "desc" is best first: the most wins, the highest average, except where a lower
+        # average is better (Toepen's lives lost), which then reads from the lowest up.
+        reverse = (order == "desc") != (sort == "average" and units.get(kind) in LOWER_IS_BETTER)
+        directions[kind] = "descending" if reverse else "ascending"
         rows.sort(key=lambda r: r["name"].casefold())
-        rows.sort(key=key, reverse=order == "desc")
+        rows.sort(key=key, reverse=reverse)
     ordered = [(kind, tables[kind]) for kind in catalogue.GAMES if kind in tables]
     return render_template("club.html", tables=ordered, units=units, unit_words=UNIT_WORDS, columns=CLUB_COLUMNS,
+                           directions=directions, lower_is_better=LOWER_IS_BETTER,
                            sort=sort, order=order, period=choice, periods=PERIODS, since=since, until=until,
                            game_names=_game_names(), sort_url=_sort_url)
 

@@ -70,10 +70,13 @@
     if (list.indexOf(keep) >= 0) { starter.value = keep; }
   }
 
-  function shown(value) {
-    if (value === null || value === undefined) { return "by seat count"; }
+  /* An option's value in words: a choice as its choice_words say, yes/no, an empty number as its `empty` words. */
+  function shown(o, value) {
+    if (value === null || value === undefined || value === "") { return o.empty || "by seat count"; }
     if (value === true) { return "yes"; }
     if (value === false) { return "no"; }
+    var at = o.choices ? o.choices.indexOf(String(value)) : -1;
+    if (at >= 0 && o.choice_words && o.choice_words[at]) { return o.choice_words[at]; }
     return String(value);
   }
 
@@ -87,24 +90,26 @@
       var id = "opt-" + o.name;
       var label = document.createElement("label");
       label.setAttribute("for", id);
-      label.textContent = o.name;
+      label.textContent = o.label;
       var hint = document.createElement("span");
       hint.className = "hint";
       hint.id = id + "-hint";
-      hint.textContent = o.words + (o.default === null ? "" : " (default: " + shown(o.default) + ")");
+      var fallback = o.default === null ? (o.kind === "int" && o.empty ? " Leave empty for " + o.empty + "." : "")
+        : " Default: " + shown(o, o.default) + ".";
+      hint.textContent = o.words + fallback;
       var control;
       if (o.kind === "choice") {
         control = document.createElement("select");
         if (o.default === null) {
           var empty = document.createElement("option");
           empty.value = "";
-          empty.textContent = "by seat count";
+          empty.textContent = "By seat count (" + (o.empty || "the rules' default") + ")";
           control.appendChild(empty);
         }
         for (var c = 0; c < o.choices.length; c++) {
           var opt = document.createElement("option");
           opt.value = o.choices[c];
-          opt.textContent = o.choices[c];
+          opt.textContent = shown(o, o.choices[c]);
           control.appendChild(opt);
         }
         control.value = o.default === null ? "" : String(o.default);
@@ -120,8 +125,10 @@
         if (o.minimum !== null) { control.min = o.minimum; }
         if (o.maximum !== null) { control.max = o.maximum; }
         control.value = o.default === null ? "" : String(o.default);
+        if (o.default === null && o.empty) { control.placeholder = o.empty; }
       }
       control.id = id;
+      control.name = o.name;  /* the rules file's name for the option (ui.md) */
       control.setAttribute("data-option", o.name);
       control.setAttribute("data-kind", o.kind);
       control.setAttribute("aria-describedby", hint.id);

@@ -138,14 +138,18 @@ def undone(folded: Folded) -> set[int]:
 def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
     """``events`` (any slice of the stored log up to ``folded.version``) as the API shows
     them: each with ``undone``, its data redacted for a reader without the token while its
-    hand is not over (:func:`shown_data`)."""
+    hand is not over (:func:`shown_data`); ``hash`` always, ``salt`` only where the data is
+    shown in full (api.md, "A tamper-evident record")."""
     cancelled = undone(folded)
     facts = folded.facts
     out = []
     for event in events:
         fact = facts[event["seq"] - 1]
         data = shown_data(folded, event, fact.hand, full)
-        out.append({**event, "data": data, "undone": event["seq"] in cancelled})
+        shown = {**event, "data": data, "undone": event["seq"] in cancelled}
+        if not full and data != event["data"]:  # its salt would let a reader try every hidden card
+            shown.pop("salt", None)
+        out.append(shown)
     return out
 
 

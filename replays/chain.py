@@ -1,0 +1,88 @@
+"""The hash chain of a stored log (api.md, "A tamper-evident record").
+
+Every stored event carries a random 16-byte ``salt`` (32 lowercase hex characters) and a
+``hash``: SHA-256, in lowercase hex, of the UTF-8 bytes of the previous event's ``hash``
+(:data:`GENESIS`, 64 zeros, for event 1) followed directly by the event's canonical JSON,
+the object of exactly ``seq``, ``type``, ``data``, ``recorded_at``, ``at`` (null when the
+client sent none) and ``salt``, keys sorted at every level, no spaces, non-ASCII characters
+written as themselves (``json.dumps(…, sort_keys=True, separators=(",", ":"),
+ensure_ascii=False)``). A game's ``record_hash`` is its last event's ``hash``; its
+fingerprint is the first :data:`FINGERPRINT_LENGTH` hex digits of that.
+
+Pure functions only: no storage, no clock (the salt comes from :func:`new_salt`, the one
+place that draws randomness).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+#: The "previous hash" of event 1.
+GENESIS = "0" * 64
+#: How many hex digits of ``record_hash`` a fingerprint shows.
+FINGERPRINT_LENGTH = 12
+#: The keys of the canonical object, in the order api.md lists them (``salt`` last).
+KEYS = ("seq", "type", "data", "recorded_at", "at", "salt")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+SALT = re.compile(r"^[0-9a-f]{32}$")
+FINGERPRINT = re.compile(r"^[0-9a-f]{1,64}$")
+
+
+def new_salt() -> str:
+    """A fresh random 16-byte salt as 32 lowercase hex characters (``secrets``)."""
+    return secrets.token_hex(16)
+
+
+def canonical(event: Mapping[str, Any]) -> str:
+    """The canonical JSON text of ``event`` (a mapping with at least :data:`KEYS`; ``at`` may
+    be missing, meaning null). Raises ``KeyError`` for a missing key, ``TypeError`` for a
+    value JSON cannot write."""
+    body = {key: event.get(key) if key == "at" else event[key] for key in KEYS}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def event_hash(previous: str, event: Mapping[str, Any]) -> str:
+    """The ``hash`` of ``event`` whose predecessor's hash is ``previous`` (:data:`GENESIS`
+    for event 1): lowercase hex SHA-256 of ``previous`` + :func:`canonical` (``event``)."""
+    return hashlib.sha256((previous + canonical(event)).encode("utf-8")).hexdigest()
+
+
+def first_break(events: Iterable[Mapping[str, Any]], previous: str = GENESIS) -> int | None:
+    """The ``seq`` of the first event whose stored ``hash`` is not :func:`event_hash` of the
+    hash before it (``previous`` before the first one given), or None when every link holds.
+
+    The chain is recomputed from ``previous``: once a link breaks, that event is named.
+    """
+    for event in events:
+        expected = event_hash(previous, event) if isinstance(event.get("salt"), str) else None
+        if expected is None or event.get("hash") != expected:
+            return int(event["seq"])
+        previous = expected
+    return None
+
+
+def fingerprint(record_hash: str | None) -> str | None:
+    """The first :data:`FINGERPRINT_LENGTH` hex digits of ``record_hash`` (None for None)."""
+    return None if record_hash is None else record_hash[:FINGERPRINT_LENGTH]
+
+
+def normal_fingerprint(text: str) -> str | None:
+    """A fingerprint as a person typed it (spaces, dashes, capitals allowed) in lowercase
+    hex, or None when it is not 1 to 64 hex digits."""
+    cleaned = re.sub(r"[\s\-:]", "", text).lower()
+    return cleaned if FINGERPRINT.fullmatch(cleaned) else None
+
+
+def matching_seq(fingerprint_text: str, hashes: Iterable[tuple[int, str]]) -> int | None:
+    """The last ``seq`` of ``hashes`` (``(seq, hash)`` pairs, oldest first) whose hash starts
+    with the normalised ``fingerprint_text``, or None."""
+    found = None
+    for seq, value in hashes:
+        if value.startswith(fingerprint_text):
+            found = seq
+    return found

@@ -20,6 +20,7 @@ import json
 import re
 import secrets
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 #: The "previous hash" of event 1.
@@ -72,17 +73,51 @@ def fingerprint(record_hash: str | None) -> str | None:
 
 
 def normal_fingerprint(text: str) -> str | None:
-    """A fingerprint as a person typed it (spaces, dashes, capitals allowed) in lowercase
-    hex, or None when it is not 1 to 64 hex digits."""
+    """A fingerprint as a person typed it (spaces, dashes, colons and capitals allowed) in
+    lowercase hex, or None unless it is :data:`FINGERPRINT_LENGTH` to 64 hex digits."""
     cleaned = re.sub(r"[\s\-:]", "", text).lower()
-    return cleaned if FINGERPRINT.fullmatch(cleaned) else None
+    return cleaned if FINGERPRINT.fullmatch(cleaned) and len(cleaned) >= FINGERPRINT_LENGTH else None
 
 
-def matching_seq(fingerprint_text: str, hashes: Iterable[tuple[int, str]]) -> int | None:
-    """The last ``seq`` of ``hashes`` (``(seq, hash)`` pairs, oldest first) whose hash starts
-    with the normalised ``fingerprint_text``, or None."""
+@dataclass(frozen=True)
+class Verdict:
+    """What a noted fingerprint says of a record: ``seq`` the last event whose hash starts
+    with it (None: no moment of the record), ``last`` the record's last event, ``words`` a
+    sentence for people."""
+
+    fingerprint: str
+    seq: int | None
+    last: int
+    words: str
+
+    @property
+    def now(self) -> bool:
+        """True when the fingerprint is the record's as it stands now."""
+        return self.seq is not None and self.seq == self.last
+
+
+def verdict(fingerprint_text: str, hashes: Iterable[tuple[int, str]]) -> Verdict:
+    """Compare a normalised fingerprint (:func:`normal_fingerprint`) with a record's
+    ``(seq, hash)`` pairs, oldest first, whose chain is known to hold; the sentence says
+    whether the record still matches, or matched as it stood after an earlier event."""
+    pairs = list(hashes)
+    last = pairs[-1][0] if pairs else 0
     found = None
-    for seq, value in hashes:
+    for seq, value in pairs:
         if value.startswith(fingerprint_text):
             found = seq
-    return found
+    shown = fingerprint_text[:FINGERPRINT_LENGTH]
+    if found is None:
+        words = (f"The fingerprint {shown} matches no moment of this game's record: the record is not the one "
+                 "it was noted from (or the fingerprint was copied wrongly).")
+    elif found == last:
+        words = (f"The fingerprint {shown} matches the record as it stands now, after event {last}: nothing "
+                 "recorded up to the moment it was noted has changed.")
+    else:
+        words = (f"The fingerprint {shown} matches the record as it stood after event {found}: events 1 to "
+                 f"{found} are unchanged, and {_later(found, last)} recorded after it was noted.")
+    return Verdict(fingerprint_text, found, last, words)
+
+
+def _later(found: int, last: int) -> str:
+    return f"event {last} was" if last == found + 1 else f"events {found + 1} to {last} were"

@@ -92,7 +92,9 @@ def verified(rules: GameRules, game_id: str, version: int, events: list[dict[str
         raise store.damaged(game_id, missing, f"event {missing} is missing: a gap in the stored log")
     if not seqs or seqs[-1] != version:
         last = seqs[-1] if seqs else start - 1
-        raise store.damaged(game_id, None, f"games.version is {version} but the last stored event read is {last}")
+        missing = f"event {last + 1} is" if version == last + 1 else f"events {last + 1} to {version} are"
+        raise store.damaged(game_id, last + 1, f"{missing} missing: games.version is {version} but the stored "
+                                               f"log ends at event {last}")
     previous = chain.GENESIS if cached is None else events[0].get("hash")
     broken = chain.first_break(events if cached is None else events[1:], previous or "")
     if broken is not None:

@@ -9,7 +9,7 @@ from flask import current_app
 import engine
 from engine import stream as streams
 from engine.interface import GameRules
-from replays import replay
+from replays import chain, replay
 from replays.replay import Folded
 from service import forks, http, store
 from service.cache import FoldCache
@@ -89,6 +89,14 @@ def body(row: dict[str, Any], stream: streams.Stream, full: bool) -> dict[str, A
     "A tamper-evident record") and ``state`` (the engine's view for this reader)."""
     return {**summary(row), "version": stream.version, "status": streams.status(stream),
             "record_hash": row.get("record_hash"), "state": streams.view(stream, full)}
+
+
+def fingerprint_context(row: dict[str, Any], version: int, status: str) -> dict[str, Any]:
+    """What the pages' ``record_fingerprint.html`` shows: ``fingerprint`` (the first 12 hex
+    digits of the row's ``record_hash``), ``fingerprint_version`` (the event it is of),
+    ``fingerprint_status`` (the game's status) and ``fingerprint_game_id``."""
+    return {"fingerprint": chain.fingerprint(row.get("record_hash")), "fingerprint_version": version,
+            "fingerprint_status": status, "fingerprint_game_id": row["id"]}
 
 
 def path_number(value: int) -> int:

@@ -249,6 +249,7 @@ def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
     context["sheet"] = score_columns(context["game"], rules.score_sheet(stream.state))
     context["version"] = stream.version
     context["hands"] = list(range(1, rules.hand_number(stream.state) + 1))
+    context.update(games.fingerprint_context(row, stream.version, shown["status"]))  # record_fingerprint.html
     return context
 
 

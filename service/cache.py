@@ -88,7 +88,7 @@ def verified(rules: GameRules, game_id: str, version: int, events: list[dict[str
     start = 1 if cached is None else cached.version
     seqs = [event["seq"] for event in events]
     if seqs != list(range(start, start + len(seqs))):
-        missing = next(seq for seq, want in zip([*seqs, None], range(start, version + 2)) if seq != want)
+        missing = next(want for seq, want in zip([*seqs, None], range(start, version + 2)) if seq != want)
         raise store.damaged(game_id, missing, f"event {missing} is missing: a gap in the stored log")
     if not seqs or seqs[-1] != version:
         last = seqs[-1] if seqs else start - 1

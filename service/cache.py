@@ -88,12 +88,12 @@ def verified(rules: GameRules, game_id: str, version: int, events: list[dict[str
     start = 1 if cached is None else cached.version
     seqs = [event["seq"] for event in events]
     if seqs != list(range(start, start + len(seqs))):
-        missing = next(want for seq, want in zip([*seqs, None], range(start, version + 2)) if seq != want)
+        missing = next(want for want, seq in enumerate(seqs, start) if seq != want)
         raise store.damaged(game_id, missing, f"event {missing} is missing: a gap in the stored log")
     if not seqs or seqs[-1] != version:
         last = seqs[-1] if seqs else start - 1
-        missing = f"event {last + 1} is" if version == last + 1 else f"events {last + 1} to {version} are"
-        raise store.damaged(game_id, last + 1, f"{missing} missing: games.version is {version} but the stored "
+        gone = f"event {last + 1} is" if version == last + 1 else f"events {last + 1} to {version} are"
+        raise store.damaged(game_id, last + 1, f"{gone} missing: games.version is {version} but the stored "
                                                f"log ends at event {last}")
     previous = chain.GENESIS if cached is None else events[0].get("hash")
     broken = chain.first_break(events if cached is None else events[1:], previous or "")

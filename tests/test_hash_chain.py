@@ -164,6 +164,20 @@ def test_a_game_cached_before_damage_is_checked_again_when_rebuilt(tmp_path):
     assert answer.get_json()["seq"] == 2 and "Retry-After" not in answer.headers
 
 
+def test_events_another_process_wrote_are_checked_when_caught_up(tmp_path):
+    path = tmp_path / "kibitz.db"
+    reader = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()
+    game = create(reader)
+    assert game.get().status_code == 200  # cached here at version 1
+    writer = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()
+    for text in ("one", "two"):
+        assert writer.post(f"/games/{game.id}/events", json={"type": "note", "text": text},
+                           headers=game.auth).status_code == 201
+    tamper(path, f"UPDATE events SET data = '{{\"text\":\"three\"}}' WHERE game_id = '{game.id}' AND seq = 3")
+    answer = reader.get(f"/games/{game.id}/events")  # only events 2 and 3 are read, and checked
+    assert answer.status_code == 503 and answer.get_json()["seq"] == 3
+
+
 def _old_database(path: Path) -> str:
     """A database as Kibitz wrote it before migration 0007: one game of four events (a note
     with text outside ASCII), stored the way the old append stored them."""
@@ -229,6 +243,7 @@ def test_kibitz_verify_says_whether_the_record_still_matches(tmp_path):
     assert done.returncode == 1 and "matches no moment of this game's record" in done.stdout
     assert kibitz("verify", game.id, "nope", "--db", str(path)).returncode == 2
     assert kibitz("verify", "NoSuchGame", now, "--db", str(path)).returncode == 2
+    assert kibitz("verify", game.id, now, "--db", str(tmp_path / "none.db")).returncode == 2
     tamper(path, f"UPDATE events SET data = '{{\"text\":\"other\"}}' WHERE game_id = '{game.id}' AND seq = 3")
     done = kibitz("verify", game.id, now, "--db", str(path))
     assert done.returncode == 3 and f"game {game.id}, event 3: its hash does not match" in done.stdout, done.stdout

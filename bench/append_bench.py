@@ -12,7 +12,9 @@ times, printed as a Markdown table row per measurement (median and spread of the
    (the path of a single write: its fsync included), microseconds per append;
 2. ``in one transaction``: ``--appends`` appends in one transaction at ``synchronous=OFF``
    (no fsync: the store's own CPU cost per append, the SQL and, with the hash chain, the
-   salt, the canonical JSON and the SHA-256).
+   salt, the canonical JSON and the SHA-256);
+3. with the hash chain only: recomputing the chain of that log, per event, as a rebuild
+   from storage does (a cache miss).
 
 The script uses only functions every version of the store has (``connect``, ``migrate``,
 ``insert_game``, ``append``, ``immediate``), so the same file measures the code of any
@@ -69,6 +71,22 @@ def batched(folder: Path, appends: int, text: str) -> float:
     return elapsed / appends * 1e6
 
 
+def chain_check(folder: Path, appends: int, text: str) -> float | None:
+    """Microseconds per event to recompute a stored log's chain, as a rebuild from storage
+    does (``replays.chain.first_break`` over ``store.events``); None without the chain."""
+    try:
+        from replays import chain
+    except ImportError:
+        return None
+    db = store.connect(folder / "batched.db", "OFF")
+    events = store.events(db, "g")
+    start = time.perf_counter()
+    assert chain.first_break(events) is None
+    elapsed = time.perf_counter() - start
+    db.close()
+    return elapsed / len(events) * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--appends", type=int, default=2000)
@@ -84,6 +102,9 @@ def main() -> None:
             results["committed (FULL, one append per commit)"].append(
                 committed(Path(folder), max(args.appends // 10, 50), text))
             results["in one transaction (OFF)"].append(batched(Path(folder), args.appends, text))
+            checked = chain_check(Path(folder), args.appends, text)
+            if checked is not None:
+                results.setdefault("recomputing the chain on a rebuild, per event", []).append(checked)
     code = "with the hash chain" if chained else "without the hash chain"
     for name, values in results.items():
         spread = f"{min(values):.1f}–{max(values):.1f}"

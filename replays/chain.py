@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from schemas.common import scrub
+
 #: The "previous hash" of event 1.
 GENESIS = "0" * 64
 #: How many hex digits of ``record_hash`` a fingerprint shows.
@@ -49,8 +51,15 @@ def canonical(event: Mapping[str, Any]) -> str:
 
 def event_hash(previous: str, event: Mapping[str, Any]) -> str:
     """The ``hash`` of ``event`` whose predecessor's hash is ``previous`` (:data:`GENESIS`
-    for event 1): lowercase hex SHA-256 of ``previous`` + :func:`canonical` (``event``)."""
-    return hashlib.sha256((previous + canonical(event)).encode("utf-8")).hexdigest()
+    for event 1): lowercase hex SHA-256 of ``previous`` + :func:`canonical` (``event``).
+
+    Text holding a lone surrogate (stored before such text was refused) is hashed as every
+    read gives it back, with U+FFFD in its place (``schemas.common.scrub``)."""
+    try:
+        raw = (previous + canonical(event)).encode("utf-8")
+    except UnicodeEncodeError:
+        raw = (previous + canonical(scrub(dict(event)))).encode("utf-8")
+    return hashlib.sha256(raw).hexdigest()
 
 
 def first_break(events: Iterable[Mapping[str, Any]], previous: str = GENESIS) -> int | None:

@@ -74,10 +74,10 @@ def batched(folder: Path, appends: int, text: str) -> float:
 def chain_check(folder: Path, appends: int, text: str) -> float | None:
     """Microseconds per event to recompute a stored log's chain, as a rebuild from storage
     does (``replays.chain.first_break`` over ``store.events``); None without the chain."""
-    try:
-        from replays import chain
-    except ImportError:
+    if not hasattr(store, "RecordDamaged"):  # a store from before the hash chain
         return None
+    from replays import chain
+
     db = store.connect(folder / "batched.db", "OFF")
     events = store.events(db, "g")
     start = time.perf_counter()

@@ -285,6 +285,11 @@ IMPORT_BODY: dict[str, Any] = {
                 "data": {"type": "object"},
                 "recorded_at": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"},
                 "at": {"type": ["string", "null"]},
+                "salt": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+                "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$",
+                         "description": "with salt on every event: the chain is checked and kept "
+                                        "(422 import_invalid, rule_code hash_mismatch, names the first "
+                                        "event whose hash does not follow)"},
             }}},
     },
 }

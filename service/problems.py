@@ -153,7 +153,7 @@ def record_damaged(err: store.RecordDamaged) -> ApiError:
     where = f"at event {err.seq}" if err.seq is not None else "in its games row"
     detail = (f"The stored record of game {err.game_id} is damaged {where} ({err.what}): it is not what "
               "Kibitz wrote, so nothing of this game can be read or recorded. On the server, run kibitz check "
-              "to see every problem and restore the database from a backup (docs/tamper-evidence.md).")
+              "to see every problem, and restore the database from a backup.")
     return ApiError(503, "record_damaged", detail, extra={"game_id": err.game_id, "seq": err.seq})
 
 

@@ -17,11 +17,13 @@ through the rules. A record that fails raises ``store.RecordDamaged`` (503
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from cachetools import LRUCache
 from sqlite_utils import Database
 
+from engine import stream as streams
 from engine.core import RulesError
 from engine.interface import GameRules
 from replays import chain, replay
@@ -36,11 +38,11 @@ class FoldCache:
         self._lock = threading.Lock()
 
     def get(self, db: Database, rules: GameRules, game_id: str, version: int, *,
-            record_hash: str | None = None) -> replay.Folded:
+            record_hash: str | None = None, row: Mapping[str, Any] | None = None) -> replay.Folded:
         """Return ``game_id`` folded up to ``version`` (the version stored in ``db``).
 
         Reads from ``db`` only the events the cache lacks, and checks them
-        (:func:`verified`; against ``record_hash``, the row's, when given). Raises
+        (:func:`verified`; against ``record_hash`` and the games ``row``, when given). Raises
         ``store.RecordDamaged`` for a record that is not what Kibitz writes (a gap, a broken
         hash chain, a row that disagrees with its log, an event that no longer folds).
         """
@@ -52,8 +54,13 @@ class FoldCache:
             # the event already cached comes along: the new ones must follow its hash
             events = store.events(db, game_id, after=cached.version - 1, upto=version)
             current = verified(rules, game_id, version, events, record_hash, cached)
+            created = None
         else:
-            current = verified(rules, game_id, version, store.events(db, game_id, upto=version), record_hash)
+            events = store.events(db, game_id, upto=version)
+            current = verified(rules, game_id, version, events, record_hash)
+            created = events[0]["data"]
+        if row is not None:
+            agrees(game_id, row, created, current)
         self.put(game_id, current)
         return current
 
@@ -120,6 +127,25 @@ def verified(rules: GameRules, game_id: str, version: int, events: list[dict[str
         where = _failing_seq(rules, events) if cached is None else seq
         raise store.damaged(game_id, where, f"it no longer rebuilds through the rules of {rules.GAME} "
                                             f"({type(err).__name__})") from err
+
+
+#: The ``games`` columns that copy ``game_created`` and must agree with it.
+COPIED = ("game", "players", "visibility")
+
+
+def agrees(game_id: str, row: Mapping[str, Any], created: Mapping[str, Any] | None, folded: replay.Folded) -> None:
+    """Raise ``store.RecordDamaged`` unless the games ``row`` agrees with its log: its game,
+    players and visibility those ``created`` (the log's ``game_created`` data; None: not
+    read again) names, its status the one ``folded`` (the log up to the row's version) ends in."""
+    for column in COPIED:
+        if created is None:
+            break
+        if column in created and column in row and row[column] != created[column]:
+            raise store.damaged(game_id, None, f"games.{column} is {row[column]!r} but the log's game_created "
+                                               f"says {created[column]!r}")
+    status = streams.status(folded.stream)
+    if "status" in row and row["status"] != status:
+        raise store.damaged(game_id, None, f"games.status is {row['status']!r} but its events make it {status!r}")
 
 
 def _failing_seq(rules: GameRules, events: list[dict[str, Any]]) -> int | None:

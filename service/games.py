@@ -58,7 +58,8 @@ def writer() -> GroupCommitter:
 def current(row: dict[str, Any]) -> Folded:
     """The game folded at the row's version (cached, caught up if another process wrote);
     raises ``store.RecordDamaged`` when what it reads from storage is not what Kibitz writes."""
-    return cache().get(get_db(), rules_of(row), row["id"], row["version"], record_hash=row.get("record_hash"))
+    return cache().get(get_db(), rules_of(row), row["id"], row["version"], record_hash=row.get("record_hash"),
+                       row=row)
 
 
 def summary(row: dict[str, Any]) -> dict[str, Any]:

@@ -268,3 +268,20 @@ def test_the_game_page_shows_the_fingerprint_and_checks_a_noted_one(client):
     assert said.status_code == 422 and "is not a fingerprint" in said.get_data(as_text=True)
     in_play = create(client)
     assert "Record fingerprint: " in client.get(f"/watch/{in_play.id}").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("sql, what", [
+    ("UPDATE games SET players = '[\"Ann\",\"Bob\",\"Cas\",\"Zed\"]' WHERE id = '{id}'",
+     "games.players is ['Ann', 'Bob', 'Cas', 'Zed'] but the log's game_created says ['Ann', 'Bob', 'Cas', 'Dee']"),
+    ("UPDATE games SET status = 'finished' WHERE id = '{id}'",
+     "games.status is 'finished' but its events make it 'in_progress'"),
+], ids=["players", "status"])
+def test_a_games_row_that_disagrees_with_its_log_is_503_record_damaged(tmp_path, sql, what):
+    path = tmp_path / "kibitz.db"
+    game = create(create_app({"TESTING": True, "DATABASE": str(path)}).test_client())
+    tamper(path, sql.format(id=game.id))
+    fresh = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()
+    answer = fresh.get(f"/games/{game.id}/events")
+    assert answer.status_code == 503, answer.get_json()
+    problem = answer.get_json()
+    assert problem["code"] == "record_damaged" and problem["seq"] is None and what in problem["detail"]

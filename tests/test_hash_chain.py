@@ -262,6 +262,8 @@ def test_the_game_page_shows_the_fingerprint_and_checks_a_noted_one(client):
     assert said.status_code == 200 and "matches the record as it stands now" in said.get_data(as_text=True)
     said = client.get(f"/watch/{game.id}/verify?fingerprint={events[3]['hash'][:6]}-{events[3]['hash'][6:12]}")
     assert said.status_code == 200 and "matches the record as it stood after event 4" in said.get_data(as_text=True)
+    said = client.get(f"/watch/{game.id}/verify?fingerprint={record_hash}")  # the whole hash will do
+    assert said.status_code == 200 and "matches the record as it stands now" in said.get_data(as_text=True)
     said = client.get(f"/watch/{game.id}/verify?fingerprint=0123456789ab")
     assert said.status_code == 200 and "matches no moment of this game&#39;s record" in said.get_data(as_text=True)
     said = client.get(f"/watch/{game.id}/verify?fingerprint=12345")
@@ -285,3 +287,15 @@ def test_a_games_row_that_disagrees_with_its_log_is_503_record_damaged(tmp_path,
     assert answer.status_code == 503, answer.get_json()
     problem = answer.get_json()
     assert problem["code"] == "record_damaged" and problem["seq"] is None and what in problem["detail"]
+
+
+def test_a_fork_starts_a_chain_of_its_own(open_game):
+    assert open_game.post({"type": "note", "text": "before the fork"}).status_code == 201
+    made = open_game.post({"seq": 3}, "fork")
+    assert made.status_code == 201, made.get_json()
+    body = made.get_json()
+    events = open_game.client.get(f"/games/{body['id']}/events",
+                                  headers={"Authorization": f"Bearer {body['token']}"}).get_json()["events"]
+    assert assert_chain(events) == body["record_hash"]
+    original = {event["hash"] for event in open_game.get("/events").get_json()["events"]}
+    assert not original & {event["hash"] for event in events}

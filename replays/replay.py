@@ -164,8 +164,9 @@ def hand_of(folded: Folded, seq: int) -> int:
 def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -> list[dict[str, Any]]:
     """``events`` (any slice of the stored log up to ``folded.version``) as the API shows
     them: each with ``undone`` and ``corrected_by`` (the ``correct`` in force for it, or
-    None), its data redacted for a reader without the token while its
-    hand is not over (:func:`shown_data`)."""
+    None), its data redacted for a reader without the token while its hand is not over
+    (:func:`shown_data`); ``hash`` always, ``salt`` only where the data is shown in full
+    (api.md, "A tamper-evident record")."""
     cancelled = undone(folded)
     fixed = corrected(folded)
     events = list(events)
@@ -173,8 +174,10 @@ def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -
     out = []
     for event in events:
         data = shown_data(folded, event, hand_of(folded, event["seq"]), full, kept)
-        out.append({**event, "data": data, "undone": event["seq"] in cancelled,
-                    "corrected_by": fixed.get(event["seq"])})
+        shown = {**event, "data": data, "undone": event["seq"] in cancelled, "corrected_by": fixed.get(event["seq"])}
+        if not full and data != event["data"]:  # its salt would let a reader try every hidden card
+            shown.pop("salt", None)
+        out.append(shown)
     return out
 
 

@@ -15,7 +15,7 @@ STATUSES = ["in_progress", "finished", "abandoned"]
 class ProblemSchema(Schema):
     """An RFC 9457 problem body (``application/problem+json``); some codes add fields
     (``import_invalid``: ``seq``, ``rule_code``, ``rule_message``; ``already_imported``:
-    ``game_id``)."""
+    ``game_id``; ``record_damaged``: ``game_id``, ``seq``)."""
 
     class Meta:
         unknown = INCLUDE
@@ -28,11 +28,14 @@ class ProblemSchema(Schema):
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                          metadata={"description": "payload errors: field -> messages"})
     version = fields.Integer(metadata={"description": "the game's current version (errors about a game)"})
-    seq = fields.Integer(metadata={"description": "import_invalid: the first event refused"})
+    seq = fields.Integer(allow_none=True, metadata={
+        "description": "import_invalid: the first event refused; record_damaged: the damaged event (null when "
+                       "the games row is what is damaged)"})
     rule_code = fields.String(metadata={"description": "import_invalid, correction_conflict: the rules code of "
                                                        "that refusal"})
     rule_message = fields.String(metadata={"description": "import_invalid: the rules' sentence"})
-    game_id = fields.String(metadata={"description": "already_imported: the stored copy of the game"})
+    game_id = fields.String(metadata={"description": "already_imported: the stored copy of the game; "
+                                                     "record_damaged: the damaged game"})
     conflicts_with = fields.Integer(metadata={"description": "correction_conflict: the first later event that no "
                                                             "longer fits after the correction"})
 
@@ -77,9 +80,16 @@ class GameSummarySchema(Schema):
                                 metadata={"description": "a what-if fork: the game and seq it branched off"})
 
 
-class GameSchema(GameSummarySchema):
-    """A game with ``state`` (the engine's view for this reader)."""
+#: A SHA-256 in lowercase hex (api.md, "A tamper-evident record").
+HASH = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 
+
+class GameSchema(GameSummarySchema):
+    """A game with ``record_hash`` and ``state`` (the engine's view for this reader)."""
+
+    record_hash = fields.String(required=True, metadata={
+        **HASH, "description": "the last event's hash (api.md, 'A tamper-evident record'); its first 12 hex "
+                               "digits are the game's fingerprint"})
     state = fields.Nested(StateSchema, required=True)
 
 
@@ -105,6 +115,10 @@ class StoredEventSchema(Schema):
     data = fields.Dict(required=True)
     recorded_at = fields.String(required=True)
     at = fields.String(allow_none=True, required=True)
+    salt = fields.String(metadata={"type": "string", "pattern": "^[0-9a-f]{32}$",
+                                   "description": "the event's random salt; only where its data is shown in full"})
+    hash = fields.String(required=True, metadata={
+        **HASH, "description": "SHA-256 of the previous event's hash and this event's canonical JSON"})
 
 
 class LoggedEventSchema(StoredEventSchema):

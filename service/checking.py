@@ -9,7 +9,11 @@ Three things, each problem named with its game and event where it has one:
 3. every game rebuilds from its log through the rules its ``game_created`` names
    (``replays.replay``: ``engine.stream`` and the game's reducer), event by event, every
    event's data a JSON object; its ``games`` row agrees with ``game_created`` (game,
-   players, options, visibility) and ends in the status the row says.
+   players, options, visibility) and ends in the status the row says;
+4. every game's hash chain (``replays.chain``), recomputed from event 1: the first event
+   whose stored ``hash`` does not match is named (a changed note, a changed
+   ``recorded_at``, an event deleted before it), and ``games.record_hash`` must be the
+   last event's hash (a deleted last event, even with ``games.version`` lowered to hide it).
 
 The database is opened read-only (``service.store_admin.open_read_only``).
 """
@@ -24,7 +28,7 @@ from typing import Any
 import engine
 from engine import stream as streams
 from engine.core import RulesError
-from replays import replay
+from replays import chain, replay
 from service import store_admin
 
 
@@ -108,12 +112,40 @@ def _check(conn: sqlite3.Connection, report: Report) -> None:
         return
     for game_id, count in orphans:
         report.problems.append(Problem(game_id, None, f"{count} stored event(s) belong to no game (no games row)"))
+    chained = store_admin.has_chain(conn)
     for row in rows:
         report.games += 1
         try:
             _check_game(conn, row, report)
+            if chained:
+                _check_chain(conn, row, report)
         except sqlite3.DatabaseError as err:
             report.problems.append(Problem(row["id"], None, f"cannot be read: {err}"))
+
+
+def _check_chain(conn: sqlite3.Connection, row: dict[str, Any], report: Report) -> None:
+    """Recompute ``row``'s game's hash chain from event 1 and name the first event whose
+    stored hash does not match, then compare ``games.record_hash`` with the last event's."""
+    game_id = str(row["id"])
+    previous, last = chain.GENESIS, None
+    for event in store_admin.chain_events(conn, game_id):
+        seq = int(event["seq"])
+        if event["hash"] is None or event["salt"] is None:
+            report.problems.append(Problem(game_id, seq, "it has no salt or hash: it is not in the record's hash chain"))
+            return
+        if event["data"] is None or event["type"] is None or event["recorded_at"] is None:
+            return  # unreadable: named by the rebuild above; the chain cannot be recomputed past it
+        expected = chain.event_hash(previous, event)
+        if event["hash"] != expected:
+            report.problems.append(Problem(game_id, seq, "its hash does not match the record's hash chain: this "
+                                                         "event was changed, or one before it deleted, after it "
+                                                         "was recorded"))
+            return
+        previous = last = expected
+    if last is not None and row.get("record_hash") != last:
+        report.problems.append(Problem(game_id, None, "games.record_hash is not the hash of the last stored event: "
+                                                      "the log's last event(s) were deleted, or the games row "
+                                                      "was changed"))
 
 
 def _check_game(conn: sqlite3.Connection, row: dict[str, object], report: Report) -> None:
@@ -195,3 +227,39 @@ def _rules_of_the_log(row: dict[str, Any], first: dict[str, Any], report: Report
 
 
 _UNREADABLE = object()
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What :func:`verify` found: the ``verdict`` (None when the record could not be
+    compared) and the ``problems`` that stopped it (an unknown game, a damaged record)."""
+
+    verdict: chain.Verdict | None
+    problems: list[Problem]
+
+
+def verify(path: str | Path, game_id: str, fingerprint: str) -> Verified:
+    """``kibitz verify``: check game ``game_id`` of the database at ``path`` as ``kibitz
+    check`` does (rebuilt through its rules, its hash chain recomputed), then compare the
+    normalised ``fingerprint`` (``replays.chain.normal_fingerprint``) with the hash of every
+    moment of its record. Never writes to the file; never raises for what it finds."""
+    report = Report(Path(path))
+    try:
+        with store_admin.open_read_only(path) as conn:
+            row = next((row for row in store_admin.games(conn) if row["id"] == game_id), None)
+            if row is None:
+                return Verified(None, [Problem(None, None, f"there is no game {game_id!r} in {path}")])
+            _check_game(conn, row, report)
+            if not store_admin.has_chain(conn):
+                report.problems.append(Problem(game_id, None, "the database has no hash chains yet: open it once "
+                                                              "with kibitz serve or kibitz init-db to add them"))
+            else:
+                _check_chain(conn, row, report)
+            hashes = [(int(event["seq"]), str(event["hash"])) for event in store_admin.chain_events(conn, game_id)]
+    except FileNotFoundError as err:
+        return Verified(None, [Problem(None, None, str(err))])
+    except sqlite3.Error as err:
+        return Verified(None, [Problem(None, None, f"cannot be read: {err}")])
+    if report.problems:
+        return Verified(None, report.problems)
+    return Verified(chain.verdict(fingerprint, hashes), [])

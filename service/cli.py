@@ -1,5 +1,6 @@
 """The ``kibitz`` command: ``kibitz serve`` (waitress), ``kibitz init-db``, ``kibitz replay``,
-``kibitz backup`` and ``kibitz check`` (and ``export``/``import``, ``service.cli_transfer``)."""
+``kibitz backup``, ``kibitz check`` and ``kibitz verify`` (and ``export``/``import``,
+``service.cli_transfer``)."""
 
 from __future__ import annotations
 
@@ -236,7 +237,9 @@ def backup(dest: str, database: str, force: bool) -> None:
               type=click.Path(dir_okay=False), help="SQLite database file to check (opened read-only).")
 def check(database: str) -> None:
     """Verify a database: SQLite's integrity check, every game's events numbered 1..n, every game
-    rebuilt through its rules. Prints each problem; exit status 1 when there is one."""
+    rebuilt through its rules, every game's hash chain recomputed (the first event that does
+    not match named; a deleted last event found by its record_hash). Prints each problem;
+    exit status 1 when there is one."""
     from service import checking
 
     report = checking.check(database)
@@ -248,6 +251,41 @@ def check(database: str) -> None:
         return
     click.echo(f"{database}: {len(report.problems)} problem(s) ({counted} checked).", err=True)
     raise SystemExit(1)
+
+
+@main.command()
+@click.argument("game_id")
+@click.argument("fingerprint")
+@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
+              type=click.Path(dir_okay=False), help="SQLite database file (opened read-only).")
+def verify(game_id: str, fingerprint: str, database: str) -> None:
+    """Prove GAME_ID's record against a FINGERPRINT noted earlier (the 12 hex digits the game
+    page shows; docs/tamper-evidence.md). The game is checked as kibitz check does first.
+
+    Exit status 0: the fingerprint matches the record as it stands now, or as it stood after
+    an earlier event (the sentence says which); 1: it matches no moment of the record; 2: not
+    a fingerprint, or no such game or database; 3: the game's record is damaged (each problem
+    printed, as kibitz check names it).
+    """
+    from replays import chain
+    from service import checking
+
+    normal = chain.normal_fingerprint(fingerprint)
+    if normal is None:
+        click.echo(f"{fingerprint!r} is not a fingerprint: give the {chain.FINGERPRINT_LENGTH} hex digits "
+                   "(0-9, a-f) the game page shows.", err=True)
+        raise SystemExit(2)
+    found = checking.verify(database, game_id, normal)
+    if found.verdict is None:
+        for problem in found.problems:
+            click.echo(str(problem), err=found.problems[0].game_id is None)
+        if found.problems and found.problems[0].game_id is None:
+            raise SystemExit(2)
+        click.echo(f"The record of game {game_id} is damaged: it cannot be proved against a fingerprint. "
+                   "Run kibitz check and restore a backup.", err=True)
+        raise SystemExit(3)
+    click.echo(found.verdict.words)
+    raise SystemExit(0 if found.verdict.seq is not None else 1)
 
 
 main.add_command(export_games)

@@ -9,6 +9,7 @@ from flask import current_app
 import engine
 from engine import stream as streams
 from engine.interface import GameRules
+from replays import chain
 from replays.replay import Folded
 from service import store
 from service.cache import FoldCache
@@ -23,11 +24,16 @@ MAX_PATH_NUMBER = 2**62
 def load(game_id: str) -> dict[str, Any]:
     """The ``games`` row of ``game_id`` with ``token_hashes`` (the SHA-256s of its live write
     tokens, which ``http.require_token`` and ``service.secrecy.reader`` check, read afresh on
-    every request so a revocation counts at once); 404 ``game_not_found`` if there is none."""
+    every request so a revocation counts at once); 404 ``game_not_found`` if there is none.
+
+    The game's record is checked first (:func:`current`: on a cache miss its log is read,
+    its hash chain recomputed and folded), so every route of a damaged game answers 503
+    ``record_damaged`` (``store.RecordDamaged``) before it reads anything else."""
     db = get_db()
     row = store.get_game(db, game_id) if len(game_id) <= 100 else None
     if row is None or row["game"] not in engine.GAMES:
         raise ApiError(404, "game_not_found", f"There is no game {game_id[:100]!r}.")
+    current(row)
     row["token_hashes"] = store.live_token_hashes(db, row["id"])
     return row
 
@@ -50,8 +56,10 @@ def writer() -> GroupCommitter:
 
 
 def current(row: dict[str, Any]) -> Folded:
-    """The game folded at the row's version (cached, caught up if another process wrote)."""
-    return cache().get(get_db(), rules_of(row), row["id"], row["version"])
+    """The game folded at the row's version (cached, caught up if another process wrote);
+    raises ``store.RecordDamaged`` when what it reads from storage is not what Kibitz writes."""
+    return cache().get(get_db(), rules_of(row), row["id"], row["version"], record_hash=row.get("record_hash"),
+                       row=row)
 
 
 def summary(row: dict[str, Any]) -> dict[str, Any]:
@@ -78,9 +86,18 @@ def forked_from(row: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def body(row: dict[str, Any], stream: streams.Stream, full: bool) -> dict[str, Any]:
-    """``GET /games/<id>``: the summary plus ``state`` (the engine's view for this reader)."""
+    """``GET /games/<id>``: the summary plus ``record_hash`` (the last event's hash, api.md
+    "A tamper-evident record") and ``state`` (the engine's view for this reader)."""
     return {**summary(row), "version": stream.version, "status": streams.status(stream),
-            "state": streams.view(stream, full)}
+            "record_hash": row.get("record_hash"), "state": streams.view(stream, full)}
+
+
+def fingerprint_context(row: dict[str, Any], version: int, status: str) -> dict[str, Any]:
+    """What the pages' ``record_fingerprint.html`` shows: ``fingerprint`` (the first 12 hex
+    digits of the row's ``record_hash``), ``fingerprint_version`` (the event it is of),
+    ``fingerprint_status`` (the game's status) and ``fingerprint_game_id``."""
+    return {"fingerprint": chain.fingerprint(row.get("record_hash")), "fingerprint_version": version,
+            "fingerprint_status": status, "fingerprint_game_id": row["id"]}
 
 
 def path_number(value: int) -> int:

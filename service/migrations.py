@@ -10,9 +10,13 @@ import goes in a circle. The tables themselves are described in ``service.store`
 
 from __future__ import annotations
 
+import json
+
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from replays import chain
+from schemas.common import scrub
 from service import forks, history, store
 
 MIGRATIONS = Migrations("kibitz")
@@ -162,6 +166,42 @@ def _player_keys_nfc(db: Database) -> None:
         db.execute("UPDATE player_results SET player_key = ? || seat WHERE game_id = ?", ["\x00", game_id])
         for (seat, _, _), new in zip(seats, keys, strict=True):
             db.execute("UPDATE player_results SET player_key = ? WHERE game_id = ? AND seat = ?", [new, game_id, seat])
+
+
+@MIGRATIONS(name="0008_hash_chain")
+def _hash_chain(db: Database) -> None:
+    """The tamper-evident record (api.md, "A tamper-evident record"): ``events.salt`` (a
+    random 16 bytes, hex) and ``events.hash`` (the chain, ``replays.chain``) on every event,
+    ``games.record_hash`` (the last event's hash) on every game. The chains of games stored
+    before are computed once from their stored events: the immutability triggers are lifted
+    for that inside this migration's transaction and put back before it commits, so no
+    other connection ever sees the log without them."""
+    db.table("events").add_column("salt", str)
+    db.table("events").add_column("hash", str)
+    db.table("games").add_column("record_hash", str)
+    db.execute("DROP TRIGGER events_no_update")
+    for game_id in store.game_ids(db):
+        previous = chain.GENESIS
+        for row in db.execute("SELECT seq, type, data, recorded_at, at FROM events WHERE game_id = ? ORDER BY seq",
+                              [game_id]).fetchall():
+            seq, kind, data, recorded_at, at = row
+            salt = chain.new_salt()
+            try:
+                decoded = scrub(json.loads(data))  # as every read decodes it (store._decode)
+            except (TypeError, ValueError):  # damaged already: left without a chain, for kibitz check to name
+                break
+            previous = chain.event_hash(previous, {"seq": seq, "type": kind, "data": decoded,
+                                                   "recorded_at": recorded_at, "at": at, "salt": salt})
+            db.execute("UPDATE events SET salt = ?, hash = ? WHERE game_id = ? AND seq = ?",
+                       [salt, previous, game_id, seq])
+        else:
+            db.execute("UPDATE games SET record_hash = ? WHERE id = ?", [previous, game_id])
+    db.execute(f"CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, "
+               f"'{IMMUTABLE.format(verb='UPDATE')}'); END")
+
+
+#: The message of the triggers that make SQLite refuse to change a stored event.
+IMMUTABLE = "events are immutable: {verb} refused"
 
 
 def migrate(db: Database) -> None:

@@ -80,7 +80,7 @@ LOCATION = {"Location": {"description": "The new game: /games/<id>", "required":
                          "schema": {"type": "string", "pattern": "^/games/[^/]+$"}}}
 
 #: Problem statuses by kind of operation.
-READ_ERRORS = (401, 403, 404, 422)
+READ_ERRORS = (401, 403, 404, 422, 503)  # 503 record_damaged: the game's stored record is damaged
 WRITE_ERRORS = (400, 401, 403, 404, 409, 412, 413, 415, 422, 503)
 CREATE_ERRORS = (400, 401, 403, 409, 413, 415, 422, 503)
 
@@ -225,7 +225,7 @@ def build() -> dict[str, Any]:
             "responses": {**_ok("CreatedGame", 201, "Created", {**ETAG, **LOCATION}), **_problems(CREATE_ERRORS),
                           **_club_key_problems()}},
         "get": {"summary": "List games, newest first", "parameters": [{"in": "query", "schema": ListQuerySchema}],
-                "responses": {**_ok("GameList"), **_problems((422,))}},
+                "responses": {**_ok("GameList"), **_problems((422, 503))}},
     })
     spec.path(path="/games/{game_id}", operations={
         "get": {"summary": "One game and its state", "parameters": [GAME_ID, TOKEN_READ],
@@ -346,6 +346,11 @@ IMPORT_BODY: dict[str, Any] = {
                 "data": {"type": "object"},
                 "recorded_at": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"},
                 "at": {"type": ["string", "null"]},
+                "salt": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+                "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$",
+                         "description": "with salt on every event: the chain is checked and kept "
+                                        "(422 import_invalid, rule_code hash_mismatch, names the first "
+                                        "event whose hash does not follow)"},
             }}},
     },
 }

@@ -11,7 +11,7 @@ import sqlite3
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Response, current_app, json, request
+from flask import Flask, Response, current_app, json, render_template, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
@@ -91,7 +91,8 @@ def _phrase(status: int) -> str:
 def register(app: Flask) -> None:
     """Install the error handlers: ``ApiError``, marshmallow's ``ValidationError`` (422
     ``validation_failed`` with ``errors``: views load their schemas without catching it),
-    every ``HTTPException``, 503
+    every ``HTTPException``, 503 ``record_damaged`` (a game's stored record is not what
+    Kibitz writes: ``store.RecordDamaged``; a page of that game in words), 503
     ``storage_unavailable`` (a write the database cannot take now: ``store.fault``) and a
     catch-all 500."""
 
@@ -116,6 +117,15 @@ def register(app: Flask) -> None:
             headers["Allow"] = err.get_response().headers["Allow"]
         return problem(status, code, _detail(status, err), headers=headers)
 
+    @app.errorhandler(store.RecordDamaged)
+    def _damaged(err: store.RecordDamaged) -> Response:
+        app.logger.warning("record damaged: %s", err)
+        refusal = record_damaged(err)
+        if request.method == "GET" and (request.blueprint or "").startswith("pages"):  # a page: in words
+            page = render_template("page_error.html", err=refusal)
+            return current_app.response_class(page, status=503, mimetype="text/html")
+        return problem(refusal.status, refusal.code, refusal.detail, extra=refusal.extra)
+
     @app.errorhandler(store.StorageUnavailable)
     @app.errorhandler(sqlite3.Error)
     def _storage(err: Exception) -> Response:
@@ -134,6 +144,17 @@ def register(app: Flask) -> None:
     def _internal(err: Exception) -> Response:
         app.logger.exception("unhandled error")
         return problem(500, "internal_error", "Something went wrong on the server.")
+
+
+def record_damaged(err: store.RecordDamaged) -> ApiError:
+    """The 503 ``record_damaged`` for ``err`` (api.md): names the game, the event and
+    ``kibitz check``; ``game_id`` and ``seq`` in the body; no ``Retry-After``, since waiting
+    will not mend it."""
+    where = f"at event {err.seq}" if err.seq is not None else "in its games row"
+    detail = (f"The stored record of game {err.game_id} is damaged {where} ({err.what}): it is not what "
+              "Kibitz wrote, so nothing of this game can be read or recorded. On the server, run kibitz check "
+              "to see every problem, and restore the database from a backup.")
+    return ApiError(503, "record_damaged", detail, extra={"game_id": err.game_id, "seq": err.seq})
 
 
 def _detail(status: int, err: HTTPException) -> str:

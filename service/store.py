@@ -4,9 +4,11 @@ Tables (created by ``service.migrations.MIGRATIONS``):
 
 - ``events`` — the append-only log: ``(game_id, seq)`` is the primary key, so two writers
   can never store the same ``seq``; triggers make SQLite itself refuse ``UPDATE`` and
-  ``DELETE``. An ``Idempotency-Key`` is unique per game.
+  ``DELETE``. An ``Idempotency-Key`` is unique per game. Each event has its random
+  ``salt`` and its ``hash``, chained to the event before (``replays.chain``, migration 0008).
 - ``games`` — one row per game, a cache of what the events say (``game``, ``players``,
-  ``options`` … from ``game_created``; ``version`` and ``status`` from the fold).
+  ``options`` … from ``game_created``; ``version`` and ``status`` from the fold), and
+  ``record_hash``, the last event's hash, written by :func:`append`.
 - ``tokens`` — the write tokens of each game, one row per token (a game may hold one per
   device), each stored as its SHA-256 only (a secret, kept out of the public log), with when
   it was issued and, once revoked, when (``kibitz token``, migration 0006).
@@ -18,7 +20,8 @@ writer in at a time, across threads and processes, and makes the others wait
 
 A write the storage cannot take (disk full, read-only file or disk, I/O error, a lock held
 past the busy timeout) raises a ``sqlite3`` error that :func:`fault` classifies; the service
-answers it with 503 ``storage_unavailable`` (:class:`StorageUnavailable`). Backups and
+answers it with 503 ``storage_unavailable`` (:class:`StorageUnavailable`). Stored data that
+is not what Kibitz writes raises :class:`RecordDamaged` (503 ``record_damaged``). Backups and
 checks of a whole database live in ``service.store_admin``.
 """
 
@@ -35,6 +38,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from replays import chain
 from schemas.common import scrub
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -98,9 +102,26 @@ FAULT_DETAILS = {
     "busy": ("The database stayed locked by another program for too long: nothing was stored. Try again.", 1),
     "damaged": ("The server's database file is damaged: nothing was stored. Run kibitz check on the server "
                 "and restore a backup (README, 'Running a club server').", 30),
-    "damaged_data": ("This game's stored data is damaged (not what Kibitz wrote): nothing was stored. Run "
+    "damaged_data": ("A stored game's data is damaged (not what Kibitz wrote): nothing was stored. Run "
                      "kibitz check on the server and restore a backup (README, 'Running a club server').", 30),
 }
+
+
+class RecordDamaged(Exception):
+    """A game's stored record is not what Kibitz writes (api.md, 503 ``record_damaged``): a
+    gap, an event that no longer rebuilds, an unknown type, a broken hash chain, a ``games``
+    row that disagrees with its log, stored text that cannot be read. ``game_id`` names the
+    game, ``seq`` the event (None when it is not about one event), ``what`` says what is
+    wrong in words. Not a storage fault: only the write that met it is refused, and waiting
+    will not mend it."""
+
+    def __init__(self, game_id: str, seq: int | None, what: str) -> None:
+        super().__init__(what)
+        self.game_id, self.seq, self.what = game_id, seq, what
+
+    def __str__(self) -> str:
+        where = f"game {self.game_id}" + (f", event {self.seq}" if self.seq is not None else "")
+        return f"{where}: {self.what}"
 
 
 class StorageUnavailable(Exception):
@@ -190,40 +211,46 @@ def insert_game(db: Database, game_id: str, created: Mapping[str, Any], token_ha
 
 def get_game(db: Database, game_id: str) -> dict[str, Any] | None:
     """Return the ``games`` row of ``game_id`` (JSON columns decoded), or None."""
-    rows = list(db.query("SELECT rowid AS _rowid, * FROM games WHERE id = ?", [game_id]))
+    try:
+        rows = list(db.query("SELECT rowid AS _rowid, * FROM games WHERE id = ?", [game_id]))
+    except sqlite3.OperationalError as err:
+        if "decode to UTF-8" not in str(err):
+            raise
+        raise damaged(game_id, None, "its games row holds text that is not UTF-8") from err
     return _game(rows[0]) if rows else None
 
 
-def damaged_data(what: str) -> StorageUnavailable:
-    """The 503 for stored data that is not what Kibitz writes (``what`` names it, for the log)."""
-    detail, retry_after = FAULT_DETAILS["damaged_data"]
-    return StorageUnavailable("damaged_data", detail, retry_after, what)
+def damaged(game_id: str, seq: int | None, what: str) -> RecordDamaged:
+    """The 503 ``record_damaged`` for stored data of game ``game_id`` (event ``seq``, or None)
+    that is not what Kibitz writes; ``what`` says what is wrong."""
+    return RecordDamaged(game_id, seq, what)
 
 
 def _game(row: dict[str, Any]) -> dict[str, Any]:
     row = dict(row)
-    row["players"] = _decode(row["players"], list, f"games.players of {row['id']}")
-    row["options"] = _decode(row["options"], dict, f"games.options of {row['id']}")
+    game_id = str(row["id"])
+    row["players"] = _decode(row["players"], list, game_id, None, "games.players cannot be read")
+    row["options"] = _decode(row["options"], dict, game_id, None, "games.options cannot be read")
     if not all(isinstance(name, str) for name in row["players"]):
-        raise damaged_data(f"games.players of {row['id']}")
+        raise damaged(game_id, None, "games.players holds something that is not a name")
     if isinstance(row.get("title"), str):
         row["title"] = scrub(row["title"])
     del row["player_keys"]
     return row
 
 
-def _decode(text: str, shape: type | None = None, what: str = "a stored column") -> Any:
+def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: str) -> Any:
     """A stored JSON column decoded; a lone surrogate that a database written before such
     text was refused may hold (stored as a JSON escape such as ``\\ud83d``) becomes U+FFFD, so that
-    every read and export can be written as UTF-8. Raises :class:`StorageUnavailable`
-    (``damaged_data``, a 503 naming kibitz check) for text that is not JSON, or not of
-    ``shape`` (``dict``, ``list``) when given one."""
+    every read and export can be written as UTF-8. Raises :class:`RecordDamaged` (game
+    ``game_id``, event ``seq``: ``what``, a 503 naming kibitz check) for text that is not
+    JSON, or not of ``shape`` (``dict``, ``list``) when given one."""
     try:
         value = json.loads(text)
     except (TypeError, ValueError) as err:
-        raise damaged_data(what) from err
+        raise damaged(game_id, seq, what) from err
     if shape is not None and not isinstance(value, shape):
-        raise damaged_data(what)
+        raise damaged(game_id, seq, what)
     return scrub(value) if "\\ud" in text or "\\uD" in text else value
 
 
@@ -303,38 +330,86 @@ def decode_cursor(cursor: str) -> tuple[str, int]:
 
 
 def append(db: Database, game_id: str, seq: int, kind: str, data: Mapping[str, Any], recorded_at: str,
-           at: str | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
-    """Insert event ``seq`` of ``game_id`` and return it as the API shows it.
+           at: str | None = None, idempotency_key: str | None = None, *, salt: str | None = None) -> dict[str, Any]:
+    """Insert event ``seq`` of ``game_id`` and return it as the API shows it with the token
+    (``{seq, type, data, recorded_at, at, salt, hash}``).
 
-    Raises ``sqlite3.IntegrityError`` if that idempotency key is taken: call it inside
-    :func:`immediate` after reading the current version. Stores nothing and raises
-    :class:`StorageUnavailable` (``damaged_data``) unless ``seq`` follows the last stored
-    event of the game: a ``games.version`` that disagrees with the log never makes a gap
+    The event gets ``salt`` (a fresh ``replays.chain.new_salt`` when None; an import keeps
+    the exported one) and its ``hash``, chained to the stored hash of event ``seq - 1``
+    (``replays.chain``); the game's ``games.record_hash`` becomes that hash, in the same
+    transaction. Raises ``sqlite3.IntegrityError`` if that idempotency key is taken: call it
+    inside :func:`immediate` after reading the current version. Stores nothing and raises
+    :class:`RecordDamaged` unless ``seq`` follows the last stored event of the game and that
+    event has its hash: a ``games.version`` that disagrees with the log never makes a gap
     (or a clash) in it.
     """
+    if seq == 1:
+        previous: str | None = chain.GENESIS
+    else:
+        found = db.execute("SELECT hash FROM events WHERE game_id = ? AND seq = ?", [game_id, seq - 1]).fetchone()
+        previous = found[0] if found is not None else None
+    event = {"seq": seq, "type": kind, "data": dict(data), "recorded_at": recorded_at, "at": at,
+             "salt": salt or chain.new_salt()}
+    if not isinstance(previous, str):
+        raise damaged(game_id, seq - 1, "games.version disagrees with the stored log (no event "
+                                        f"{seq - 1} with its hash to follow)")
+    event["hash"] = chain.event_hash(previous, event)
     cursor = db.execute(
-        "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key) "
-        "SELECT ?, ?, ?, ?, ?, ?, ? WHERE (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?) = ?",
+        "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
+        "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? "
+        "WHERE (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?) = ?",
         [game_id, seq, kind, json.dumps(data, separators=(",", ":")), recorded_at, at, idempotency_key,
-         game_id, seq - 1],
+         event["salt"], event["hash"], game_id, seq - 1],
     )
     if cursor.rowcount != 1:
-        raise damaged_data(f"games.version of {game_id} disagrees with its last event")
-    return {"seq": seq, "type": kind, "data": dict(data), "recorded_at": recorded_at, "at": at}
+        raise damaged(game_id, seq, "games.version disagrees with the last stored event")
+    db.execute("UPDATE games SET record_hash = ? WHERE id = ?", [event["hash"], game_id])
+    return event
 
 
 def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
     """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first.
 
-    Each is ``{"seq", "type", "data", "recorded_at", "at"}`` with ``data`` decoded.
+    Each is ``{"seq", "type", "data", "recorded_at", "at", "salt", "hash"}`` with ``data``
+    decoded. Raises :class:`RecordDamaged` naming the event whose data is not a JSON object
+    or whose text is not UTF-8.
     """
-    sql = "SELECT seq, type, data, recorded_at, at FROM events WHERE game_id = ? AND seq > ?"
+    sql = "SELECT seq, type, data, recorded_at, at, salt, hash FROM events WHERE game_id = ? AND seq > ?"
     params: list[Any] = [game_id, after]
     if upto is not None:
         sql += " AND seq <= ?"
         params.append(upto)
-    rows = db.query(sql + " ORDER BY seq", params)
-    return [{**row, "data": _decode(row["data"], dict, f"event {row['seq']} of {game_id}")} for row in rows]
+    try:
+        rows = list(db.query(sql + " ORDER BY seq", params))
+    except sqlite3.OperationalError as err:
+        if "decode to UTF-8" not in str(err):
+            raise
+        raise damaged(game_id, _unreadable_event(db, game_id, after, upto), "its stored text is not UTF-8") from err
+    return [{**row, "data": _decode(row["data"], dict, game_id, row["seq"], "its data is not a JSON object")}
+            for row in rows]
+
+
+def _unreadable_event(db: Database, game_id: str, after: int, upto: int | None) -> int | None:
+    """The seq of the first event of ``game_id`` in ``after < seq <= upto`` holding text that
+    is not UTF-8 (None if none is found)."""
+    for row in db.execute(
+            "SELECT seq, CAST(type AS BLOB), CAST(data AS BLOB), CAST(recorded_at AS BLOB), CAST(at AS BLOB), "
+            "CAST(salt AS BLOB), CAST(hash AS BLOB) FROM events WHERE game_id = ? AND seq > ? AND seq <= ? "
+            "ORDER BY seq", [game_id, after, 2**62 if upto is None else upto]):
+        try:
+            for value in row[1:]:
+                if isinstance(value, bytes):
+                    value.decode("utf-8")
+        except UnicodeDecodeError:
+            return int(row[0])
+    return None
+
+
+def event_hashes(db: Database, game_id: str) -> list[tuple[int, str]]:
+    """``(seq, hash)`` of every stored event of ``game_id``, oldest first (``kibitz verify``
+    and the game page's verify form look a fingerprint up in them)."""
+    return [(int(seq), str(value)) for seq, value in db.execute(
+        "SELECT seq, hash FROM events WHERE game_id = ? AND hash IS NOT NULL ORDER BY seq", [game_id]).fetchall()]
 
 
 # --- idempotency ---------------------------------------------------------------------
@@ -349,7 +424,8 @@ def remembered(db: Database, game_id: str, key: str) -> dict[str, Any] | None:
     )
     if not rows:
         return None
-    return {**rows[0], "response": _decode(rows[0]["response"])}
+    return {**rows[0], "response": _decode(rows[0]["response"], None, game_id, None,
+                                           f"the stored answer to Idempotency-Key {key[:40]!r} cannot be read")}
 
 
 def remember(db: Database, game_id: str, key: str, request_hash: str, status: int, response: Any,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schemas.common import scrub
 from service import store
 
 #: The tables without which a file is not a Kibitz database at all.
@@ -32,8 +33,8 @@ TABLES = ("games", "events", "idempotency")
 SCHEMA: dict[str, tuple[str, ...]] = {
     "games": ("id", "game", "title", "players", "player_keys", "visibility", "options", "created_at", "version",
               "status", "imported_at", "forked_from_game", "forked_from_seq", "secret_from_hand", "fork_lineage",
-              "source_game"),
-    "events": ("game_id", "seq", "type", "data", "recorded_at", "at", "idempotency_key"),
+              "source_game", "record_hash"),
+    "events": ("game_id", "seq", "type", "data", "recorded_at", "at", "idempotency_key", "salt", "hash"),
     "idempotency": ("game_id", "key", "request_hash", "status", "response", "created_at"),
     "player_results": ("game_id", "player_key", "name", "seat", "game", "created_at", "status", "result", "score",
                        "unit", "hands", "tricks_won", "fools", "knocks", "stops"),
@@ -153,13 +154,46 @@ def read_table(conn: sqlite3.Connection, table: str) -> int:
 
 
 def games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every ``games`` row's ``id``, ``game``, ``version``, ``status``, ``visibility`` and
+    """Every ``games`` row's ``id``, ``game``, ``version``, ``status``, ``visibility``,
+    ``record_hash`` (None where the column is missing: a database not migrated) and
     ``players`` and ``options`` (as stored: JSON text, or whatever a damaged row holds),
     oldest first."""
-    rows = conn.execute("SELECT id, game, version, status, visibility, CAST(players AS BLOB), "
-                        "CAST(options AS BLOB) FROM games ORDER BY rowid").fetchall()
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+    record_hash = "record_hash" if "record_hash" in columns else "NULL"
+    rows = conn.execute(f"SELECT id, game, version, status, visibility, CAST(players AS BLOB), "
+                        f"CAST(options AS BLOB), {record_hash} FROM games ORDER BY rowid").fetchall()
     return [{"id": row[0], "game": row[1], "version": row[2], "status": row[3], "visibility": row[4],
-             "players": row[5], "options": row[6]} for row in rows]
+             "players": row[5], "options": row[6], "record_hash": row[7]} for row in rows]
+
+
+def has_chain(conn: sqlite3.Connection) -> bool:
+    """True when ``conn``'s events have their ``salt`` and ``hash`` columns (migration 0008)."""
+    return {"salt", "hash"} <= {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+
+
+def chain_events(conn: sqlite3.Connection, game_id: str) -> Iterator[dict[str, Any]]:
+    """The events of ``game_id`` in ``seq`` order as the hash chain covers them: ``seq``,
+    ``type``, ``data`` (decoded; None when it cannot be read), ``recorded_at``, ``at``,
+    ``salt``, ``hash`` (each None when it is not text)."""
+    for seq, kind, data, recorded_at, at, salt, digest in conn.execute(
+            "SELECT seq, CAST(type AS BLOB), CAST(data AS BLOB), CAST(recorded_at AS BLOB), CAST(at AS BLOB), "
+            "CAST(salt AS BLOB), CAST(hash AS BLOB) FROM events WHERE game_id = ? ORDER BY seq", [game_id]):
+        try:
+            decoded = scrub(decode_json(data))  # as every read decodes it
+        except ValueError:
+            decoded = None
+        yield {"seq": seq, "type": _text(kind), "data": decoded, "recorded_at": _text(recorded_at), "at": _text(at),
+               "salt": _text(salt), "hash": _text(digest)}
+
+
+def _text(stored: object) -> str | None:
+    """A column read as bytes decoded as UTF-8 (None for NULL or bytes that are not UTF-8)."""
+    if not isinstance(stored, bytes):
+        return None
+    try:
+        return stored.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def event_seqs(conn: sqlite3.Connection, game_id: str) -> list[int]:

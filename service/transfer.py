@@ -10,6 +10,13 @@ is stored unless the whole log folds.
 An imported game gets a new id and token; its events keep their original ``recorded_at``
 and ``at`` (the history of the night they were played), its ``created_at`` is the time
 of its ``game_created``, and ``imported_at`` says when it was imported.
+
+The hash chain (api.md, "A tamper-evident record"): an export whose every event carries its
+``hash`` and ``salt`` (a full export) has its chain checked, event by event, over the
+events as they will be stored; the first event whose hash does not follow is a 422
+``import_invalid`` (``rule_code`` ``hash_mismatch``), and a sound chain is stored unchanged,
+so the copy keeps the original's fingerprint. An export without them (older, or a public
+export whose hidden cards leave some salts out) gets a fresh chain.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ import engine
 import schemas
 from engine import stream as streams
 from engine.core import OptionError, RulesError
-from replays import export, replay
+from replays import chain, export, replay
 from schemas.common import UtcDateTime, unicode_errors
 from schemas.games import CreateGameSchema, canonical_game, flatten
 from service import store
@@ -109,6 +116,10 @@ def check_shape(doc: Any) -> list[dict[str, Any]]:
             errors[f"{where}.recorded_at"] = ["Give the time it was recorded, UTC ISO 8601 with a Z."]
         if event.get("at") is not None and not isinstance(event["at"], str):
             errors[f"{where}.at"] = ["Give the client's time as a string, or null."]
+        if "hash" in event and not (isinstance(event["hash"], str) and chain.HEX64.fullmatch(event["hash"])):
+            errors[f"{where}.hash"] = ["Give the event's hash as 64 lowercase hex digits, or leave it out."]
+        if "salt" in event and not (isinstance(event["salt"], str) and chain.SALT.fullmatch(event["salt"])):
+            errors[f"{where}.salt"] = ["Give the event's salt as 32 lowercase hex digits, or leave it out."]
         if len(errors) >= 20:
             break
     if not errors and events[0]["type"] != streams.CREATED:
@@ -191,20 +202,38 @@ def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.F
     return rules, created, folded
 
 
+def chained(events: list[dict[str, Any]]) -> bool:
+    """True when every event of an export carries its ``hash`` and ``salt``: its chain is
+    checked and kept; otherwise the import gets a fresh one."""
+    return all(isinstance(event.get("hash"), str) and isinstance(event.get("salt"), str) for event in events)
+
+
+def _hash_refused(seq: int) -> ApiError:
+    return refused(seq, "hash_mismatch", f"Its hash does not follow the event before it: event {seq} (or one "
+                                         "before it) is not what the exporting service recorded, so the record "
+                                         "cannot be imported as it stood.")
+
+
 def rebuild(doc: Any) -> tuple[list[dict[str, Any]], replay.Folded]:
     """Check an export document and fold it through the rules.
 
-    Returns the events to store (canonical data, original times) and the folded game.
+    Returns the events to store (canonical data, original times; each with its exported
+    ``salt`` when the export's chain is kept, see :func:`chained`) and the folded game.
     Raises ``ApiError`` 422: ``validation_failed`` for a document that is not an export,
-    ``import_invalid`` (``seq``, ``rule_code``) for the first event the rules refuse.
+    ``import_invalid`` (``seq``, ``rule_code``) for the first event the rules refuse or the
+    first whose hash does not follow the chain (``hash_mismatch``).
     """
     events = check_shape(doc)
+    keep = chained(events)
     rules, created, folded = _created(events[0]["data"])
     version = folded.stream.rules_version
     current = version == rules.RULES_VERSION
     table = {"game": rules.GAME, "players": created["players"], "visibility": created["visibility"]}
     stored = [{"seq": 1, "type": streams.CREATED, "data": created, "recorded_at": events[0]["recorded_at"],
                "at": _client_time(events[0].get("at"))}]
+    previous = chain.GENESIS
+    if keep:
+        previous = _follows(stored[0], events[0], previous)
     for event in events[1:]:
         seq, kind = event["seq"], event["type"]
         body = {**event["data"], "type": kind}
@@ -232,7 +261,20 @@ def rebuild(doc: Any) -> tuple[list[dict[str, Any]], replay.Folded]:
         data = {k: v for k, v in action.items() if k != "type"}
         stored.append({"seq": seq, "type": kind, "data": data, "recorded_at": event["recorded_at"],
                        "at": parsed.at if current else event.get("at")})
+        if keep:
+            previous = _follows(stored[-1], event, previous)
     return stored, folded
+
+
+def _follows(entry: dict[str, Any], exported: Mapping[str, Any], previous: str) -> str:
+    """Give ``entry`` (an event as it will be stored) the exported event's salt, after
+    checking that the exported hash is that of ``entry`` after ``previous``; returns it.
+    Raises the 422 ``import_invalid`` (``hash_mismatch``) naming the event otherwise."""
+    entry["salt"] = exported["salt"]
+    expected = chain.event_hash(previous, entry)
+    if exported["hash"] != expected:
+        raise _hash_refused(int(entry["seq"]))
+    return expected
 
 
 def source_of(doc: Mapping[str, Any]) -> str | None:

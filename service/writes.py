@@ -75,7 +75,8 @@ def _store_new_game(db: Database, game_id: str, created: Mapping[str, Any], toke
     status = streams.status(stream)
     store.insert_game(db, game_id, created, token_hash, created_at, status)
     for event in events:
-        store.append(db, game_id, event["seq"], event["type"], event["data"], event["recorded_at"], event.get("at"))
+        store.append(db, game_id, event["seq"], event["type"], event["data"], event["recorded_at"], event.get("at"),
+                     salt=event.get("salt"))
     store.set_version(db, game_id, folded.version, status,
                       secret_from_hand=forks.secret_from_hand(rules, stream.state))
 

@@ -25,7 +25,7 @@ def test_event_log_marks_undone_actions(open_game):
     assert body["version"] == 5
     assert [(e["seq"], e["type"], e["undone"]) for e in body["events"]] == [
         (1, "game_created", False), (2, "deal", False), (3, "play", True), (4, "undo", False), (5, "note", False)]
-    assert set(body["events"][0]) == {"seq", "type", "data", "recorded_at", "at", "undone", "corrected_by"}
+    assert set(body["events"][0]) == {"seq", "type", "data", "recorded_at", "at", "salt", "hash", "undone", "corrected_by"}
     open_game.post({}, "redo")
     assert open_game.get("/events").get_json()["events"][2]["undone"] is False
 

@@ -26,8 +26,11 @@ def test_record_returns_event_and_state(open_game):
     assert response.headers["ETag"] == '"3"'
     body = response.get_json()
     assert body["seq"] == body["version"] == 3
-    assert body["event"] == {"seq": 3, "type": "play", "data": {"player": "Bob", "card": "7H"},
-                             "recorded_at": "2026-11-29T20:15:00.500Z", "at": "2026-11-29T20:14:00.000Z"}
+    event = dict(body["event"])
+    salt, digest = event.pop("salt"), event.pop("hash")
+    assert event == {"seq": 3, "type": "play", "data": {"player": "Bob", "card": "7H"},
+                     "recorded_at": "2026-11-29T20:15:00.500Z", "at": "2026-11-29T20:14:00.000Z"}
+    assert len(salt) == 32 and len(digest) == 64 and int(salt, 16) >= 0 and int(digest, 16) >= 0
     assert body["state"]["to_act"] == ["Cas"]
 
 

@@ -27,7 +27,9 @@ def test_a_game_created_naming_another_game_is_named(stored):
     path, (game_id, sound) = stored
     tamper(path, f"UPDATE events SET data = json_set(data, '$.game', 'chess') WHERE game_id = '{game_id}' AND seq = 1")
     assert _problems(path) == [f"game {game_id}, event 1: game_created names an unknown game 'chess': "
-                               "the log cannot be rebuilt"]
+                               "the log cannot be rebuilt",
+                               f"game {game_id}, event 1: its hash does not match the record's hash chain: this "
+                               "event was changed, or one before it deleted, after it was recorded"]
 
 
 def test_a_games_row_that_disagrees_with_game_created_is_named(stored):
@@ -59,5 +61,8 @@ def test_games_players_that_is_not_json_is_named(stored):
 def test_a_damaged_event_is_named_by_its_own_seq(stored, data, why):
     path, (game_id, _) = stored
     tamper(path, f"UPDATE events SET data = {data} WHERE game_id = '{game_id}' AND seq = 3")
-    [line] = _problems(path)
+    line, *chained = _problems(path)
     assert line.startswith(f"game {game_id}, event 3: {why}"), line
+    # data that still decodes is hashed again, and its hash no longer matches; unreadable data stops the chain
+    assert chained == ([f"game {game_id}, event 3: its hash does not match the record's hash chain: this event "
+                        "was changed, or one before it deleted, after it was recorded"] if "list" in why else [])

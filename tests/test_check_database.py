@@ -89,8 +89,9 @@ def test_an_event_that_no_longer_rebuilds_is_named(stored):
     tamper(path, f"""UPDATE events SET data = '{{"player":"Bob","card":"9S"}}' WHERE game_id = '{ids[1]}' AND seq = 3""")
     done = kibitz("check", "--db", str(path))
     assert done.returncode == 1
-    [line] = [line for line in done.stdout.splitlines() if ids[1] in line]
-    assert line.startswith(f"game {ids[1]}, event 3: no longer rebuilds through the rules of toepen: ")
+    rebuilt, chained = [line for line in done.stdout.splitlines() if ids[1] in line]
+    assert rebuilt.startswith(f"game {ids[1]}, event 3: no longer rebuilds through the rules of toepen: ")
+    assert chained.startswith(f"game {ids[1]}, event 3: its hash does not match the record's hash chain")
     assert not [line for line in done.stdout.splitlines() if ids[0] in line or ids[2] in line]
 
 

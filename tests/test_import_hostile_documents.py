@@ -69,6 +69,10 @@ def test_import_checks_the_time_of_game_created_like_any_event(client, other_cli
     body = assert_problem(client.post("/games/import", json=doc), 422, "import_invalid")
     assert body["seq"] == 1 and body["rule_code"] == "validation_failed"
     doc["events"][0]["at"] = "2026-11-29T21:15:00+01:00"
+    changed = assert_problem(other_client.post("/games/import", json=doc), 422, "import_invalid")
+    assert changed["seq"] == 1 and changed["rule_code"] == "hash_mismatch"  # a changed time breaks the chain
+    for event in doc["events"]:  # an export without the chain (older) is checked, and chained afresh
+        event.pop("hash"), event.pop("salt", None)
     imported = other_client.post("/games/import", json=doc)  # the original is stored on client's server
     assert imported.status_code == 201
     log = other_client.get(f"/games/{imported.get_json()['id']}/events").get_json()["events"]

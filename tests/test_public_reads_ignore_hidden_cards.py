@@ -31,6 +31,9 @@ READS = ("", "/actions", "/timeline", "/timeline?hand=1", "/hands/1", "/hands/1/
          "/states/2", "/states/3", "/events", "/export?format=json", "/export?format=jsonl", "/export?format=text",
          "/export?format=csv")
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?Z?")
+#: A hash, a salt or a fingerprint (64, 32 or 12 hex digits): random per game (the salts), so
+#: twin games differ in them whatever their cards; a salt is shown only where nothing is hidden.
+HEX = re.compile(r"\b[0-9a-f]{12}(?:[0-9a-f]{20}(?:[0-9a-f]{32})?)?\b")
 
 
 #: Stop the Bus's centre is dealt face up (public): the same in every deal compared.
@@ -74,7 +77,7 @@ def _public(client, game, deal, moves=()) -> tuple[dict[str, tuple[int, str]], A
     out = {}
     for path in READS:
         response = created.get(path, token=False)
-        text = TIME.sub("<time>", response.get_data(as_text=True).replace(created.id, "<id>"))
+        text = HEX.sub("<hex>", TIME.sub("<time>", response.get_data(as_text=True).replace(created.id, "<id>")))
         out[path] = (response.status_code, text)
     return out, scorekeeper["phase"]
 

@@ -40,7 +40,7 @@ def test_the_database_refuses_update_and_delete_on_events(db):
 
 def test_a_seq_is_stored_once(db):
     _game(db)
-    with pytest.raises(store.StorageUnavailable):  # append takes only the seq after the log's last
+    with pytest.raises(store.RecordDamaged):  # append takes only the seq after the log's last
         store.append(db, "g1", 1, "note", {"text": "again"}, "t")
     with pytest.raises(sqlite3.IntegrityError):  # and the table's key refuses a second seq 1 by itself
         db.execute("INSERT INTO events (game_id, seq, type, data, recorded_at) VALUES ('g1', 1, 'note', '{}', 't')")

@@ -168,4 +168,4 @@ def _listed(row: dict[str, Any]) -> dict[str, Any]:
 
 
 # The read-only pages (game page, replay, audits, players, club table) add their routes here.
-from service.pages import review  # noqa: E402,F401
+from service.pages import record, review  # noqa: E402,F401  (record: the fingerprint's verify page)

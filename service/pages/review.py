@@ -279,6 +279,7 @@ def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
             context["last_turn"] = catalogue.sentence(str(turns[-1].get("explanation") or ""))
     forks, _ = store.list_games(get_db(), forked_from=row["id"], limit=50)
     context["forks"] = [{**games.summary(f), "game_name": catalogue.GAMES[f["game"]].name} for f in forks]
+    context.update(games.fingerprint_context(row, stream.version, shown["status"]))  # record_fingerprint.html
     return context
 
 

@@ -1,0 +1,132 @@
+"""The hash chain of a stored log (api.md, "A tamper-evident record").
+
+Every stored event carries a random 16-byte ``salt`` (32 lowercase hex characters) and a
+``hash``: SHA-256, in lowercase hex, of the UTF-8 bytes of the previous event's ``hash``
+(:data:`GENESIS`, 64 zeros, for event 1) followed directly by the event's canonical JSON,
+the object of exactly ``seq``, ``type``, ``data``, ``recorded_at``, ``at`` (null when the
+client sent none) and ``salt``, keys sorted at every level, no spaces, non-ASCII characters
+written as themselves (``json.dumps(…, sort_keys=True, separators=(",", ":"),
+ensure_ascii=False)``). A game's ``record_hash`` is its last event's ``hash``; its
+fingerprint is the first :data:`FINGERPRINT_LENGTH` hex digits of that.
+
+Pure functions only: no storage, no clock (the salt comes from :func:`new_salt`, the one
+place that draws randomness).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from schemas.common import scrub
+
+#: The "previous hash" of event 1.
+GENESIS = "0" * 64
+#: How many hex digits of ``record_hash`` a fingerprint shows.
+FINGERPRINT_LENGTH = 12
+#: The keys of the canonical object, in the order api.md lists them (``salt`` last).
+KEYS = ("seq", "type", "data", "recorded_at", "at", "salt")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+SALT = re.compile(r"^[0-9a-f]{32}$")
+FINGERPRINT = re.compile(r"^[0-9a-f]{1,64}$")
+
+
+def new_salt() -> str:
+    """A fresh random 16-byte salt as 32 lowercase hex characters (``secrets``)."""
+    return secrets.token_hex(16)
+
+
+def canonical(event: Mapping[str, Any]) -> str:
+    """The canonical JSON text of ``event`` (a mapping with at least :data:`KEYS`; ``at`` may
+    be missing, meaning null). Raises ``KeyError`` for a missing key, ``TypeError`` for a
+    value JSON cannot write."""
+    body = {key: event.get(key) if key == "at" else event[key] for key in KEYS}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def event_hash(previous: str, event: Mapping[str, Any]) -> str:
+    """The ``hash`` of ``event`` whose predecessor's hash is ``previous`` (:data:`GENESIS`
+    for event 1): lowercase hex SHA-256 of ``previous`` + :func:`canonical` (``event``).
+
+    Text holding a lone surrogate (stored before such text was refused) is hashed as every
+    read gives it back, with U+FFFD in its place (``schemas.common.scrub``)."""
+    try:
+        raw = (previous + canonical(event)).encode("utf-8")
+    except UnicodeEncodeError:
+        raw = (previous + canonical(scrub(dict(event)))).encode("utf-8")
+    return hashlib.sha256(raw).hexdigest()
+
+
+def first_break(events: Iterable[Mapping[str, Any]], previous: str = GENESIS) -> int | None:
+    """The ``seq`` of the first event whose stored ``hash`` is not :func:`event_hash` of the
+    hash before it (``previous`` before the first one given), or None when every link holds.
+
+    The chain is recomputed from ``previous``: once a link breaks, that event is named.
+    """
+    for event in events:
+        expected = event_hash(previous, event) if isinstance(event.get("salt"), str) else None
+        if expected is None or event.get("hash") != expected:
+            return int(event["seq"])
+        previous = expected
+    return None
+
+
+def fingerprint(record_hash: str | None) -> str | None:
+    """The first :data:`FINGERPRINT_LENGTH` hex digits of ``record_hash`` (None for None)."""
+    return None if record_hash is None else record_hash[:FINGERPRINT_LENGTH]
+
+
+def normal_fingerprint(text: str) -> str | None:
+    """A fingerprint as a person typed it (spaces, dashes, colons and capitals allowed) in
+    lowercase hex, or None unless it is :data:`FINGERPRINT_LENGTH` to 64 hex digits."""
+    cleaned = re.sub(r"[\s\-:]", "", text).lower()
+    return cleaned if FINGERPRINT.fullmatch(cleaned) and len(cleaned) >= FINGERPRINT_LENGTH else None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a noted fingerprint says of a record: ``seq`` the last event whose hash starts
+    with it (None: no moment of the record), ``last`` the record's last event, ``words`` a
+    sentence for people."""
+
+    fingerprint: str
+    seq: int | None
+    last: int
+    words: str
+
+    @property
+    def now(self) -> bool:
+        """True when the fingerprint is the record's as it stands now."""
+        return self.seq is not None and self.seq == self.last
+
+
+def verdict(fingerprint_text: str, hashes: Iterable[tuple[int, str]]) -> Verdict:
+    """Compare a normalised fingerprint (:func:`normal_fingerprint`) with a record's
+    ``(seq, hash)`` pairs, oldest first, whose chain is known to hold; the sentence says
+    whether the record still matches, or matched as it stood after an earlier event."""
+    pairs = list(hashes)
+    last = pairs[-1][0] if pairs else 0
+    found = None
+    for seq, value in pairs:
+        if value.startswith(fingerprint_text):
+            found = seq
+    shown = fingerprint_text[:FINGERPRINT_LENGTH]
+    if found is None:
+        words = (f"The fingerprint {shown} matches no moment of this game's record: the record is not the one "
+                 "it was noted from (or the fingerprint was copied wrongly).")
+    elif found == last:
+        words = (f"The fingerprint {shown} matches the record as it stands now, after event {last}: nothing "
+                 "recorded up to the moment it was noted has changed.")
+    else:
+        words = (f"The fingerprint {shown} matches the record as it stood after event {found}: events 1 to "
+                 f"{found} are unchanged, and {_later(found, last)} recorded after it was noted.")
+    return Verdict(fingerprint_text, found, last, words)
+
+
+def _later(found: int, last: int) -> str:
+    return f"event {last} was" if last == found + 1 else f"events {found + 1} to {last} were"

@@ -24,7 +24,7 @@ def test_between_hands_the_result_of_the_hand_just_ended_is_shown(server, page):
     expect_status(page, "Deal hand 2 — dealer Ann")
     result = page.locator("#hand-result")
     expect(result).to_be_visible()
-    expect(result.locator("strong")).to_have_text("Hand 1: Ann won; Bob lost 1 life, Cas lost 1 life")
+    expect(result.locator("strong")).to_have_text("Hand 1: Ann won; Bob lost 1 life, Cas lost 1 life.")
     # the ended hand's board stays: its number marked over, its last trick still shown
     expect(page.locator(".facts")).to_contain_text("Hand 1 (over)")
     expect(page.locator(".trick.current")).to_contain_text("8♣")

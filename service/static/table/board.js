@@ -60,7 +60,8 @@ let ended_ = {key: null, line: "", reason: ""};  // the result line of the hand 
 export function renderResult(s) {
   var box = el("hand-result");
   var n = s.hand_number || s.round_number || 0;
-  if (kind === "fuji_flush" || s.phase !== "deal" || !n || s.status !== "in_progress") { box.hidden = true; return; }
+  if (kind === "fuji_flush") { renderLastTurn(s, box); return; }
+  if (s.phase !== "deal" || !n || s.status !== "in_progress") { box.hidden = true; return; }
   var key = gameId + ":" + n + ":" + S.version;
   if (ended_.key !== key) {
     ended_ = {key: key, line: "", reason: ""};
@@ -77,7 +78,7 @@ export function renderResult(s) {
       for (var i = steps.length - 1; i >= 0 && !last; i--) {
         if (!steps[i].undone && ["note", "undo", "redo"].indexOf(steps[i].type) < 0) { last = steps[i].summary || ""; }
       }
-      ended_.line = word + n + ": " + (parts.length ? parts.join("; ") : ended(last));
+      ended_.line = word + n + ": " + ended(parts.length ? parts.join("; ") : last);
       ended_.reason = parts.length && result.reason ? ended(result.reason) : "";
       if (!parts.length && !last) { ended_.line = word + n + " is over."; }
       render();
@@ -87,6 +88,28 @@ export function renderResult(s) {
   box.innerHTML = "";
   box.appendChild(text("strong", null, ended_.line));
   if (ended_.reason) { box.appendChild(text("span", "hint", " " + ended_.reason)); }
+}
+
+/* Fuji Flush: after each turn, the service's own sentence of the last turn (who was flushed
+ * and must draw, what pushed through), from GET hands/1's turns. */
+function renderLastTurn(s, box) {
+  var count = (s.turns || []).length;
+  /* the line is there from the start, in room kept for it (table.css), so that the deck
+   * never moves when the first turn's sentence arrives (ui.md, "Nothing moves under a finger") */
+  if (!count) { box.hidden = false; box.textContent = "No card played yet."; return; }
+  var key = gameId + ":turn:" + count + ":" + S.version;
+  if (ended_.key !== key) {
+    ended_ = {key: key, line: ended_.line, reason: ""};
+    K.api("GET", base + "/hands/1", {token: S.token}).then(function (a) {
+      if (ended_.key !== key || a.status !== 200) { return; }
+      var turns = (a.body && a.body.turns) || [];
+      ended_.line = turns.length ? ended(turns[turns.length - 1].explanation) : "";
+      render();
+    }, function () { /* offline: keep the last line */ });
+  }
+  box.hidden = !ended_.line;
+  box.innerHTML = "";
+  box.appendChild(text("strong", null, ended_.line));
 }
 
 /* The words of a hand's `result` (GET hands/<n>): who won, who lost what, who is out. */
@@ -156,7 +179,10 @@ export function keepPlace(s) {
 }
 
 export function scoreLine(p) {
-  if (kind === "fuji_flush") { return [p.hand_size + (p.hand_size === 1 ? " card" : " cards"), p.pushed_through + " pushed through"]; }
+  if (kind === "fuji_flush") {  /* cards held as the score sheet counts them: in hand and in front */
+    var held = p.hand_size + (p.table_card !== null && p.table_card !== undefined ? 1 : 0);
+    return [held + (held === 1 ? " card held" : " cards held"), p.pushed_through + " pushed through"];
+  }
   if (kind === "toepen") { return ["Lives lost " + p.lives_lost + "/" + S.game.options.limit]; }
   if (kind === "fool") { return ["Score " + p.score].concat(p.tens ? [p.tens + (p.tens === 1 ? " round" : " rounds") + " of +10"] : []); }
   if (kind === "stop_the_bus") { return ["Chips " + p.chips]; }

@@ -32,6 +32,9 @@ export function share() {
     var link = el("share-link");
     link.href = answer.body.link;
     link.textContent = answer.body.link;
+    var warn = el("share-warning");  /* the server says when other devices cannot reach the link */
+    warn.textContent = answer.body.warning || "";
+    warn.hidden = !answer.body.warning;
   }, function () { el("share-qr").textContent = "The service cannot be reached, so the link cannot be drawn now."; });
 }
 

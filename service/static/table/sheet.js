@@ -72,7 +72,7 @@ export function renderSheet(rows) {
   }
   table.appendChild(tbody);
   var caption = text("caption", "hint", head.length ? (kind === "toepen" ? "Lives lost: total (this hand)" : kind === "fool" ? "Points: total (this round)"
-    : kind === "stop_the_bus" ? "Chips: total (this round)" : "Cards left: total (this turn), last turns") : "");
+    : kind === "stop_the_bus" ? "Chips: total (this round)" : "Cards held (in hand and in front): total (this turn), last turns") : "");
   table.insertBefore(caption, table.firstChild);
   var scroller = text("div", "sheet-scroll");
   scroller.appendChild(table);

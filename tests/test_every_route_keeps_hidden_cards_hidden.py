@@ -363,6 +363,8 @@ QUERY_VALUES: dict[str, Callable[[Context], list[str]]] = {
     "until": lambda ctx: ["2099-12-31"],
     "sort": lambda ctx: ["wins", "average"],
     "order": lambda ctx: ["asc"],
+    "before": _seqs,
+    "fingerprint": lambda ctx: ["0123456789ab", "12345"],
 }
 
 

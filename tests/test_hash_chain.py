@@ -268,6 +268,8 @@ def test_the_game_page_shows_the_fingerprint_and_checks_a_noted_one(client):
     assert said.status_code == 200 and "matches no moment of this game&#39;s record" in said.get_data(as_text=True)
     said = client.get(f"/watch/{game.id}/verify?fingerprint=12345")
     assert said.status_code == 422 and "is not a fingerprint" in said.get_data(as_text=True)
+    said = client.get(f"/watch/{game.id}/verify")  # nothing typed yet: the form, asking for one
+    assert said.status_code == 200 and "Give the 12 hex digits" in said.get_data(as_text=True)
     in_play = create(client)
     assert "Record fingerprint: " in client.get(f"/watch/{in_play.id}").get_data(as_text=True)
 

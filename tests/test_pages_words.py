@@ -12,6 +12,12 @@ from tests.conftest import create
 
 NAMES = re.compile(r'class="cell-link" href="/people/(\w+)"')
 
+def _page_text(response) -> str:  # noqa: ANN001 - a test client response
+    """The page's HTML without the <bdi> isolates around names (api.md, "Text people type"),
+    so a sentence reads as a person reads it."""
+    return re.sub(r"</?bdi>", "", response.get_data(as_text=True))
+
+
 
 def test_club_table_sorts_lives_lost_best_first(client):
     # Ann loses 3 lives over two games, Bob 1, Cas 0 (each game: one ruling, then abandoned
@@ -21,13 +27,13 @@ def test_club_table_sorts_lives_lost_best_first(client):
         game.post({"type": "adjust", "player": loser, "amount": amount, "reason": "ruling"})
         if amount < 2:
             game.post({"type": "adjust", "player": "Cas" if loser != "Cas" else "Bob", "amount": 2, "reason": "ruling"})
-    html = client.get("/club?sort=average&order=desc").get_data(as_text=True)
+    html = _page_text(client.get("/club?sort=average&order=desc"))
     toepen = html.split('id="h-toepen"')[1]
     rows = re.findall(r'href="/people/(\w+)">\w+</a></th>(.*?)</tr>', toepen, re.S)
     averages = [float(re.findall(r"<td>([\d.]+)</td>", cells)[-1]) for _, cells in rows]
     assert averages == sorted(averages), averages  # the fewest lives lost first: the best first
     assert 'aria-sort="ascending"' in toepen and "fewer is better" in toepen
-    worst_first = client.get("/club?sort=average&order=asc").get_data(as_text=True).split('id="h-toepen"')[1]
+    worst_first = _page_text(client.get("/club?sort=average&order=asc")).split('id="h-toepen"')[1]
     rows = re.findall(r'href="/people/(\w+)">\w+</a></th>(.*?)</tr>', worst_first, re.S)
     assert [float(re.findall(r"<td>([\d.]+)</td>", c)[-1]) for _, c in rows] == sorted(averages, reverse=True)
 
@@ -35,9 +41,9 @@ def test_club_table_sorts_lives_lost_best_first(client):
 def test_visibility_reads_in_words_beside_the_title(client):
     open_game = create(client, visibility="open", title="Bus")
     table_game = create(client)
-    assert " · open hands · " in client.get(f"/watch/{open_game.id}").get_data(as_text=True)
-    assert " · table visibility · " in client.get(f"/watch/{table_game.id}").get_data(as_text=True)
-    home = client.get("/").get_data(as_text=True)
+    assert " · open hands · " in _page_text(client.get(f"/watch/{open_game.id}"))
+    assert " · table visibility · " in _page_text(client.get(f"/watch/{table_game.id}"))
+    home = _page_text(client.get("/"))
     assert "open hands ·" in home and re.search(r'class="game-meta">\s*(open|table) ·', home) is None
 
 
@@ -46,11 +52,11 @@ def test_stop_the_bus_between_rounds_says_who_lost_a_chip_and_why(client):
     for action in BUS_STEPS[:11]:  # one round to the showdown
         answer = game.post(action)
         assert answer.status_code == 201, answer.get_json()
-    html = client.get(f"/watch/{game.id}").get_data(as_text=True)
+    html = _page_text(client.get(f"/watch/{game.id}"))
     line = re.search(r'<p class="hand-result" id="hand-result">(.*?)</p>', html).group(1)
     assert line == "Round 1 is over. Bob loses a chip. Bob has the weakest hand (pair, 9-9-5), below run, 4-3-2 (Cas)."
     assert line.endswith(".") and ".." not in line and "rules/" not in line
-    audit = client.get(f"/watch/{game.id}/hands/1").get_data(as_text=True)
+    audit = _page_text(client.get(f"/watch/{game.id}/hands/1"))
     assert "Bob has the weakest hand" in audit and "..</p>" not in audit
 
 
@@ -63,7 +69,7 @@ def test_fool_between_rounds_and_a_finished_toepen_game_show_the_last_result(cli
         assert answer.status_code == 201, answer.get_json()
     state = fool.get().get_json()["state"]
     assert state["phase"] == "deal", state["phase"]
-    html = client.get(f"/watch/{fool.id}").get_data(as_text=True)
+    html = _page_text(client.get(f"/watch/{fool.id}"))
     line = re.search(r'<p class="hand-result" id="hand-result">(.*?)</p>', html).group(1)
     assert line.startswith("Round 1 is over. Points this round: ") and line.endswith(".") and ".." not in line
     toepen = create(client, players=["Ann", "Bob", "Cas"], options={"limit": 2})
@@ -72,7 +78,7 @@ def test_fool_between_rounds_and_a_finished_toepen_game_show_the_last_result(cli
                    {"type": "adjust", "player": "Ann", "amount": 1, "reason": "ruling"}):  # Ann reaches 2: over
         answer = toepen.post(action)
         assert answer.status_code == 201, answer.get_json()
-    html = client.get(f"/watch/{toepen.id}").get_data(as_text=True)
+    html = _page_text(client.get(f"/watch/{toepen.id}"))
     assert "Game over: Bob and Cas won." in html
     line = re.search(r'<p class="hand-result" id="hand-result">(.*?)</p>', html).group(1)
     assert line == "Hand 1 is over. Ann lost 1 life, Cas lost 1 life. Ann and Cas folded: Bob is the last player in."

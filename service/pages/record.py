@@ -26,8 +26,8 @@ from service.pages.review import guarded, load_row
 @guarded
 def verify(game_id: str) -> Any:
     """Whether the ``fingerprint`` given matches the game's record: 200 with the sentence
-    (a match now, a match after event N, or no match); 422 with a hint when it is not 12 to
-    64 hex digits; 503 ``record_damaged`` when the record itself does not hold."""
+    (a match now, a match after event N, or no match); without one, 200 with the form; 422
+    with a hint when it is not 12 to 64 hex digits; 503 ``record_damaged`` when the record itself does not hold."""
     row = load_row(game_id)
     rules = games.rules_of(row)
     events = store.events(get_db(), row["id"], upto=row["version"])
@@ -36,7 +36,7 @@ def verify(game_id: str) -> Any:
     normal = chain.normal_fingerprint(typed)
     context = {"game": games.summary(row), "typed": typed, "verdict": None,
                **games.fingerprint_context(row, row["version"], row["status"])}
-    if normal is None:
-        return render_template("watch_verify.html", **context), 422
+    if normal is None:  # the form alone when nothing was typed yet; a 422 for what is not a fingerprint
+        return render_template("watch_verify.html", **context), 422 if typed else 200
     context["verdict"] = chain.verdict(normal, [(event["seq"], event["hash"]) for event in events])
     return render_template("watch_verify.html", **context)

@@ -98,7 +98,7 @@ def log(game_id: str) -> Response:
 
 
 @bp.get("/games/<game_id>/actions")
-@secrecy.reads()
+@secrecy.reads("before")
 def actions(game_id: str) -> Response:
     """What can be recorded next: ``{"version", "actions": [{type, player, cards, …}]}``, the
     game's actions and the bookkeeping actions open now (``engine.stream.actions``).

@@ -133,8 +133,9 @@ class WholeNumber(fields.Integer):
 JOINERS = "\u200c\u200d"
 #: Invisible and direction-changing characters refused in every typed text (api.md, "Text
 #: people type"): zero-width space, word joiner, BOM, the direction marks, the bidirectional
-#: embeddings and overrides (U+202A–U+202E) and isolates (U+2066–U+2069).
-REFUSED_CHARACTERS = frozenset("\u200b\u2060\ufeff\u200e\u200f" + "".join(map(chr, range(0x202A, 0x202F)))
+#: embeddings and overrides (U+202A–U+202E) and isolates (U+2066–U+2069), and the Arabic
+#: letter mark U+061C, a direction mark like U+200E and U+200F.
+REFUSED_CHARACTERS = frozenset("\u200b\u2060\ufeff\u200e\u200f\u061c" + "".join(map(chr, range(0x202A, 0x202F)))
                                + "".join(map(chr, range(0x2066, 0x206A))))
 #: Refused categories: control, private use, unassigned (in this Python's Unicode database), surrogate.
 REFUSED_CATEGORIES = frozenset(("Cc", "Co", "Cn", "Cs"))
@@ -173,6 +174,10 @@ def typed_name(text: str) -> str:
     """A player name as stored (:func:`typed_text`, no line feed); raises ``ValidationError``
     unless it holds a visible character (a letter, digit, punctuation or symbol: L, N, P, S)."""
     text = typed_text(text, free=False)
+    for char in text:  # recording.md, "Identity and players": no format characters in a name
+        if unicodedata.category(char) == "Cf" and char not in JOINERS:
+            raise ValidationError(f"A player name may not hold an invisible formatting character: {_refusal(char)}. "
+                                  "Type it without it.")
     if not any(unicodedata.category(char)[0] in "LNPS" for char in text):
         raise ValidationError("A player name needs a visible character (a letter, digit, punctuation mark or symbol).")
     return text
@@ -447,9 +452,9 @@ class CorrectSchema(NamesAcceptedFields):
     def what(self, data: Any) -> str:
         return "a correction"
 
-    target = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=2**62),
+    target = fields.Integer(required=True, strict=True,  # a seq outside the log is the rules' nothing_to_correct
                             metadata={"description": "the seq of the entry to correct"})
     action = fields.Dict(required=True, metadata={"description": "the action that should have been recorded "
                                                                  "there: one game action, as for POST …/events"})
-    reason = fields.String(validate=validate.Length(min=1, max=500))
+    reason = FreeText(validate=validate.Length(min=1, max=500))
     at = UtcDateTime()

@@ -14,7 +14,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from schemas import GAMES
-from schemas.common import SPACE, FreeText, UnicodeSchema, WholeNumber, name_key, typed_name
+from schemas.common import SPACE, FreeText, UnicodeSchema, WholeNumber, name_key, typed_name, typed_text
 
 #: Bounds every game shares; each engine narrows the seat count (``resolve_options``).
 MIN_PLAYERS, MAX_PLAYERS = 2, 20
@@ -30,7 +30,9 @@ class Name(fields.String):
     json_schema = {"type": "string", "pattern": f"^[{SPACE}]*[^{SPACE}](?:[\\s\\S]{{0,{NAME_LENGTH - 2}}}[^{SPACE}])?[{SPACE}]*$"}
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
-        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        raw = super()._deserialize(value, attr, data, **kwargs)
+        typed_text(raw, free=False)  # a control character is refused where it stands, never trimmed away
+        text = raw.strip()
         if not 1 <= len(text) <= NAME_LENGTH:
             raise ValidationError(f"A player name has 1 to {NAME_LENGTH} characters.")
         return typed_name(text)
@@ -195,4 +197,4 @@ class ActionsQuerySchema(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    before = fields.Integer(validate=validate.Range(min=1, max=2**62), load_default=None, allow_none=True)
+    before = WholeNumber(validate=validate.Range(min=1, max=2**62), load_default=None, allow_none=True)

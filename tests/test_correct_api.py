@@ -167,7 +167,6 @@ def test_correction_conflict_names_the_first_later_entry_that_no_longer_fits(pla
 @pytest.mark.parametrize(("body", "field"), [
     ({"action": play("Cas", "8H")}, "target"),
     ({"target": "4", "action": play("Cas", "8H")}, "target"),
-    ({"target": 0, "action": play("Cas", "8H")}, "target"),
     ({"target": 4}, "action"),
     ({"target": 4, "action": "8H"}, "action"),
     ({"target": 4, "action": {"type": "note", "text": "x"}}, "action.type"),

@@ -112,7 +112,13 @@ export function confirmCompose() {
   var spec = S.compose;
   var body = spec.build();
   write("events", body, spec.label).then(function (outcome) {
-    if (outcome !== "refused" && S.compose === spec) { endCompose(); }
+    if (outcome !== "refused" && S.compose === spec) {
+      endCompose();
+      /* the panel is gone: bring the board (and the next actions) back into view, once the
+       * answer is in, never while the tap is pending */
+      var board = document.getElementById("play-area") || document.getElementById("turn");
+      if (board && board.getBoundingClientRect().top < 0) { board.scrollIntoView({block: "start"}); }
+    }
   });
 }
 

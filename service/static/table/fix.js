@@ -50,13 +50,19 @@ function list() {
       box.appendChild(text("li", null)).appendChild(text("h3", null, (kind === "toepen" ? "Hand " : "Round ") + st.hand));
     }
     var li = text("li");
-    var b = text("button", "fix-entry", "Event " + st.seq + ": " + st.summary);
+    var b = text("button", "fix-entry", entryWords(st));
     b.type = "button";
     b.setAttribute("data-seq", String(st.seq));
     b.addEventListener("click", (function (step, item) { return function () { choose(step, item); }; })(st, li));
     li.appendChild(b);
     box.appendChild(li);
   }
+}
+
+/* An entry as it stands in the record now: "Event 17: Cas played 9♦", or once corrected
+ * "Event 17, corrected at event 31: Cas played 7♦, not 9♦" (the timeline's own words). */
+function entryWords(st) {
+  return st.corrected ? "Event " + st.seq + ", " + st.corrected : "Event " + st.seq + ": " + st.summary;
 }
 
 export function showEarlier() { showAll = true; list(); }
@@ -66,7 +72,7 @@ function choose(step, li) {
   var old = el("fix-list").querySelector(".fixing");
   if (old) { old.remove(); }
   var box = text("div", "fixing");
-  box.appendChild(text("p", "hint", "Replace event " + step.seq + " (" + step.summary + ") with:"));
+  box.appendChild(text("p", "hint", "Replace " + entryWords(step) + " with:"));
   li.appendChild(box);
   K.api("GET", base + "/actions?before=" + step.seq, {token: S.token}).then(function (answer) {
     if (answer.status !== 200) { box.appendChild(text("p", "alert", ended((answer.body && answer.body.detail) || "Cannot be read now."))); return; }

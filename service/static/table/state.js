@@ -55,8 +55,12 @@ export function text(tag, cls, content) {
 /* node's text: before, then typed text (a name, a summary naming one) in a <bdi>, then after:
    a right-to-left name or a stored override never reorders the label around it (api.md) */
 export function iso(node, before, typed, after) {
-  node.textContent = before; node.appendChild(text("bdi", "", typed));
-  if (after) { node.appendChild(document.createTextNode(after)); }
+  /* one inline label, so that a flex button keeps the space after the colon ("Knock: Ann") */
+  var label = text("span", "label", before);
+  label.appendChild(text("bdi", "", typed));
+  if (after) { label.appendChild(document.createTextNode(after)); }
+  node.textContent = "";
+  node.appendChild(label);
   return node;
 }
 

@@ -43,3 +43,16 @@ def test_the_trick_audit_shows_the_corrected_play_and_the_correction(client):
     assert "<strong>Correction</strong> of event 4" in page
     hand = _page_text(client.get(f"/watch/{game.id}/hands/1"))
     assert "<strong>Correction</strong> of event 4" in hand
+
+
+def test_the_hand_audit_calls_corrected_only_a_trick_with_a_correction(client):
+    game = create(client, visibility="open")
+    game.post(OPEN_DEAL)
+    game.post({"type": "play", "player": "Bob", "card": "7H"})
+    assert game.post({}, "undo").status_code == 201  # trick 1 only had an undo
+    assert game.post({}, "redo").status_code == 201
+    hand = _page_text(client.get(f"/watch/{game.id}/hands/1"))
+    assert '<span class="tag">undo recorded</span>' in hand and '<span class="tag">corrected</span>' not in hand
+    game.post({"type": "play", "player": "Cas", "card": "JH"})
+    assert game.post({"target": 6, "action": {"type": "play", "player": "Cas", "card": "8H"}}, "correct").status_code == 201
+    assert '<span class="tag">corrected</span>' in _page_text(client.get(f"/watch/{game.id}/hands/1"))

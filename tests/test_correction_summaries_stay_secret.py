@@ -47,19 +47,25 @@ def _page(game, path=""):
     return response.get_data(as_text=True)
 
 
+def _audits(game):
+    """The hand's and trick's audits, API and pages."""
+    return (_public(game, "/hands/1", "/hands/1/tricks/1", "") + _page(game) + _page(game, "/hands/1")
+            + _page(game, "/hands/1/tricks/1"))
+
+
 def test_an_undone_correction_names_its_card_in_no_public_summary(client):
     game = _trick(client)
     fixed = _correct(game, "8S")
     assert game.post({}, "undo").status_code == 201  # Bob holds 8♠ again
     text = _public(game, "/timeline", "/actions", f"/actions?before={fixed}", "/events")
-    text += _page(game, "/replay") + _page(game, f"/replay?step={fixed}")
+    text += _page(game, "/replay") + _page(game, f"/replay?step={fixed}") + _audits(game)
     assert "8♠" not in text and "8S" not in text
     # the moment before the undo is the corrected one, like states/<fixed>: refused publicly
     assert_problem(game.get(f"/actions?before={fixed + 1}", token=False), 401, "token_required")
     assert_problem(game.get(f"/states/{fixed}", token=False), 401, "token_required")
     assert "Bob played 8♠" in json.dumps(game.get(f"/actions?before={fixed + 1}").get_json(), ensure_ascii=False)
     steps = game.get("/timeline", token=False).get_json()["steps"]
-    assert steps[fixed - 1]["summary"].startswith("Event 3 corrected: Bob played a card")
+    assert steps[fixed - 1]["summary"] == "Event 3 corrected: Bob played a card; another card was first recorded."
     assert steps[fixed]["summary"].startswith(f"Undo: cancelled event {fixed} (Event 3 corrected: Bob played a card")
     redo = next(a for a in game.get("/actions", token=False).get_json()["actions"] if a["type"] == "redo")
     assert redo["target"]["summary"] == "Correct event 3: Bob played a card"
@@ -75,9 +81,12 @@ def test_a_correction_replaced_by_a_later_one_names_its_card_nowhere_publicly(cl
     first = _correct(game, "8S")
     _correct(game, "9S")  # Bob holds 7♠ and 8♠
     text = _public(game, "/timeline", "/actions", f"/actions?before={first + 1}", "/events")
-    text += _page(game, "/replay") + _page(game, f"/replay?step={first}")
+    text += _page(game, "/replay") + _page(game, f"/replay?step={first}") + _audits(game)
     assert "8♠" not in text and "8S" not in text and "7♠" not in text and "7S" not in text
     assert "9♠" in text  # the entry in force is on the table
+    steps = game.get("/timeline", token=False).get_json()["steps"]
+    assert steps[-1]["summary"] == "Event 3 corrected: Bob played 9♠; another card was first recorded."
+    assert steps[first - 1]["summary"] == "Event 3 corrected: Bob played a card; another card was first recorded."
     assert "Bob played 8♠" in json.dumps(game.get("/timeline").get_json(), ensure_ascii=False)
 
 
@@ -86,7 +95,7 @@ def test_the_steps_after_a_correction_tell_the_corrected_outcome(client):
     _correct(game, "8S")  # 7♠ is back in Bob's hand; he won the trick with 8♠
     for token in (False, True):
         steps = game.get("/timeline", token=token).get_json()["steps"]
-        assert "8♠" in steps[5]["summary"] and "7♠" not in steps[5]["summary"], steps[5]["summary"]
+        assert "Bob wins trick 1 with 8♠" in steps[5]["summary"], steps[5]["summary"]
     text = _public(game, "/timeline") + _page(game, "/replay") + _page(game, "/replay?step=6")
     assert "7♠" not in text and "7S" not in text
 

@@ -406,10 +406,22 @@ def target_json(rules: GameRules, step: Step, full: bool, hidden: Set[int] = fro
     """``{"seq", "type", "summary"}`` of an undo's or redo's target ``step`` (api.md, undo's
     ``target``), the :func:`summary` written for this reader (``full``: the token holder);
     ``hidden``: the seqs whose cards a public reader may not see (``replays.secrecy.hidden``),
-    whose summary leaves the card out ("Cas played a card")."""
+    whose summary leaves the card out ("Cas played a card"; for a ``correct``, its
+    replacement's card: "Correct event 3: Bob played a card")."""
     if not full and step.seq in hidden:
-        step = step._replace(action=without_hand_cards(step.action))
+        step = withheld(step)
     return {"seq": step.seq, "type": step.action["type"], "summary": summary(rules, step, full)}
+
+
+def withheld(step: Step) -> Step:
+    """``step`` without the cards taken from (and now back in) a player's hand
+    (``engine.core.without_hand_cards``); for a ``correct`` step, its replacement's cards, which
+    are what its :func:`summary` names."""
+    if step.fix is not None:
+        replacement = step.fix.replacement
+        fix = step.fix._replace(replacement=replacement._replace(action=without_hand_cards(replacement.action)))
+        return step._replace(fix=fix)
+    return step._replace(action=without_hand_cards(step.action))
 
 
 def summary(rules: GameRules, step: Step, full: bool) -> str:

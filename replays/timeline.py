@@ -12,7 +12,10 @@ it changed.
 
 Game actions are described as they were when recorded: the state before and after each
 comes from one replay of the whole log, so an action undone later still reads as it
-happened. A reader without the token gets every step's summary and data redacted the same
+happened; an action in the current record is described from the current record's states,
+so after a correction what the rules derived (a trick's winner …) follows the corrected
+record. An undone or replaced correction reads publicly without its card while it is back
+in a hand (``engine.stream.withheld``), and so does the undo or redo line about it. A reader without the token gets every step's summary and data redacted the same
 way as the event log (``replays.replay.shown_data``) while its hand is not over.
 """
 
@@ -39,6 +42,7 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
     final = replayed[-1].stream.state
     undone_by = streams.undone_by((step.seq, step.action["type"], step.target) for step in replayed)
     kept = set() if full else _hidden(rules, final, replayed)
+    record = _record_states(replayed[-1].stream, replayed)
     hands: dict[int, int] = {}
     summaries: dict[int, str] = {}
     out: list[dict[str, Any]] = []
@@ -61,7 +65,9 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
             summary = _correction(kind, event["data"].get("reason"), step.target, summaries)
         elif kind == streams.CORRECT:
             shown = full or not hand or rules.hand_over(final, hand)
-            summary = corrected_words(rules, step.stream.done.head, shown, event["data"].get("reason"))
+            fixing = step.stream.done.head  # out of the record now: its card is back in a hand
+            summary = corrected_words(rules, streams.withheld(fixing) if seq in kept else fixing, shown,
+                                      event["data"].get("reason"))
         elif kind == streams.ABANDON:
             summary = streams.summary(rules, step.stream.done.head, True) + "."
         elif seq in kept:  # its card is back in a hand: who did what, not which card
@@ -69,8 +75,9 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
         elif kind == streams.NOTE:
             by = event["data"].get("player")
             summary = f"Note{' by ' + by if by else ''}: {event['data'].get('text', '')}"
-        else:
-            summary = rules.describe(before, {**step.action, "seq": seq}, after, visible)
+        else:  # an action in the record now: what the rules derive from the record as it stands
+            was, now = record.get(seq, (before, after))
+            summary = rules.describe(was, {**step.action, "seq": seq}, now, visible)
         summaries[seq] = summary
         out.append(
             {
@@ -95,6 +102,22 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
         first = replayed[number - 1].stream.done.head  # the entry as first recorded
         entry["corrected_by"] = by
         entry["corrected"] = f"corrected at event {by}: {changed(rules, first, fix.replacement, shown)}"
+    return out
+
+
+def _record_states(stream: streams.Stream, replayed: Sequence[streams.Replayed]) -> dict[int, tuple[Any, Any]]:
+    """The states before and after each game action of the current record (``stream``'s
+    effective chain) recorded as it stands (neither a corrected entry nor a correction): after
+    a correction, the actions after its target are folded again, and what the rules derive
+    from them (a trick's winner, a showdown's loser) is the corrected record's."""
+    gone = secrecy.withdrawn((step.seq, step.action["type"], step.target) for step in replayed)
+    out: dict[int, tuple[Any, Any]] = {}
+    link: streams.Link | None = stream.done
+    while link is not None and link.rest is not None:
+        head = link.head
+        if head.fix is None and head.seq not in gone and head.action["type"] not in PUBLIC:
+            out[head.seq] = (link.rest.head.state, head.state)
+        link = link.rest
     return out
 
 

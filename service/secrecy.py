@@ -13,7 +13,8 @@ the **current** record by ``replays.secrecy``.
   (``replays.secrecy.hidden`` over the current fold); ``actions`` leaves their cards out.
 - :func:`state_after`: ``states/<seq>`` and the replay's steps: refused with 401
   ``token_required`` for a public reader when the moment shows a hand as over that is in play
-  now, or shows a card that is back in a hand now.
+  now, or shows a card that is back in a hand now (:func:`moment`, which ``actions?before=``
+  of an event not in the record asks too).
 - :func:`reads`: the registry of each read view's query parameters (beside the view), which
   ``tests/test_every_route_keeps_hidden_cards_hidden.py`` reads to try every route.
 """
@@ -147,18 +148,35 @@ def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
                        version=row["version"])
     rules = games.rules_of(row)
     past = replay.stream_at(rules, store.events(get_db(), row["id"], upto=seq), seq)
-    if not full and row["visibility"] == "open":
-        folded = games.current(row)
-        reopened = replay.reopened_hands(rules, past.state, folded.stream.state)
-        if reopened:
-            raise ApiError(401, "token_required",
-                           f"The state after event {seq} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
-                           "put back in play: only the scorekeeper (this game's token) may read it.",
-                           version=row["version"], headers=_WWW)
-        shown = seen.shows_hidden(streams.effective_seqs(past), hidden_seqs(row, folded))
-        if shown is not None:
-            raise ApiError(401, "token_required",
-                           f"The state after event {seq} shows the card of event {shown}, which is back in the player's hand "
-                           f"now: only the scorekeeper (this game's token) may read it until that {rules.HAND_WORD} is over.",
-                           version=row["version"], headers=_WWW)
+    if not full:
+        moment(row, past, f"The state after event {seq}")
     return {"seq": seq, "version": row["version"], "state": streams.view(past, full)}
+
+
+def moment(row: dict[str, Any], past: streams.Stream, what: str) -> None:
+    """Check a past moment ``past`` of the game ``row`` (as it was recorded then) before a
+    reader without the token reads anything computed from it (``states/<seq>``, the replay's
+    steps, ``actions?before=`` of an event that is not in the record now). ``what`` names the
+    moment in the refusal ("The state after event 5").
+
+    Raises :class:`ApiError` 401 ``token_required`` in an open game when that moment shows a
+    hand as over that an undo has put back in play, or a card that is back in a player's hand
+    now (an undone or corrected-away play, show, swap … in force at that moment,
+    ``replays.secrecy.shows_hidden``). A table game's moments are never refused.
+    """
+    if row["visibility"] != "open":
+        return
+    rules = games.rules_of(row)
+    folded = games.current(row)
+    reopened = replay.reopened_hands(rules, past.state, folded.stream.state)
+    if reopened:
+        raise ApiError(401, "token_required",
+                       f"{what} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
+                       "put back in play: only the scorekeeper (this game's token) may read it.",
+                       version=row["version"], headers=_WWW)
+    shown = seen.shows_hidden(streams.effective_seqs(past), hidden_seqs(row, folded))
+    if shown is not None:
+        raise ApiError(401, "token_required",
+                       f"{what} shows the card of event {shown}, which is back in the player's hand "
+                       f"now: only the scorekeeper (this game's token) may read it until that {rules.HAND_WORD} is over.",
+                       version=row["version"], headers=_WWW)

@@ -104,7 +104,9 @@ def actions(game_id: str) -> Response:
     game's actions and the bookkeeping actions open now (``engine.stream.actions``).
     ``?before=<seq>``: what could have been recorded in place of event ``seq`` (the moment
     just before it in the current record, ``engine.stream.before``; for an event not in the
-    record, undone or bookkeeping, the moment just before it as it was); 404 outside 2..version."""
+    record, undone or bookkeeping, the moment just before it as it was: 401 ``token_required``
+    publicly when that moment shows a card back in a hand, ``service.secrecy.moment``); 404
+    outside 2..version."""
     row = games.load(game_id)
     full = secrecy.reader(row)
     before = ActionsQuerySchema().load(request.args.to_dict())["before"]
@@ -117,6 +119,8 @@ def actions(game_id: str) -> Response:
         past = streams.before(stream, before)
         if past is None:  # not in the current record: the moment as it was when it was recorded
             past = replay.stream_at(folded.stream.rules, store.events(get_db(), game_id, upto=before - 1), before - 1)
+            if not full:  # refused publicly like states/<seq> when that moment shows a card back in a hand
+                secrecy.moment(row, past, f"The moment before event {before}")
         legal = secrecy.actions(row, full, past)
     else:
         legal = secrecy.actions(row, full)

@@ -53,9 +53,9 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     key in one sentence, and says in one line whether creating and importing need a club key.
     On SIGTERM or SIGINT it finishes the requests in progress, then checkpoints the
     write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``)."""
-    from service import store_admin
     from service.app import create_app
     from service.server import Limits, create_server, open_files_for
+    from service.storage import admin as store_admin
 
     host = host or ("0.0.0.0" if lan else "127.0.0.1")
     key, key_line = _club_key(club_key_file)
@@ -172,7 +172,8 @@ def _announce_lan(app: Flask, port: int) -> None:
               type=click.Path(dir_okay=False), help="SQLite database file.")
 def init_db(database: str) -> None:
     """Create the database and its tables (or upgrade them); safe to run again."""
-    from service import migrations, store
+    from service.storage import migrations
+    from service.storage import sqlite as store
 
     db = store.connect(database)
     try:
@@ -192,7 +193,7 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
     """Print a game's timeline, one step per line, for an 80-column terminal."""
     import engine
     from replays import timeline
-    from service import store
+    from service.storage import sqlite as store
 
     db = store.connect(database)
     try:
@@ -222,7 +223,7 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
 @click.option("--force", is_flag=True, help="Replace DEST if it exists.")
 def backup(dest: str, database: str, force: bool) -> None:
     """Copy the database, while it is in use, into DEST: one consistent, self-contained file."""
-    from service import store_admin
+    from service.storage import admin as store_admin
 
     try:
         copied = store_admin.backup(database, dest, force=force)

@@ -15,7 +15,8 @@ from typing import Any
 from flask import Flask, current_app
 from sqlite_utils import Database
 
-from service import migrations, store
+from service.storage import migrations
+from service.storage import sqlite as store
 
 _EXTENSION = "kibitz.connections"
 

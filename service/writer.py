@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
-from service import store
+from service.storage import sqlite as store
 
 T = TypeVar("T")
 Job = Callable[[Database], Any]

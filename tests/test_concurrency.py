@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from service import store
+from service.storage import sqlite as store
 from tests.conftest import assert_problem
 
 

@@ -167,7 +167,8 @@ def test_the_checks_catch_what_they_look_for(tmp_path: Path, files: dict[str, st
 
 
 #: The storage modules below the rest of the service: they import nothing of it but each other.
-STORAGE_BASE = ("service.storage", "service.storage.interface", "service.storage.sqlite", "service.storage.admin")
+STORAGE_BASE = ("service.storage", "service.storage.interface", "service.storage.sqlite", "service.storage.admin",
+                "service.storage.postgres")
 
 
 def test_the_storage_backends_import_nothing_of_the_service_above_them() -> None:

@@ -3,7 +3,7 @@
 The storage modules are the package ``service/storage/``: ``sqlite.py`` (the SQLite backend:
 games, events, idempotency, tokens, projections, transactions), ``admin.py`` (backups and
 checks of a whole database), ``migrations.py`` (the schema) and ``interface.py`` (what a
-backend implements, as a ``typing.Protocol``). Everywhere else in
+backend implements, as a ``typing.Protocol``), and ``postgres.py`` (the PostgreSQL backend). Everywhere else in
 ``engine/``, ``schemas/``, ``replays/`` and ``service/`` the code is read with ``ast`` (so
 docstrings and comments may name SQL): no string holding an SQL statement, no
 ``.execute(…)`` / ``.executemany`` / ``.executescript`` / ``.query(…)`` call, no ``.conn``
@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 STORAGE = {"service/storage/__init__.py", "service/storage/interface.py", "service/storage/sqlite.py",
-           "service/storage/admin.py", "service/storage/migrations.py"}
+           "service/storage/admin.py", "service/storage/migrations.py", "service/storage/postgres.py"}
 #: A string that starts with an SQL keyword (written in capitals, as every statement here is).
 SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|CREATE|ALTER|"
                  r"DROP|VACUUM)\b")

@@ -4,15 +4,18 @@
   backend implements, and the storage errors every backend raises;
 - ``service.storage.sqlite``: the SQLite backend (games, events, idempotency, tokens,
   projections, transactions);
+- ``service.storage.postgres``: the PostgreSQL backend (the event log so far: games, events,
+  idempotency, tokens, transactions, the migrations);
 - ``service.storage.admin``: whole-database work on SQLite (backups, checks, start-up);
 - ``service.storage.migrations``: the numbered migrations of the schema.
 
-``SQLITE`` is the SQLite backend typed as the interface it implements: mypy checks here that
-it does.
+``SQLITE`` and ``POSTGRES`` are the backends typed as the interface they implement: mypy
+checks here that they do.
 """
 
 from __future__ import annotations
 
-from service.storage import interface, sqlite
+from service.storage import interface, postgres, sqlite
 
 SQLITE: interface.Store = sqlite
+POSTGRES: interface.EventLog = postgres

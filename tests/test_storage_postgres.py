@@ -229,3 +229,93 @@ def test_a_damaged_json_column_is_record_damaged(db: Any) -> None:
 def test_a_url_names_postgresql_and_a_path_sqlite() -> None:
     assert postgres.is_url("postgresql://u@h/db") and postgres.is_url("postgres://u@h/db")
     assert not postgres.is_url("kibitz.db") and not postgres.is_url("sqlite:kibitz.db")
+
+
+def _fill(backend: Any, conn: Any) -> None:
+    """The same games, forks, imports and match-history rows, through one backend."""
+    columns = ("game_id", "player_key", "name", "seat", "game", "created_at", "status", "result", "score", "unit",
+               "hands", "tricks_won", "fools", "knocks", "stops")
+    with backend.immediate(conn):
+        for n, (game_id, players, status) in enumerate([("a", ["Ann", "Bob"], "finished"),
+                                                        ("b", ["ann", "Cas"], "in_progress"),
+                                                        ("c", ["Dee", "Ann"], "finished")]):
+            when = f"2026-12-0{n + 1}T10:00:00.000Z"
+            created = {**CREATED, "players": players}
+            backend.insert_game(conn, game_id, created, f"{n:064x}", when, status)
+            backend.append(conn, game_id, 1, "game_created", created, when, salt="11" * 16)
+            backend.set_version(conn, game_id, 1, status, secret_from_hand=None if status == "finished" else 2)
+            backend.replace_player_results(conn, game_id, columns, [
+                [game_id, name.casefold(), name, seat, "toepen", when, status,
+                 "won" if seat == 0 and status == "finished" else "lost" if status == "finished" else "none",
+                 10 * seat + n, "points", 3, seat + n, 0, 1, None] for seat, name in enumerate(players)])
+        fork = {**CREATED, "forked_from": {"game": "b", "seq": 1}}
+        backend.insert_game(conn, "f", fork, "ff" * 32, "2026-12-04T10:00:00.000Z", "in_progress")
+        backend.append(conn, "f", 1, "game_created", fork, "2026-12-04T10:00:00.000Z", salt="22" * 16)
+        backend.set_fork_lineage(conn, "f", [["b", 1]])
+        backend.set_secret_from_hand(conn, "f", 1)
+        backend.set_source_game(conn, "c", "elsewhere")
+        backend.set_imported_at(conn, "c", "2026-12-05T10:00:00.000Z")
+
+
+def _reads(backend: Any, conn: Any) -> dict[str, Any]:
+    page, cursor = backend.list_games(conn, limit=2)
+    rest, end = backend.list_games(conn, limit=2, cursor=cursor)
+
+    def strip(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{key: value for key, value in row.items() if key != "_rowid"} for row in rows]
+
+    return {
+        "pages": [strip(page), strip(rest), end],
+        "ann": [row["id"] for row in backend.list_games(conn, player=" ANN ")[0]],
+        "finished": [row["id"] for row in backend.list_games(conn, status="finished", game="toepen")[0]],
+        "all": [row["id"] for row in backend.list_games(conn, fork=True)[0]],
+        "forks_of_b": [row["id"] for row in backend.list_games(conn, forked_from="b")[0]],
+        "lineage": backend.fork_lineage(conn, "f"), "none": backend.fork_lineage(conn, "a"),
+        "secrets": backend.lineage_secrets(conn, "f"),
+        "relations": backend.fork_relations(conn), "is_fork": [backend.is_fork(conn, g) for g in "abcf"],
+        "stored_as": [backend.stored_as(conn, s) for s in ("a", "elsewhere", "nothing")],
+        "ids": backend.game_ids(conn), "without": backend.games_without_results(conn),
+        "totals": backend.player_totals(conn), "period": backend.player_totals(conn, "2026-12-02", "2026-12-02"),
+        "stats": backend.player_stats(conn, "ann", ("hands", "tricks_won", "knocks", "stops")),
+        "games": backend.player_games(conn, "ann"), "games_page": backend.player_games(conn, "ann", 1, 1),
+        "count": backend.player_game_count(conn, "ann"),
+    }
+
+
+def test_every_read_answers_as_on_sqlite(db: Any, tmp_path: Path) -> None:
+    lite = sqlite_store.connect(tmp_path / "k.db")
+    sqlite_migrations.migrate(lite)
+    _fill(postgres, db)
+    _fill(sqlite_store, lite)
+    on_postgres, on_sqlite = _reads(postgres, db), _reads(sqlite_store, lite)
+    for key, expected in on_sqlite.items():
+        assert on_postgres[key] == expected, key
+    assert on_sqlite["ann"] == ["c", "b", "a"] and on_sqlite["secrets"] == [("b", 1, 2)]
+    assert on_sqlite["pages"][2] is None and len(on_sqlite["pages"][0]) == 2
+    assert on_sqlite["stored_as"] == ["a", "c", None] and on_sqlite["without"] == ["f"]
+    assert [(row["player_key"], row["games"], row["wins"], row["name"]) for row in on_sqlite["totals"]][0] == (
+        "ann", 3, 1, "Ann")
+    assert on_sqlite["count"] == 3 and on_sqlite["stats"][0]["hands"] == 9 and on_sqlite["games_page"]
+    lite.close()
+
+
+def test_the_change_counter_moves_when_another_connection_writes(db: Any, postgres_url: str) -> None:  # noqa: F811
+    new_game(db)
+    guard = postgres.connect(postgres_url)
+    before = postgres.data_version(guard)
+    assert postgres.data_version(guard) == before  # nothing written meanwhile
+    with postgres.immediate(db):
+        postgres.append(db, "g1", 2, "note", {"text": "a"}, WHEN)
+    assert postgres.data_version(guard) != before
+    guard.close()
+
+
+def test_connect_takes_sqlites_options(postgres_url: str) -> None:  # noqa: F811
+    conn = postgres.connect(postgres_url, "off", busy_timeout_ms=250)
+    assert conn.execute("SHOW synchronous_commit").fetchone() == {"synchronous_commit": "off"}
+    assert conn.execute("SHOW lock_timeout").fetchone() == {"lock_timeout": "250ms"}
+    conn.close()
+    with pytest.raises(ValueError, match="synchronous must be one of"):
+        postgres.connect(postgres_url, "sometimes")
+    with pytest.raises(ValueError, match="max_page_count is SQLite's"):
+        postgres.connect(postgres_url, max_page_count=10)

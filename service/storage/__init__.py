@@ -18,4 +18,4 @@ from __future__ import annotations
 from service.storage import interface, postgres, sqlite
 
 SQLITE: interface.Store = sqlite
-POSTGRES: interface.EventLog = postgres
+POSTGRES: interface.Store = postgres

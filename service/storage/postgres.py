@@ -19,9 +19,8 @@ The migrations are the project's numbered ones (:data:`MIGRATIONS`, the names of
 ``service.storage.migrations.MIGRATIONS``) in PostgreSQL's dialect, recorded in the
 ``kibitz_migrations`` table and applied by :func:`migrate` in one transaction under an
 advisory lock, so several processes may start at once. This backend implements
-:class:`service.storage.interface.EventLog` (games, events, idempotency, tokens,
-transactions); the projections (forks, match histories) and the service's use of it
-(``kibitz serve --db postgresql://…``) are not there yet (docs/league.md).
+:class:`service.storage.interface.Store`, the whole interface; the service does not use it
+yet (``kibitz serve --db postgresql://…`` is not there: docs/league.md).
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -39,6 +39,7 @@ from psycopg_pool import ConnectionPool
 from replays import chain
 from schemas.common import scrub
 from service.storage.interface import RecordDamaged, StorageUnavailable
+from service.storage.sqlite import decode_cursor, encode_cursor
 
 #: A connection of this backend: psycopg's, in autocommit mode, rows as dicts.
 Connection = psycopg.Connection[dict[str, Any]]
@@ -49,6 +50,8 @@ WRITE_LOCK = 0x6B6962_01
 MIGRATE_LOCK = 0x6B6962_02
 #: How long a write waits for another's lock before it is a ``busy`` storage fault.
 LOCK_TIMEOUT_MS = 10_000
+#: The levels ``connect`` takes, as SQLite's (``service.storage.sqlite.SYNCHRONOUS_LEVELS``).
+SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 
 
 def is_url(target: object) -> bool:
@@ -57,20 +60,34 @@ def is_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
 
-def _configure(conn: Connection) -> None:
+def _configure(conn: Connection, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> None:
     conn.autocommit = True
-    conn.execute(f"SET lock_timeout = {int(LOCK_TIMEOUT_MS)}")
+    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
     conn.execute("SET TIME ZONE 'UTC'")
 
 
-def connect(url: str) -> Connection:
-    """Open a connection to the PostgreSQL database at ``url`` (a libpq URL, for example
+def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
+            max_page_count: int | None = None) -> Connection:
+    """Open a connection to the PostgreSQL database at URL ``path`` (a libpq URL, for example
     ``postgresql://user@host:5432/kibitz``), in autocommit mode: transactions are opened
-    explicitly (:func:`begin_write`, :func:`immediate`, :func:`snapshot`). Raises
+    explicitly (:func:`begin_write`, :func:`immediate`, :func:`snapshot`).
+
+    The options are ``service.storage.sqlite.connect``'s: ``synchronous`` ``OFF`` turns
+    ``synchronous_commit`` off (a commit may be lost in a crash of the server), any other of
+    :data:`SYNCHRONOUS_LEVELS` keeps it on; ``busy_timeout_ms`` is how long a write waits for
+    the write lock (:data:`LOCK_TIMEOUT_MS` by default). ``max_page_count`` is SQLite's alone:
+    raises ``ValueError`` when given, or for an unknown level. Raises
     ``psycopg.OperationalError`` when the server cannot be reached."""
-    conn: Connection = psycopg.connect(url, row_factory=dict_row, autocommit=True)
+    level = synchronous.upper()
+    if level not in SYNCHRONOUS_LEVELS:
+        raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_LEVELS)}, not {synchronous!r}")
+    if max_page_count is not None:
+        raise ValueError("max_page_count is SQLite's: a PostgreSQL server's space is its own to limit")
+    conn: Connection = psycopg.connect(str(path), row_factory=dict_row, autocommit=True)
     try:
-        _configure(conn)
+        _configure(conn, LOCK_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms)
+        if level == "OFF":
+            conn.execute("SET synchronous_commit = off")
     except BaseException:
         conn.close()
         raise
@@ -307,13 +324,18 @@ def get_game(db: Connection, game_id: str) -> dict[str, Any] | None:
     the order of creation), or None. Raises :class:`RecordDamaged` for a column that is not
     what Kibitz writes."""
     row = db.execute("SELECT rowid AS _rowid, * FROM games WHERE id = %s", [game_id]).fetchone()
-    if row is None:
-        return None
-    row = {key: value for key, value in row.items() if key != "rowid"}
+    return None if row is None else _game(row)
+
+
+def _game(found: dict[str, Any]) -> dict[str, Any]:
+    row = {key: value for key, value in found.items() if key != "rowid"}
+    game_id = str(row["id"])
     row["players"] = _decode(row["players"], list, game_id, None, "games.players cannot be read")
     row["options"] = _decode(row["options"], dict, game_id, None, "games.options cannot be read")
     if not all(isinstance(name, str) for name in row["players"]):
         raise RecordDamaged(game_id, None, "games.players holds something that is not a name")
+    if isinstance(row.get("title"), str):
+        row["title"] = scrub(row["title"])
     del row["player_keys"]
     return row
 
@@ -444,3 +466,191 @@ def revoke_tokens(db: Connection, game_id: str, revoked_at: str) -> int:
                         [revoked_at, game_id])
     return int(cursor.rowcount)
 
+
+
+# --- games: lists, forks, imports ----------------------------------------------------
+
+
+def list_games(db: Connection, *, game: str | None = None, player: str | None = None, status: str | None = None,
+               limit: int = 50, cursor: str | None = None, fork: bool = False,
+               forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """Return up to ``limit`` games, newest first, and the cursor of the next page (or None),
+    as ``service.storage.sqlite.list_games`` does; raises ``ValueError`` for a cursor that is
+    not one."""
+    where: list[str] = ["TRUE"]
+    params: list[Any] = []
+    if forked_from is not None:
+        where.append("forked_from_game = %s")
+        params.append(forked_from)
+    elif not fork:
+        where.append("forked_from_game IS NULL")
+    if game is not None:
+        where.append("game = %s")
+        params.append(game)
+    if status is not None:
+        where.append("status = %s")
+        params.append(status)
+    if player is not None:
+        where.append("EXISTS (SELECT 1 FROM json_array_elements_text(games.player_keys::json) AS k WHERE k = %s)")
+        params.append(player.strip().casefold())
+    if cursor is not None:
+        created_at, rowid = decode_cursor(cursor)
+        where.append("(created_at < %s OR (created_at = %s AND rowid < %s))")
+        params.extend([created_at, created_at, rowid])
+    sql = f"SELECT rowid AS _rowid, * FROM games WHERE {' AND '.join(where)} ORDER BY created_at DESC, rowid DESC LIMIT %s"
+    rows = [_game(row) for row in db.execute(sql, [*params, limit + 1])]
+    more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = encode_cursor(rows[-1]["created_at"], rows[-1]["_rowid"]) if more else None
+    return rows, next_cursor
+
+
+def set_fork_lineage(db: Connection, game_id: str, lineage: list[list[Any]]) -> None:
+    """Store what fork ``game_id`` inherits: ``[[ancestor id, last hand shared], …]``."""
+    db.execute("UPDATE games SET fork_lineage = %s WHERE id = %s",
+               [json.dumps(lineage, separators=(",", ":")) if lineage else None, game_id])
+
+
+def fork_lineage(db: Connection, game_id: str) -> list[tuple[str, int]]:
+    """The stored lineage of ``game_id`` (``[]`` for a game that is not a fork, or shares nothing)."""
+    found = db.execute("SELECT fork_lineage FROM games WHERE id = %s", [game_id]).fetchone()
+    if not found or not found["fork_lineage"]:
+        return []
+    return [(str(ancestor), int(shared)) for ancestor, shared in json.loads(found["fork_lineage"])]
+
+
+def lineage_secrets(db: Connection, game_id: str) -> list[tuple[str, int, int]]:
+    """``(ancestor id, last hand shared, its secret_from_hand)`` for each game in ``game_id``'s
+    lineage that still has a hand in play, nearest first, in one query."""
+    rows = db.execute(
+        "SELECT g.id, (l.value ->> 1)::bigint AS shared, g.secret_from_hand "
+        "FROM games AS f CROSS JOIN LATERAL json_array_elements(f.fork_lineage::json) WITH ORDINALITY AS l(value, n) "
+        "JOIN games AS g ON g.id = l.value ->> 0 "
+        "WHERE f.id = %s AND g.secret_from_hand IS NOT NULL ORDER BY l.n DESC", [game_id]).fetchall()
+    return [(str(row["id"]), int(row["shared"]), int(row["secret_from_hand"])) for row in rows]
+
+
+def set_source_game(db: Connection, game_id: str, source: str | None) -> None:
+    """Record the id of the game that imported game ``game_id`` was exported from."""
+    db.execute("UPDATE games SET source_game = %s WHERE id = %s", [source, game_id])
+
+
+def set_imported_at(db: Connection, game_id: str, imported_at: str) -> None:
+    """Record when game ``game_id`` was imported (UTC text)."""
+    db.execute("UPDATE games SET imported_at = %s WHERE id = %s", [imported_at, game_id])
+
+
+def stored_as(db: Connection, source: str) -> str | None:
+    """The id of the stored game that is game ``source`` (the original itself, first) or an
+    import of it (the earliest), or None."""
+    found = db.execute("SELECT id FROM games WHERE id = %s OR source_game = %s ORDER BY (id = %s) DESC, rowid "
+                       "LIMIT 1", [source, source, source]).fetchone()
+    return None if found is None else str(found["id"])
+
+
+def fork_relations(db: Connection) -> dict[str, tuple[str, str | None, int | None]]:
+    """Every stored game: id -> ``(game, forked_from_game, forked_from_seq)``."""
+    return {str(row["id"]): (str(row["game"]), row["forked_from_game"],
+                             None if row["forked_from_seq"] is None else int(row["forked_from_seq"]))
+            for row in db.execute("SELECT id, game, forked_from_game, forked_from_seq FROM games")}
+
+
+def set_secret_from_hand(db: Connection, game_id: str, secret_from_hand: int | None) -> None:
+    """Store game ``game_id``'s ``secret_from_hand`` alone."""
+    db.execute("UPDATE games SET secret_from_hand = %s WHERE id = %s", [secret_from_hand, game_id])
+
+
+def is_fork(db: Connection, game_id: str) -> bool:
+    """True when the stored game ``game_id`` is a what-if fork."""
+    found = db.execute("SELECT forked_from_game FROM games WHERE id = %s", [game_id]).fetchone()
+    return bool(found and found["forked_from_game"])
+
+
+# --- what SQLite alone needs -----------------------------------------------------------
+
+
+def manual_checkpoints(db: Connection) -> None:
+    """Nothing to do: PostgreSQL checkpoints its write-ahead log itself."""
+
+
+def checkpoint_passive(db: Connection) -> None:
+    """Nothing to do: PostgreSQL checkpoints its write-ahead log itself."""
+
+
+def data_version(db: Connection) -> int:
+    """A number that changes whenever any connection has committed a write since ``db`` last
+    asked (as SQLite's ``PRAGMA data_version``; it may also change for ``db``'s own writes):
+    the first transaction id not yet handed out, which every writing transaction moves on."""
+    row = db.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax").fetchone()
+    assert row is not None
+    return int(row["xmax"])
+
+
+# --- the match-history projection ------------------------------------------------------
+
+
+def replace_player_results(db: Connection, game_id: str, columns: tuple[str, ...], rows: list[list[Any]]) -> None:
+    """Replace the ``player_results`` rows of ``game_id`` with ``rows`` (values in the order
+    of ``columns``, names of ``player_results`` columns)."""
+    db.execute("DELETE FROM player_results WHERE game_id = %s", [game_id])
+    if rows:
+        with db.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO player_results ({', '.join(columns)}) "
+                f"VALUES ({', '.join(['%s'] * len(columns))})", rows)
+
+
+def games_without_results(db: Connection) -> list[str]:
+    """The ids of the stored games that have no ``player_results`` rows."""
+    return [str(row["id"]) for row in db.execute(
+        "SELECT id FROM games WHERE id NOT IN (SELECT DISTINCT game_id FROM player_results) ORDER BY rowid")]
+
+
+def _period_clause(since: str | None, until: str | None) -> tuple[str, list[str]]:
+    clauses, params = [], []
+    if since is not None:
+        clauses.append("created_at >= %s")
+        params.append(since)
+    if until is not None:
+        clauses.append("created_at < %s")
+        params.append(until + "T24")  # after every time of that day
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+_COUNTS = ("COUNT(*) AS games, SUM((status = 'finished')::int)::bigint AS finished, "
+           "SUM((result = 'won')::int)::bigint AS wins, SUM((result = 'lost')::int)::bigint AS losses, "
+           "SUM((status = 'abandoned')::int)::bigint AS abandoned, AVG(score)::float8 AS average, MAX(unit) AS unit")
+
+
+def player_totals(db: Connection, since: str | None = None, until: str | None = None) -> list[dict[str, Any]]:
+    """Per player key and game type, over the games created from ``since`` to ``until``, as
+    ``service.storage.sqlite.player_totals`` (``name`` is the name of the latest game)."""
+    where, params = _period_clause(since, until)
+    sql = (f"SELECT player_key, game, {_COUNTS}, MAX(created_at) AS latest, "
+           f"(array_agg(name ORDER BY created_at DESC))[1] AS name FROM player_results {where} "
+           "GROUP BY player_key, game ORDER BY player_key, game")
+    return list(db.execute(sql, params))
+
+
+def player_stats(db: Connection, player_key: str, counters: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per game type for one player key, as ``service.storage.sqlite.player_stats``."""
+    sql = (f"SELECT game, {_COUNTS}, "
+           + ", ".join(f"SUM({counter})::bigint AS {counter}" for counter in counters)
+           + " FROM player_results WHERE player_key = %s GROUP BY game ORDER BY game")
+    return list(db.execute(sql, [player_key]))
+
+
+def player_games(db: Connection, player_key: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+    """One player key's ``player_results`` rows with the game's ``title`` and ``players``
+    (decoded), newest first."""
+    rows = db.execute(
+        "SELECT r.*, g.title, g.players FROM player_results AS r JOIN games AS g ON g.id = r.game_id "
+        "WHERE r.player_key = %s ORDER BY r.created_at DESC, r.game_id LIMIT %s OFFSET %s",
+        [player_key, limit, offset])
+    return [{**row, "players": json.loads(row["players"])} for row in rows]
+
+
+def player_game_count(db: Connection, player_key: str) -> int:
+    """How many ``player_results`` rows one player key has."""
+    row = db.execute("SELECT COUNT(*) AS n FROM player_results WHERE player_key = %s", [player_key]).fetchone()
+    return 0 if row is None else int(row["n"])

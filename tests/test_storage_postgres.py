@@ -319,3 +319,41 @@ def test_connect_takes_sqlites_options(postgres_url: str) -> None:  # noqa: F811
         postgres.connect(postgres_url, "sometimes")
     with pytest.raises(ValueError, match="max_page_count is SQLite's"):
         postgres.connect(postgres_url, max_page_count=10)
+
+
+RACER = """
+import sys, time
+from service.storage import postgres
+url, name, expected, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+db = postgres.connect(url)
+time.sleep(max(0.0, start - time.time()))
+with postgres.immediate(db):
+    version = postgres.version_of(db, "g1")
+    if version != expected:  # If-Match names a version that is no longer the game's: 412
+        print("412", version)
+    else:
+        time.sleep(0.3)  # hold the lock while the other process tries
+        postgres.append(db, "g1", version + 1, "note", {"text": name}, "2026-12-02T01:00:00.000Z")
+        postgres.set_version(db, "g1", version + 1, "in_progress", secret_from_hand=1)
+        print("201", version + 1)
+"""
+
+
+def test_two_processes_racing_with_the_same_version_store_one_event(db: Any, postgres_url: str) -> None:  # noqa: F811
+    """Two OS processes, each with its own connection, both expecting version 1 (the same
+    If-Match): one appends event 2, the other waits for the write lock, then finds the game
+    at version 2 and stores nothing. No gap, no duplicate."""
+    import subprocess
+    import sys
+    import time
+
+    new_game(db)
+    start = time.time() + 1.0
+    racers = [subprocess.Popen([sys.executable, "-c", RACER, postgres_url, name, "1", str(start)],
+                               stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
+              for name in ("tablet-a", "tablet-b")]
+    answers = sorted(racer.communicate(timeout=60)[0].split()[0] for racer in racers)
+    assert all(racer.returncode == 0 for racer in racers)
+    assert answers == ["201", "412"]
+    assert [event["seq"] for event in postgres.events(db, "g1")] == [1, 2]
+    assert postgres.version_of(db, "g1") == 2

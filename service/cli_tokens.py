@@ -17,8 +17,8 @@ import click
 from sqlite_utils import Database
 
 from service import writes
+from service.storage import backend as store
 from service.storage import migrations
-from service.storage import sqlite as store
 from service.writer import GroupCommitter
 
 DEFAULT_DB = "./kibitz.db"

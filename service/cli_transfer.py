@@ -16,8 +16,8 @@ import click
 from replays import export
 from service import transfer, writes
 from service.problems import ApiError
+from service.storage import backend as store
 from service.storage import migrations
-from service.storage import sqlite as store
 from service.writer import GroupCommitter
 
 DEFAULT_DB = "./kibitz.db"

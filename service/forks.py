@@ -27,7 +27,7 @@ from sqlite_utils import Database
 import engine
 from engine.interface import GameRules
 from replays import replay
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 
 def secret_from_hand(rules: GameRules, state: Any) -> int | None:

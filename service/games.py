@@ -14,7 +14,7 @@ from replays.replay import Folded
 from service.cache import FoldCache
 from service.db import get_db
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 from service.writer import GroupCommitter
 
 #: Largest number accepted in a path (a seq, hand or trick number); beyond it is 404.

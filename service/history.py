@@ -23,7 +23,7 @@ from engine import core
 from engine import stream as streams
 from replays import replay
 from schemas.common import name_key
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 #: The counters of ``results`` summed per game type: ``hands`` and the engine's counters
 #: (``engine.core.COUNTERS``; each game declares its own in ``COUNTERS``, None for the others).

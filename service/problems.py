@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from schemas.games import flatten
 from service import db
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 PROBLEM_TYPE = "urn:kibitz:problem:"
 PROBLEM_JSON = "application/problem+json"

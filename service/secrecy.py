@@ -33,7 +33,7 @@ from replays.replay import Folded
 from service import forks, games, http
 from service.db import get_db
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -40,7 +40,7 @@ from schemas.games import CreateGameSchema, canonical_game, flatten
 from service.http import GAME_ID, ID_LENGTH
 from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 UTC_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 

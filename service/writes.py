@@ -31,7 +31,7 @@ from service import forks, history, http, transfer
 from service.cache import FoldCache
 from service.parsing import Parsed, invalid, option_field
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 from service.writer import GroupCommitter
 
 

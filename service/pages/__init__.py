@@ -35,7 +35,7 @@ from service.db import get_db
 from service.pages import catalogue
 from service.pages.blueprint import bp
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 
 def is_page_endpoint(endpoint: str) -> bool:

@@ -19,7 +19,7 @@ from service import cache, games, secrecy
 from service.db import get_db
 from service.pages.blueprint import bp
 from service.pages.review import guarded, load_row
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 
 @bp.get("/watch/<game_id>/verify")

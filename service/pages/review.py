@@ -44,7 +44,7 @@ from service.db import get_db
 from service.pages import catalogue, charts
 from service.pages.blueprint import bp
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 #: Words for each game's score unit (``results``' ``unit``) on the pages.
 UNIT_WORDS = {"lives_lost": "lives lost", "points": "points", "chips": "chips"}

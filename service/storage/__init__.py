@@ -4,8 +4,9 @@
   backend implements, and the storage errors every backend raises;
 - ``service.storage.sqlite``: the SQLite backend (games, events, idempotency, tokens,
   projections, transactions);
-- ``service.storage.postgres``: the PostgreSQL backend (the event log so far: games, events,
-  idempotency, tokens, transactions, the migrations);
+- ``service.storage.postgres``: the PostgreSQL backend (its own migrations, by the same names);
+- ``service.storage.backend``: what the service calls, handing each call to the backend of
+  its connection;
 - ``service.storage.admin``: whole-database work on SQLite (backups, checks, start-up);
 - ``service.storage.migrations``: the numbered migrations of the schema.
 

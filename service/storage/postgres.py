@@ -19,8 +19,8 @@ The migrations are the project's numbered ones (:data:`MIGRATIONS`, the names of
 ``service.storage.migrations.MIGRATIONS``) in PostgreSQL's dialect, recorded in the
 ``kibitz_migrations`` table and applied by :func:`migrate` in one transaction under an
 advisory lock, so several processes may start at once. This backend implements
-:class:`service.storage.interface.Store`, the whole interface; the service does not use it
-yet (``kibitz serve --db postgresql://…`` is not there: docs/league.md).
+:class:`service.storage.interface.Store`, the whole interface; ``service.storage.backend``
+hands it the calls made on its connections (``kibitz serve --db postgresql://…``: docs/league.md).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from schemas.games import CreateGameSchema, ListQuerySchema
 from service import games, http, secrecy, writes
 from service.db import get_db
 from service.parsing import created_data, invalid
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 bp = Blueprint("games", __name__)
 

@@ -20,7 +20,7 @@ from service import games, http, secrecy, writes
 from service.db import get_db
 from service.parsing import Parsed, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 bp = Blueprint("recording", __name__)
 

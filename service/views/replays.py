@@ -8,7 +8,7 @@ from replays import audit
 from service import games, http, secrecy
 from service.db import get_db
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 bp = Blueprint("replays", __name__)
 

@@ -15,7 +15,7 @@ from schemas.games import ForkSchema, TimelineQuerySchema
 from service import games, http, secrecy, writes
 from service.db import get_db
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 bp = Blueprint("review", __name__)
 

@@ -8,7 +8,7 @@ from replays import export
 from service import games, http, secrecy, transfer, writes
 from service.db import get_db
 from service.problems import ApiError
-from service.storage import sqlite as store
+from service.storage import backend as store
 
 bp = Blueprint("transfer", __name__)
 

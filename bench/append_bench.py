@@ -1,4 +1,4 @@
-"""What one append costs in the store itself (run by hand, not in CI): ``service.store.append``
+"""What one append costs in the store itself (run by hand, not in CI): ``service.storage.sqlite.append``
 as the writer calls it, without HTTP around it.
 
 Usage::
@@ -31,7 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from service import migrations, store
+from service.storage import migrations
+from service.storage import sqlite as store
 
 CREATED = {"game": "toepen", "players": ["Ann", "Bob", "Cas", "Dee"], "visibility": "table", "options": {},
            "dealer": "Ann", "rules_version": 1}

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from cachetools import LRUCache
 from sqlite_utils import Database
 
-from service import store
+from service.storage import backend as store
 
 
 @dataclass(frozen=True)

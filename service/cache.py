@@ -27,7 +27,7 @@ from engine import stream as streams
 from engine.core import RulesError
 from engine.interface import GameRules
 from replays import chain, replay
-from service import store
+from service.storage import backend as store
 
 
 class FoldCache:

@@ -15,7 +15,7 @@ Three things, each problem named with its game and event where it has one:
    ``recorded_at``, an event deleted before it), and ``games.record_hash`` must be the
    last event's hash (a deleted last event, even with ``games.version`` lowered to hide it).
 
-The database is opened read-only (``service.store_admin.open_read_only``).
+The database is opened read-only (``service.storage.admin.open_read_only``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import engine
 from engine import stream as streams
 from engine.core import RulesError
 from replays import chain, replay
-from service import store_admin
+from service.storage import admin as store_admin
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ def main() -> None:
               help="Listen on every network address (0.0.0.0) and print the URLs and a QR code a tablet can open.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
 @click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
-              type=click.Path(dir_okay=False, readable=False), help="SQLite database file (created on first start).")
+              type=click.Path(dir_okay=False, readable=False),
+              help="SQLite database file (created on first start), or a postgresql:// URL (docs/league.md).")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 256), help="Worker threads.")
 @click.option("--synchronous", default="FULL", show_default=True,
               type=click.Choice(["OFF", "NORMAL", "FULL", "EXTRA"], case_sensitive=False),
@@ -53,12 +54,17 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     key in one sentence, and says in one line whether creating and importing need a club key.
     On SIGTERM or SIGINT it finishes the requests in progress, then checkpoints the
     write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``)."""
-    from service import store_admin
     from service.app import create_app
     from service.server import Limits, create_server, open_files_for
+    from service.storage import admin as store_admin
+    from service.storage import backend
 
     host = host or ("0.0.0.0" if lan else "127.0.0.1")
     key, key_line = _club_key(club_key_file)
+    if backend.is_postgres(database):
+        _serve_postgres(database, host, port, threads, synchronous, key, key_line, lan, scorekeeper_threads,
+                        connection_limit, idle_timeout)
+        return
     problem = store_admin.startup_problem(database)
     if problem is not None:
         raise click.ClickException(_refusal(database, problem))
@@ -109,6 +115,51 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
                        "it is kept beside the file and read on the next start.", err=True)
         else:
             click.echo(f"Stopped; every event is in {database}.")
+
+
+def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: str, key: str | None,
+                    key_line: str, lan: bool, scorekeeper_threads: int, connection_limit: int,
+                    idle_timeout: float) -> None:
+    """``kibitz serve --db postgresql://…``: the same server on a PostgreSQL database (its
+    tables created or upgraded); the SQLite file checks have no part here."""
+    import psycopg
+
+    from service.app import create_app
+    from service.server import Limits, create_server, open_files_for
+
+    shown = url.split("@")[-1]  # never print a password
+    try:
+        app = create_app({"DATABASE": url, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key})
+    except psycopg.Error as err:
+        raise click.ClickException(f"Cannot use the PostgreSQL database {shown}: {err}") from err
+    except ValueError as err:
+        raise click.ClickException(str(err)) from err
+    allowed = open_files_for(connection_limit)
+    limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
+                    scorekeeper_threads=scorekeeper_threads)
+    try:
+        server = create_server(app, host=host, port=port, limits=limits)
+    except OSError as err:
+        raise click.ClickException(
+            f"Cannot listen on {host}:{port}: {err.strerror or err}. Choose another with --port (or --host)."
+        ) from err
+    bound = server.effective_port
+    app.config["LISTEN_HOST"] = host
+    click.echo(f"Kibitz on http://{host}:{bound} (database {shown})")
+    if lan:
+        _announce_lan(app, bound)
+    click.echo(key_line)
+    _signalled.clear()
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        if not _signalled:
+            server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        click.echo(f"Stopped; every event is in {shown}.")
 
 
 #: The signals received outside the server's loop (see :func:`_stop`).
@@ -172,7 +223,8 @@ def _announce_lan(app: Flask, port: int) -> None:
               type=click.Path(dir_okay=False), help="SQLite database file.")
 def init_db(database: str) -> None:
     """Create the database and its tables (or upgrade them); safe to run again."""
-    from service import migrations, store
+    from service.storage import backend as store
+    from service.storage import migrations
 
     db = store.connect(database)
     try:
@@ -192,7 +244,7 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
     """Print a game's timeline, one step per line, for an 80-column terminal."""
     import engine
     from replays import timeline
-    from service import store
+    from service.storage import backend as store
 
     db = store.connect(database)
     try:
@@ -222,7 +274,7 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
 @click.option("--force", is_flag=True, help="Replace DEST if it exists.")
 def backup(dest: str, database: str, force: bool) -> None:
     """Copy the database, while it is in use, into DEST: one consistent, self-contained file."""
-    from service import store_admin
+    from service.storage import admin as store_admin
 
     try:
         copied = store_admin.backup(database, dest, force=force)

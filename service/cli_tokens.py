@@ -16,7 +16,9 @@ import sys
 import click
 from sqlite_utils import Database
 
-from service import migrations, store, writes
+from service import writes
+from service.storage import backend as store
+from service.storage import migrations
 from service.writer import GroupCommitter
 
 DEFAULT_DB = "./kibitz.db"

@@ -14,8 +14,10 @@ from pathlib import Path
 import click
 
 from replays import export
-from service import migrations, store, transfer, writes
+from service import transfer, writes
 from service.problems import ApiError
+from service.storage import backend as store
+from service.storage import migrations
 from service.writer import GroupCommitter
 
 DEFAULT_DB = "./kibitz.db"

@@ -15,7 +15,8 @@ from typing import Any
 from flask import Flask, current_app
 from sqlite_utils import Database
 
-from service import migrations, store
+from service.storage import backend as store
+from service.storage import migrations, postgres
 
 _EXTENSION = "kibitz.connections"
 
@@ -61,7 +62,10 @@ def init_app(app: Flask) -> None:
     """Create or upgrade the tables of ``DATABASE`` and set up per-thread connections."""
     db = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"], **connect_options(app))
     try:
-        migrations.migrate(db)
+        if store.is_postgres(db):
+            postgres.migrate(db)
+        else:
+            migrations.migrate(db)
     finally:
         db.close()
     app.extensions[_EXTENSION] = threading.local()

@@ -4,7 +4,7 @@ A fork copies the dealt cards of the game it branched off, so whatever it record
 shared hand (a play, a show, the hand's end) names cards that are still in players' hands in
 any game up its chain that is still playing that hand: its public reads are refused while
 one is (``service.secrecy``). Nothing here walks the chain: each game row stores what the check
-needs (``service.store``, migration ``0004_fork_lineage``):
+needs (``service.storage.sqlite``, migration ``0004_fork_lineage``):
 
 - ``secret_from_hand`` on every game: the first hand or round that is not over (its cards,
   and those of later hands, are still secret at that table), NULL once every hand is over;
@@ -27,7 +27,7 @@ from sqlite_utils import Database
 import engine
 from engine.interface import GameRules
 from replays import replay
-from service import store
+from service.storage import backend as store
 
 
 def secret_from_hand(rules: GameRules, state: Any) -> int | None:

@@ -11,10 +11,10 @@ from engine import stream as streams
 from engine.interface import GameRules
 from replays import chain
 from replays.replay import Folded
-from service import store
 from service.cache import FoldCache
 from service.db import get_db
 from service.problems import ApiError
+from service.storage import backend as store
 from service.writer import GroupCommitter
 
 #: Largest number accepted in a path (a seq, hand or trick number); beyond it is 404.

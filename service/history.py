@@ -8,7 +8,7 @@ at an import, and by a recorded action, undo or redo that finishes (or reopens) 
 ``in_progress`` row carries no stats; a finished one carries the result, the score and the
 counters. Forks (a ``games.forked_from_game``) never get rows.
 
-Plain functions over a sqlite-utils ``Database``; the SQL is ``service.store``'s.
+Plain functions over a sqlite-utils ``Database``; the SQL is ``service.storage.sqlite``'s.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from engine import core
 from engine import stream as streams
 from replays import replay
 from schemas.common import name_key
-from service import store
+from service.storage import backend as store
 
 #: The counters of ``results`` summed per game type: ``hands`` and the engine's counters
 #: (``engine.core.COUNTERS``; each game declares its own in ``COUNTERS``, None for the others).

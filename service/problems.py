@@ -16,7 +16,8 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from schemas.games import flatten
-from service import db, store
+from service import db
+from service.storage import backend as store
 
 PROBLEM_TYPE = "urn:kibitz:problem:"
 PROBLEM_JSON = "application/problem+json"

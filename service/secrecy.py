@@ -31,9 +31,10 @@ from engine import stream as streams
 from replays import replay
 from replays import secrecy as seen
 from replays.replay import Folded
-from service import forks, games, http, store
+from service import forks, games, http
 from service.db import get_db
 from service.problems import ApiError
+from service.storage import backend as store
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -37,10 +37,10 @@ from engine.core import OptionError, RulesError
 from replays import chain, export, replay
 from schemas.common import UtcDateTime, unicode_errors
 from schemas.games import CreateGameSchema, canonical_game, flatten
-from service import store
 from service.http import GAME_ID, ID_LENGTH
 from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
+from service.storage import backend as store
 
 UTC_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 

@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
-from service import store
+from service.storage import backend as store
 
 T = TypeVar("T")
 Job = Callable[[Database], Any]
@@ -77,7 +77,7 @@ class GroupCommitter:
                 threading.Thread(target=self._serve, name="kibitz-writer", daemon=True).start()
         return future.result()
 
-    def _connect(self) -> Database:
+    def _connect(self) -> Any:
         return store.connect(self._database, self._synchronous, **self._options)
 
     def _serve(self) -> None:

@@ -10,7 +10,7 @@ write in its own ``SAVEPOINT``. The views, pages and CLI only translate their in
 these calls and the results back.
 
 Errors: ``service.problems.ApiError`` (422/412/409 …; nothing of the write is stored),
-``service.store.StorageUnavailable`` (503: nothing of the batch is stored).
+``service.storage.sqlite.StorageUnavailable`` (503: nothing of the batch is stored).
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ from engine import stream as streams
 from engine.core import OptionError, RulesError
 from replays import audit, replay
 from schemas.common import utc_text
-from service import forks, history, http, store, transfer
+from service import forks, history, http, transfer
 from service.cache import FoldCache
 from service.parsing import Parsed, invalid, option_field
 from service.problems import ApiError
+from service.storage import backend as store
 from service.writer import GroupCommitter
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import random
 import socket
@@ -17,6 +18,7 @@ from bench.playouts import NAMES, Playout, play
 from engine.stream import replay
 from service.app import create_app
 from tests.openapi_check import check_response
+from tests.postgres import postgres_url  # noqa: F401  (the fixture)
 
 #: ``../shared`` beside the repository: the spec and the recorded example games.
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -60,9 +62,35 @@ def db_path(tmp_path):
     return tmp_path / "kibitz.db"
 
 
+#: The API suite's files that run on both backends (``database`` is parametrized there): each
+#: test that does not reach into the SQLite file itself (``db_path``) runs on SQLite and on
+#: PostgreSQL (a fresh schema of ``KIBITZ_TEST_POSTGRES``'s server: tests/postgres.py).
+BOTH_BACKENDS = {"test_api_recording", "test_api_games", "test_api_reads", "test_correct_api", "test_hash_chain",
+                 "test_concurrency"}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "database" not in metafunc.fixturenames or metafunc.module.__name__.rpartition(".")[2] not in BOTH_BACKENDS:
+        return
+    own = inspect.signature(metafunc.function).parameters
+    if "db_path" in own or any(
+            mark.name == "parametrize" and "database" in str(mark.args[0]) for mark in metafunc.definition.iter_markers()):
+        return  # the test reaches into the SQLite file itself (or chooses its database)
+    metafunc.parametrize("database", ["sqlite", "postgresql"], indirect=True)
+
+
 @pytest.fixture
-def app(db_path):
-    return create_app({"TESTING": True, "DATABASE": str(db_path)})
+def database(request, db_path):
+    """What ``DATABASE`` names: the SQLite file ``db_path``, or (parametrized as
+    ``postgresql``) the URL of a fresh PostgreSQL schema."""
+    if getattr(request, "param", "sqlite") == "postgresql":
+        return request.getfixturevalue("postgres_url")
+    return str(db_path)
+
+
+@pytest.fixture
+def app(database):
+    return create_app({"TESTING": True, "DATABASE": database})
 
 
 @pytest.fixture
@@ -210,7 +238,7 @@ def rechain(db: Any, game_id: str) -> None:
     Kibitz stored it (the immutability trigger already dropped by the test), so that the
     record reads as sound rather than as tampered with."""
     from replays import chain
-    from service import store
+    from service.storage import sqlite as store
 
     previous = chain.GENESIS
     for event in store.events(db, game_id):

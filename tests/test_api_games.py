@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from freezegun import freeze_time
 
-from service import store
+from service.storage import sqlite as store
 from tests.conftest import PLAYERS, assert_problem, create
 
 

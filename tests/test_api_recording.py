@@ -6,7 +6,7 @@ import pytest
 from freezegun import freeze_time
 
 import engine.toepen
-from service import store
+from service.storage import sqlite as store
 from tests.conftest import OPEN_DEAL, assert_problem, create
 
 PLAY = {"type": "play", "player": "Bob", "card": "7H"}

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from service import store_admin
+from service.storage import admin as store_admin
 from tests.club_server import kibitz
 from tests.test_check_database import make_database, tamper
 from tests.test_server import _free_port

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from service import store
 from service.cli import main
+from service.storage import sqlite as store
 
 
 def test_init_db_creates_the_tables(tmp_path):

@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from service import store
+from service.storage import sqlite as store
 from tests.conftest import OPEN_DEAL, assert_problem, create
 
 # OPEN_DEAL: Bob leads. Trick 1: Bob 7H (3), Cas JH (4), Dee AH (5), Ann TH (6): Ann wins.

@@ -14,8 +14,8 @@ import time
 
 import requests
 
-from service import store
 from service.boards import BoardAnswers
+from service.storage import sqlite as store
 from tests.serving import serving
 
 

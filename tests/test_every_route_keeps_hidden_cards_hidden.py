@@ -491,8 +491,8 @@ def _app_with_a_new_route(tmp_path: Any) -> Any:
     """The app plus a route that reads a game's whole log and forgets every check of secrecy."""
     from flask import jsonify
 
-    from service import store
     from service.db import get_db
+    from service.storage import sqlite as store
 
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "new.db")})
     app.test_client_class = FlaskClient  # a route the OpenAPI document does not know yet

@@ -16,7 +16,8 @@ from pathlib import Path
 import requests
 from sqlite_utils import Database
 
-from service import migrations, store
+from service.storage import migrations
+from service.storage import sqlite as store
 from tests.club_server import kibitz, outside, serve, unprivileged
 from tests.conftest import OPEN_DEAL, PLAYERS, assert_problem, create
 from tests.test_server import _kibitz

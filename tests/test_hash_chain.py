@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from service import migrations, store
 from service.app import create_app
+from service.storage import migrations
+from service.storage import sqlite as store
 from tests.club_server import kibitz
 from tests.conftest import OPEN_DEAL, PLAYERS, create
 from tests.test_check_database import make_database, tamper

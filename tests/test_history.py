@@ -12,7 +12,8 @@ import pytest
 
 import engine
 from engine import stream as streams
-from service import history, store
+from service import history
+from service.storage import sqlite as store
 from tests.conftest import Game, assert_problem, create, needs_examples
 from tests.test_transfer import play_scenario
 

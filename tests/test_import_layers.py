@@ -5,7 +5,7 @@ read with ``ast`` (an import inside a function counts too) and resolved to the p
 own modules. The layers, lowest first (docs/architecture.md, "Layers"):
 
 0. ``engine``  1. ``schemas``  2. ``replays``
-3. the service's storage and domain modules (``service.store``, ``service.writes`` …)
+3. the service's storage and domain modules (``service.storage.sqlite``, ``service.writes`` …)
 4. the service's views (``service.views.*``), pages (``service.pages.*``), CLI
    (``service.cli*``), the app factory and the server (``service.app``, ``service.server``)
 
@@ -124,7 +124,7 @@ def test_the_graph_sees_the_packages() -> None:
     edges = graph()
     assert "service.writes" in edges and "engine.toepen" in edges and "service.views.recording" in edges
     assert "service.writes" in edges["service.views.recording"]
-    assert "service.store" in edges["service.writes"]
+    assert "service.storage.backend" in edges["service.writes"]
 
 
 def test_no_import_points_up_the_layers() -> None:
@@ -140,18 +140,20 @@ def test_no_import_cycle() -> None:
 
 
 @pytest.mark.parametrize(("files", "expected"), [
-    ({"service/store.py": "from service import history\n", "service/history.py": "def f():\n    from . import store\n"},
+    ({"service/storage/sqlite.py": "from service import history\n",
+      "service/history.py": "def f():\n    from .storage import sqlite\n"},
      "cycle"),
     ({"service/views/a.py": "from service.views.b import x\n", "service/views/b.py": "x = 1\n"}, "view"),
-    ({"service/store.py": "from service.views import games\n", "service/views/games.py": ""}, "layer"),
+    ({"service/storage/sqlite.py": "from service.views import games\n", "service/views/games.py": ""}, "layer"),
     ({"engine/toepen.py": "import replays.replay\n", "replays/replay.py": ""}, "layer"),
 ])
 def test_the_checks_catch_what_they_look_for(tmp_path: Path, files: dict[str, str], expected: str) -> None:
     for package in PACKAGES:
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
-    (tmp_path / "service" / "views").mkdir()
-    (tmp_path / "service" / "views" / "__init__.py").write_text("")
+    for sub in ("views", "storage"):
+        (tmp_path / "service" / sub).mkdir()
+        (tmp_path / "service" / sub / "__init__.py").write_text("")
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     edges = graph(tmp_path)
@@ -162,3 +164,16 @@ def test_the_checks_catch_what_they_look_for(tmp_path: Path, files: dict[str, st
         assert bad and "view service.views.a imports view service.views.b" in bad[0]
     else:
         assert bad and "a layer above it" in bad[0]
+
+
+#: The storage modules below the rest of the service: they import nothing of it but each other.
+STORAGE_BASE = ("service.storage", "service.storage.interface", "service.storage.sqlite", "service.storage.admin",
+                "service.storage.postgres", "service.storage.backend")
+
+
+def test_the_storage_backends_import_nothing_of_the_service_above_them() -> None:
+    edges = graph()
+    assert all(name in edges for name in STORAGE_BASE)
+    bad = [f"{name} imports {target}" for name in STORAGE_BASE for target in sorted(edges[name])
+           if target.startswith("service") and not within(target, "service.storage")]
+    assert not bad, "\n".join(bad)

@@ -51,7 +51,7 @@ def test_game_errors_carry_the_version(open_game):
 
 
 def test_a_locked_database_is_503_not_500(open_game, client, db_path, monkeypatch):
-    from service import store
+    from service.storage import sqlite as store
 
     monkeypatch.setattr(store, "BUSY_TIMEOUT_MS", 50)
     blocker = store.connect(db_path)

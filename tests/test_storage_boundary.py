@@ -1,8 +1,9 @@
 """All SQL behind the storage boundary (issue 11): only the storage modules speak SQL.
 
-The storage modules are ``service/store.py`` (the store interface: games, events,
-idempotency, tokens, projections, transactions), ``service/store_admin.py`` (backups and
-checks of a whole database) and ``service/migrations.py`` (the schema). Everywhere else in
+The storage modules are the package ``service/storage/``: ``sqlite.py`` (the SQLite backend:
+games, events, idempotency, tokens, projections, transactions), ``admin.py`` (backups and
+checks of a whole database), ``migrations.py`` (the schema) and ``interface.py`` (what a
+backend implements, as a ``typing.Protocol``), and ``postgres.py`` (the PostgreSQL backend). Everywhere else in
 ``engine/``, ``schemas/``, ``replays/`` and ``service/`` the code is read with ``ast`` (so
 docstrings and comments may name SQL): no string holding an SQL statement, no
 ``.execute(…)`` / ``.executemany`` / ``.executescript`` / ``.query(…)`` call, no ``.conn``
@@ -16,7 +17,9 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-STORAGE = {"service/store.py", "service/store_admin.py", "service/migrations.py"}
+STORAGE = {"service/storage/__init__.py", "service/storage/interface.py", "service/storage/sqlite.py",
+           "service/storage/admin.py", "service/storage/migrations.py", "service/storage/postgres.py",
+           "service/storage/backend.py"}
 #: A string that starts with an SQL keyword (written in capitals, as every statement here is).
 SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|CREATE|ALTER|"
                  r"DROP|VACUUM)\b")
@@ -63,13 +66,15 @@ def outside_storage() -> list[Path]:
 
 def test_the_storage_modules_exist() -> None:
     assert all((ROOT / name).is_file() for name in STORAGE)
+    assert sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "service" / "storage").glob("*.py")) \
+        == sorted(STORAGE), "a new module of service/storage/ must be named in STORAGE"
     assert ROOT / "service" / "writes.py" in outside_storage()
 
 
 def test_no_sql_outside_the_storage_modules() -> None:
     found = [hit for path in outside_storage() for hit in sql_in(path)]
     assert not found, ("SQL outside the storage modules (" + ", ".join(sorted(STORAGE)) +
-                       "): add a function to service/store.py instead:\n" + "\n".join(found))
+                       "): add a function to a backend of service/storage/ instead:\n" + "\n".join(found))
 
 
 def test_the_scan_sees_sql(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ import textwrap
 
 import pytest
 
-from service import migrations, store
+from service.storage import migrations
+from service.storage import sqlite as store
 
 
 @pytest.fixture
@@ -94,7 +95,7 @@ def test_cursor_round_trip():
 APPENDER = textwrap.dedent(
     """
     import sqlite3, sys
-    from service import store
+    from service.storage import sqlite as store
     db = store.connect(sys.argv[1])
     won = 0
     for _ in range(40):

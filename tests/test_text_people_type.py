@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from service import store
+from service.storage import sqlite as store
 from tests.conftest import PLAYERS, assert_problem, create, rechain
 
 NFC_JOSE, NFD_JOSE = "Jos\u00e9", "Jose\u0301"
@@ -167,7 +167,7 @@ def test_the_migration_recomputes_the_match_keys_of_stored_games(client, db_path
     migration 0007 writes NFC, case-folded, joiner-free keys, and where two old seats now compare
     equal both keep their old keys."""
     from service.app import create_app
-    from service.migrations import MIGRATIONS
+    from service.storage.migrations import MIGRATIONS
 
     one = create(client, players=[NFC_JOSE, "Bob", "Cas"])
     two = create(client, players=["Ann", "Bob", "Dee"])

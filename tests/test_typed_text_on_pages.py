@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from service import store
+from service.storage import sqlite as store
 from tests.conftest import create, rechain
 from tests.serving import serving
 

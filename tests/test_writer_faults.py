@@ -9,7 +9,7 @@ import threading
 import pytest
 from sqlite_utils import Database
 
-from service import store
+from service.storage import sqlite as store
 from service.writer import GroupCommitter
 
 

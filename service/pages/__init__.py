@@ -15,7 +15,7 @@ The read-only pages (public game page, replay, audits, player page, club table) 
 routes under their own prefixes (``/watch/…``, ``/people/…``, ``/club``), never under
 ``/games`` or ``/players``, which are the API's.
 
-Pages read through the same functions as the API (``service.games``, ``service.store``) and
+Pages read through the same functions as the API (``service.games``, ``service.storage.sqlite``) and
 record only through the API's write path: the table page's script is a client of the
 documented REST API, so a page can never accept what the API would refuse.
 """
@@ -30,11 +30,12 @@ import segno
 from flask import Response, current_app, render_template, request
 
 from engine.core import visibility_words
-from service import games, http, secrecy, store
+from service import games, http, secrecy
 from service.db import get_db
 from service.pages import catalogue
 from service.pages.blueprint import bp
 from service.problems import ApiError
+from service.storage import backend as store
 
 
 def is_page_endpoint(endpoint: str) -> bool:

@@ -15,10 +15,11 @@ from typing import Any
 from flask import render_template, request
 
 from replays import chain
-from service import cache, games, secrecy, store
+from service import cache, games, secrecy
 from service.db import get_db
 from service.pages.blueprint import bp
 from service.pages.review import guarded, load_row
+from service.storage import backend as store
 
 
 @bp.get("/watch/<game_id>/verify")

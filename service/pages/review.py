@@ -38,12 +38,13 @@ from engine.cards import SUIT_NAMES
 from engine.core import plural
 from replays import audit, timeline
 from schemas.common import whole_number
-from service import games, history, http, secrecy, store
+from service import games, history, http, secrecy
 from service.boards import BoardAnswers
 from service.db import get_db
 from service.pages import catalogue, charts
 from service.pages.blueprint import bp
 from service.problems import ApiError
+from service.storage import backend as store
 
 #: Words for each game's score unit (``results``' ``unit``) on the pages.
 UNIT_WORDS = {"lives_lost": "lives lost", "points": "points", "chips": "chips"}

@@ -5,9 +5,10 @@ from __future__ import annotations
 from flask import Blueprint, Response, request, url_for
 
 from schemas.games import CreateGameSchema, ListQuerySchema
-from service import games, http, secrecy, store, writes
+from service import games, http, secrecy, writes
 from service.db import get_db
 from service.parsing import created_data, invalid
+from service.storage import backend as store
 
 bp = Blueprint("games", __name__)
 

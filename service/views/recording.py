@@ -16,10 +16,11 @@ from flask import Blueprint, Response, request
 from engine import stream as streams
 from replays import replay
 from schemas.games import ActionsQuerySchema, DryRunQuerySchema, EventsQuerySchema
-from service import games, http, secrecy, store, writes
+from service import games, http, secrecy, writes
 from service.db import get_db
 from service.parsing import Parsed, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
+from service.storage import backend as store
 
 bp = Blueprint("recording", __name__)
 

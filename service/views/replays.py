@@ -5,9 +5,10 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from replays import audit
-from service import games, http, secrecy, store
+from service import games, http, secrecy
 from service.db import get_db
 from service.problems import ApiError
+from service.storage import backend as store
 
 bp = Blueprint("replays", __name__)
 

@@ -12,9 +12,10 @@ from flask import Blueprint, Response, request, url_for
 
 from replays import audit, timeline
 from schemas.games import ForkSchema, TimelineQuerySchema
-from service import games, http, secrecy, store, writes
+from service import games, http, secrecy, writes
 from service.db import get_db
 from service.problems import ApiError
+from service.storage import backend as store
 
 bp = Blueprint("review", __name__)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, request, url_for
 
 from replays import export
-from service import games, http, secrecy, store, transfer, writes
+from service import games, http, secrecy, transfer, writes
 from service.db import get_db
 from service.problems import ApiError
+from service.storage import backend as store
 
 bp = Blueprint("transfer", __name__)
 

@@ -1,6 +1,6 @@
 """The event store: plain functions over a sqlite-utils ``Database``.
 
-Tables (created by ``service.migrations.MIGRATIONS``):
+Tables (created by ``service.storage.migrations.MIGRATIONS``):
 
 - ``events`` — the append-only log: ``(game_id, seq)`` is the primary key, so two writers
   can never store the same ``seq``; triggers make SQLite itself refuse ``UPDATE`` and
@@ -22,7 +22,7 @@ A write the storage cannot take (disk full, read-only file or disk, I/O error, a
 past the busy timeout) raises a ``sqlite3`` error that :func:`fault` classifies; the service
 answers it with 503 ``storage_unavailable`` (:class:`StorageUnavailable`). Stored data that
 is not what Kibitz writes raises :class:`RecordDamaged` (503 ``record_damaged``). Backups and
-checks of a whole database live in ``service.store_admin``.
+checks of a whole database live in ``service.storage.admin``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ from sqlite_utils import Database
 
 from replays import chain
 from schemas.common import scrub
+
+# The storage errors are the interface's, raised here and read as ``store.RecordDamaged`` … by the service.
+from service.storage.interface import RecordDamaged as RecordDamaged
+from service.storage.interface import StorageUnavailable as StorageUnavailable
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 BUSY_TIMEOUT_MS = 10_000
@@ -107,33 +111,6 @@ FAULT_DETAILS = {
 }
 
 
-class RecordDamaged(Exception):
-    """A game's stored record is not what Kibitz writes (api.md, 503 ``record_damaged``): a
-    gap, an event that no longer rebuilds, an unknown type, a broken hash chain, a ``games``
-    row that disagrees with its log, stored text that cannot be read. ``game_id`` names the
-    game, ``seq`` the event (None when it is not about one event), ``what`` says what is
-    wrong in words. Not a storage fault: only the write that met it is refused, and waiting
-    will not mend it."""
-
-    def __init__(self, game_id: str, seq: int | None, what: str) -> None:
-        super().__init__(what)
-        self.game_id, self.seq, self.what = game_id, seq, what
-
-    def __str__(self) -> str:
-        where = f"game {self.game_id}" + (f", event {self.seq}" if self.seq is not None else "")
-        return f"{where}: {self.what}"
-
-
-class StorageUnavailable(Exception):
-    """A write the database could not take now: ``kind`` (a :data:`FAULT_KINDS` value),
-    ``detail`` (a sentence), ``retry_after`` (seconds) and SQLite's error ``name``."""
-
-    def __init__(self, kind: str, detail: str, retry_after: int, name: str) -> None:
-        super().__init__(detail)
-        self.kind, self.detail, self.retry_after, self.name = kind, detail, retry_after, name
-
-    def __str__(self) -> str:
-        return f"{self.name}: {self.detail}"
 
 
 def fault(err: BaseException) -> StorageUnavailable | None:

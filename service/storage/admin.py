@@ -1,6 +1,6 @@
 """Whole-database storage work for running a club server: backups, checks, the checkpoint at
 shutdown. Every SQL statement of ``kibitz backup``, ``kibitz check`` and ``kibitz serve``'s
-start-up and shutdown checks is here, beside ``service.store``.
+start-up and shutdown checks is here, beside ``service.storage.sqlite``.
 
 - :func:`backup` copies a live database with SQLite's online backup API into one
   self-contained file (rollback-journal mode: no ``-wal`` or ``-shm`` needed beside it).
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from schemas.common import scrub
-from service import store
+from service.storage import sqlite as store
 
 #: The tables without which a file is not a Kibitz database at all.
 TABLES = ("games", "events", "idempotency")
 
-#: Every table and column the service reads or writes, once ``service.migrations`` has run
+#: Every table and column the service reads or writes, once ``service.storage.migrations`` has run
 #: (tests/test_check_schema.py keeps it equal to what the migrations create).
 SCHEMA: dict[str, tuple[str, ...]] = {
     "games": ("id", "game", "title", "players", "player_keys", "visibility", "options", "created_at", "version",

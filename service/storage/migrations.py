@@ -4,8 +4,8 @@ Each migration is a function of a sqlite-utils ``Database`` registered on
 :data:`MIGRATIONS` (sqlite-utils' ``Migrations``, which records what it applied in its own
 table). Two of them fold every stored game once to fill a projection
 (``service.history.backfill``, ``service.forks.backfill``): they live here, above the
-store and the projections, so that ``service.store`` imports nothing of the service and no
-import goes in a circle. The tables themselves are described in ``service.store``.
+store and the projections, so that ``service.storage.sqlite`` imports nothing of the service and no
+import goes in a circle. The tables themselves are described in ``service.storage.sqlite``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from sqlite_utils.migrations import Migrations
 
 from replays import chain
 from schemas.common import scrub
-from service import forks, history, store
+from service import forks, history
+from service.storage import sqlite as store
 
 MIGRATIONS = Migrations("kibitz")
 

@@ -1,0 +1,22 @@
+"""The storage: every line of SQL the service runs, behind one interface.
+
+- ``service.storage.interface``: the :class:`~service.storage.interface.Store` protocol a
+  backend implements, and the storage errors every backend raises;
+- ``service.storage.sqlite``: the SQLite backend (games, events, idempotency, tokens,
+  projections, transactions);
+- ``service.storage.postgres``: the PostgreSQL backend (its own migrations, by the same names);
+- ``service.storage.backend``: what the service calls, handing each call to the backend of
+  its connection;
+- ``service.storage.admin``: whole-database work on SQLite (backups, checks, start-up);
+- ``service.storage.migrations``: the numbered migrations of the schema.
+
+``SQLITE`` and ``POSTGRES`` are the backends typed as the interface they implement: mypy
+checks here that they do.
+"""
+
+from __future__ import annotations
+
+from service.storage import interface, postgres, sqlite
+
+SQLITE: interface.Store = sqlite
+POSTGRES: interface.Store = postgres

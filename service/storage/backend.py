@@ -1,0 +1,258 @@
+"""The storage the service calls: each function hands its call to the backend that its
+connection belongs to (``service.storage.sqlite`` or ``service.storage.postgres``), so the
+rest of the service is the same on both. :func:`of` picks the backend of a connection, or
+of a ``--db`` value (a ``postgresql://`` URL is PostgreSQL's; a path or a ``sqlite:`` URL
+SQLite's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from service.storage import postgres, sqlite
+from service.storage.interface import Connection, Store
+from service.storage.interface import RecordDamaged as RecordDamaged
+from service.storage.interface import StorageUnavailable as StorageUnavailable
+from service.storage.sqlite import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS
+from service.storage.sqlite import SYNCHRONOUS_LEVELS as SYNCHRONOUS_LEVELS
+from service.storage.sqlite import damaged as damaged
+from service.storage.sqlite import decode_cursor as decode_cursor
+from service.storage.sqlite import encode_cursor as encode_cursor
+
+
+def is_postgres(target: object) -> bool:
+    """True when ``target`` (a connection, or a ``--db`` value) is PostgreSQL's."""
+    return isinstance(target, psycopg.Connection) or postgres.is_url(target)
+
+
+def of(target: object) -> Store:
+    """The backend of ``target``: a connection, or a database named as ``--db`` takes it."""
+    return postgres if is_postgres(target) else sqlite
+
+
+def database_path(target: str | Path) -> str | Path:
+    """What the backend of ``target`` opens: a ``sqlite:`` URL becomes its path."""
+    if isinstance(target, str) and target.startswith("sqlite:"):
+        return target.removeprefix("sqlite:").removeprefix("//")
+    return target
+
+
+def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
+            max_page_count: int | None = None) -> Connection:
+    """Open the database ``path`` names (a file, a ``sqlite:`` URL or a ``postgresql://`` URL)."""
+    return of(path).connect(database_path(path), synchronous, busy_timeout_ms=busy_timeout_ms,
+                            max_page_count=max_page_count)
+
+
+def fault(err: BaseException) -> StorageUnavailable | None:
+    """The storage fault ``err`` is on either backend, or None."""
+    return sqlite.fault(err) or postgres.fault(err)
+
+
+def immediate(db: Connection) -> AbstractContextManager[Connection]:
+    """``immediate`` of the backend of ``db``."""
+    return of(db).immediate(db)
+
+
+def snapshot(db: Connection) -> AbstractContextManager[Connection]:
+    """``snapshot`` of the backend of ``db``."""
+    return of(db).snapshot(db)
+
+
+def insert_game(db: Connection, game_id: str, created: Mapping[str, Any], token_hash: str, created_at: str,
+                       status: str) -> None:
+    """``insert_game`` of the backend of ``db``."""
+    return of(db).insert_game(db, game_id, created, token_hash, created_at, status)
+
+
+def get_game(db: Connection, game_id: str) -> dict[str, Any] | None:
+    """``get_game`` of the backend of ``db``."""
+    return of(db).get_game(db, game_id)
+
+
+def version_of(db: Connection, game_id: str) -> int | None:
+    """``version_of`` of the backend of ``db``."""
+    return of(db).version_of(db, game_id)
+
+
+def set_version(db: Connection, game_id: str, version: int, status: str, *, secret_from_hand: int | None) -> None:
+    """``set_version`` of the backend of ``db``."""
+    return of(db).set_version(db, game_id, version, status, secret_from_hand=secret_from_hand)
+
+
+def list_games(db: Connection, *, game: str | None = None, player: str | None = None,
+                      status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """``list_games`` of the backend of ``db``."""
+    return of(db).list_games(db, game=game, player=player, status=status, limit=limit, cursor=cursor, fork=fork, forked_from=forked_from)
+
+
+def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str, Any], recorded_at: str,
+                  at: str | None = None, idempotency_key: str | None = None, *, salt: str | None = None) -> dict[str, Any]:
+    """``append`` of the backend of ``db``."""
+    return of(db).append(db, game_id, seq, kind, data, recorded_at, at, idempotency_key, salt=salt)
+
+
+def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
+    """``events`` of the backend of ``db``."""
+    return of(db).events(db, game_id, after, upto)
+
+
+def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
+    """``event_hashes`` of the backend of ``db``."""
+    return of(db).event_hashes(db, game_id)
+
+
+def remembered(db: Connection, game_id: str, key: str) -> dict[str, Any] | None:
+    """``remembered`` of the backend of ``db``."""
+    return of(db).remembered(db, game_id, key)
+
+
+def remember(db: Connection, game_id: str, key: str, request_hash: str, status: int, response: Any,
+                    created_at: str) -> None:
+    """``remember`` of the backend of ``db``."""
+    return of(db).remember(db, game_id, key, request_hash, status, response, created_at)
+
+
+def set_fork_lineage(db: Connection, game_id: str, lineage: list[list[Any]]) -> None:
+    """``set_fork_lineage`` of the backend of ``db``."""
+    return of(db).set_fork_lineage(db, game_id, lineage)
+
+
+def fork_lineage(db: Connection, game_id: str) -> list[tuple[str, int]]:
+    """``fork_lineage`` of the backend of ``db``."""
+    return of(db).fork_lineage(db, game_id)
+
+
+def lineage_secrets(db: Connection, game_id: str) -> list[tuple[str, int, int]]:
+    """``lineage_secrets`` of the backend of ``db``."""
+    return of(db).lineage_secrets(db, game_id)
+
+
+def set_source_game(db: Connection, game_id: str, source: str | None) -> None:
+    """``set_source_game`` of the backend of ``db``."""
+    return of(db).set_source_game(db, game_id, source)
+
+
+def set_imported_at(db: Connection, game_id: str, imported_at: str) -> None:
+    """``set_imported_at`` of the backend of ``db``."""
+    return of(db).set_imported_at(db, game_id, imported_at)
+
+
+def stored_as(db: Connection, source: str) -> str | None:
+    """``stored_as`` of the backend of ``db``."""
+    return of(db).stored_as(db, source)
+
+
+def add_token(db: Connection, game_id: str, token_hash: str, created_at: str) -> None:
+    """``add_token`` of the backend of ``db``."""
+    return of(db).add_token(db, game_id, token_hash, created_at)
+
+
+def live_token_hashes(db: Connection, game_id: str) -> list[str]:
+    """``live_token_hashes`` of the backend of ``db``."""
+    return of(db).live_token_hashes(db, game_id)
+
+
+def revoke_tokens(db: Connection, game_id: str, revoked_at: str) -> int:
+    """``revoke_tokens`` of the backend of ``db``."""
+    return of(db).revoke_tokens(db, game_id, revoked_at)
+
+
+def begin_write(db: Connection) -> None:
+    """``begin_write`` of the backend of ``db``."""
+    return of(db).begin_write(db)
+
+
+def commit(db: Connection) -> None:
+    """``commit`` of the backend of ``db``."""
+    return of(db).commit(db)
+
+
+def rollback(db: Connection) -> None:
+    """``rollback`` of the backend of ``db``."""
+    return of(db).rollback(db)
+
+
+def savepoint(db: Connection, name: str) -> None:
+    """``savepoint`` of the backend of ``db``."""
+    return of(db).savepoint(db, name)
+
+
+def release(db: Connection, name: str) -> None:
+    """``release`` of the backend of ``db``."""
+    return of(db).release(db, name)
+
+
+def rollback_to(db: Connection, name: str) -> None:
+    """``rollback_to`` of the backend of ``db``."""
+    return of(db).rollback_to(db, name)
+
+
+def manual_checkpoints(db: Connection) -> None:
+    """``manual_checkpoints`` of the backend of ``db``."""
+    return of(db).manual_checkpoints(db)
+
+
+def data_version(db: Connection) -> int:
+    """``data_version`` of the backend of ``db``."""
+    return of(db).data_version(db)
+
+
+def checkpoint_passive(db: Connection) -> None:
+    """``checkpoint_passive`` of the backend of ``db``."""
+    return of(db).checkpoint_passive(db)
+
+
+def game_ids(db: Connection) -> list[str]:
+    """``game_ids`` of the backend of ``db``."""
+    return of(db).game_ids(db)
+
+
+def fork_relations(db: Connection) -> dict[str, tuple[str, str | None, int | None]]:
+    """``fork_relations`` of the backend of ``db``."""
+    return of(db).fork_relations(db)
+
+
+def set_secret_from_hand(db: Connection, game_id: str, secret_from_hand: int | None) -> None:
+    """``set_secret_from_hand`` of the backend of ``db``."""
+    return of(db).set_secret_from_hand(db, game_id, secret_from_hand)
+
+
+def is_fork(db: Connection, game_id: str) -> bool:
+    """``is_fork`` of the backend of ``db``."""
+    return of(db).is_fork(db, game_id)
+
+
+def replace_player_results(db: Connection, game_id: str, columns: tuple[str, ...], rows: list[list[Any]]) -> None:
+    """``replace_player_results`` of the backend of ``db``."""
+    return of(db).replace_player_results(db, game_id, columns, rows)
+
+
+def games_without_results(db: Connection) -> list[str]:
+    """``games_without_results`` of the backend of ``db``."""
+    return of(db).games_without_results(db)
+
+
+def player_totals(db: Connection, since: str | None = None, until: str | None = None) -> list[dict[str, Any]]:
+    """``player_totals`` of the backend of ``db``."""
+    return of(db).player_totals(db, since, until)
+
+
+def player_stats(db: Connection, player_key: str, counters: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``player_stats`` of the backend of ``db``."""
+    return of(db).player_stats(db, player_key, counters)
+
+
+def player_games(db: Connection, player_key: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+    """``player_games`` of the backend of ``db``."""
+    return of(db).player_games(db, player_key, limit, offset)
+
+
+def player_game_count(db: Connection, player_key: str) -> int:
+    """``player_game_count`` of the backend of ``db``."""
+    return of(db).player_game_count(db, player_key)

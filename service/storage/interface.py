@@ -1,0 +1,256 @@
+"""What a storage backend implements: the interface between the service and its database.
+
+A backend is a module of plain functions (``service.storage.sqlite`` today), each taking the
+backend's connection first; :class:`Store` lists them as a ``typing.Protocol`` (a module can
+satisfy a protocol), and ``service.storage`` checks that the SQLite module does. The
+errors every backend raises, whatever its driver, are defined here: :class:`RecordDamaged`
+(503 ``record_damaged``) and :class:`StorageUnavailable` (503 ``storage_unavailable``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol
+
+#: A backend's connection (for SQLite a sqlite-utils ``Database``).
+Connection = Any
+
+
+class RecordDamaged(Exception):
+    """A game's stored record is not what Kibitz writes (api.md, 503 ``record_damaged``): a
+    gap, an event that no longer rebuilds, an unknown type, a broken hash chain, a ``games``
+    row that disagrees with its log, stored text that cannot be read. ``game_id`` names the
+    game, ``seq`` the event (None when it is not about one event), ``what`` says what is
+    wrong in words. Not a storage fault: only the write that met it is refused, and waiting
+    will not mend it."""
+
+    def __init__(self, game_id: str, seq: int | None, what: str) -> None:
+        super().__init__(what)
+        self.game_id, self.seq, self.what = game_id, seq, what
+
+    def __str__(self) -> str:
+        where = f"game {self.game_id}" + (f", event {self.seq}" if self.seq is not None else "")
+        return f"{where}: {self.what}"
+
+
+class StorageUnavailable(Exception):
+    """A write the database could not take now: ``kind`` (a :data:`FAULT_KINDS` value),
+    ``detail`` (a sentence), ``retry_after`` (seconds) and the driver's error ``name``."""
+
+    def __init__(self, kind: str, detail: str, retry_after: int, name: str) -> None:
+        super().__init__(detail)
+        self.kind, self.detail, self.retry_after, self.name = kind, detail, retry_after, name
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.detail}"
+
+
+class EventLog(Protocol):
+    """The core every backend implements: transactions and storage faults, games, the
+    append-only events with their hash chain, idempotency records and write tokens."""
+
+    def fault(self, err: BaseException) -> StorageUnavailable | None:
+        """The storage fault that ``err`` is (a driver error the backend
+        recognises, or a :class:`StorageUnavailable` already), or None for any other error (a constraint, a bug)."""
+        ...
+
+    def immediate(self, db: Connection) -> AbstractContextManager[Connection]:
+        """A write transaction holding the write lock from its start, committed at the end of the
+        block and rolled back if it raises."""
+        ...
+
+    def snapshot(self, db: Connection) -> AbstractContextManager[Connection]:
+        """A read transaction: every query in the block sees the same committed state."""
+        ...
+
+    def insert_game(self, db: Connection, game_id: str, created: Mapping[str, Any], token_hash: str,
+                    created_at: str, status: str) -> None:
+        """Insert the ``games`` row of a new game from its ``game_created`` data (version 1) and its first
+        write token (``token_hash``: the token's hex SHA-256, see :func:`add_token`)."""
+        ...
+
+    def get_game(self, db: Connection, game_id: str) -> dict[str, Any] | None:
+        """Return the ``games`` row of ``game_id`` (JSON columns decoded), or None."""
+        ...
+
+    def version_of(self, db: Connection, game_id: str) -> int | None:
+        """The stored ``version`` of ``game_id`` (the seq of its last event), or None."""
+        ...
+
+    def set_version(self, db: Connection, game_id: str, version: int, status: str, *,
+                    secret_from_hand: int | None) -> None:
+        """Record the game's new ``version``, ``status`` and ``secret_from_hand`` (the first hand not over,
+        None once all are: ``service.forks.secret_from_hand``), all derived from the events."""
+        ...
+
+    def append(self, db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str, Any],
+                    recorded_at: str, at: str | None = None, idempotency_key: str | None = None, *, salt: str | None = None) -> dict[str, Any]:
+        """Insert event ``seq`` of ``game_id`` and return it as the API shows it with the token (``{seq, type,
+        data, recorded_at, at, salt, hash}``)."""
+        ...
+
+    def events(self, db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
+        """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first."""
+        ...
+
+    def event_hashes(self, db: Connection, game_id: str) -> list[tuple[int, str]]:
+        """``(seq, hash)`` of every stored event of ``game_id``, oldest first (``kibitz verify`` and the game
+        page's verify form look a fingerprint up in them)."""
+        ...
+
+    def remembered(self, db: Connection, game_id: str, key: str) -> dict[str, Any] | None:
+        """Return ``{"request_hash", "status", "response"}`` stored for ``key``, or None."""
+        ...
+
+    def remember(self, db: Connection, game_id: str, key: str, request_hash: str, status: int, response: Any,
+                    created_at: str) -> None:
+        """Store the first response given to ``key`` on ``game_id``."""
+        ...
+
+    def add_token(self, db: Connection, game_id: str, token_hash: str, created_at: str) -> None:
+        """Store a new write token of ``game_id`` by its hex SHA-256 ``token_hash``
+        (``service.http.new_token``), issued at ``created_at`` (UTC text)."""
+        ...
+
+    def live_token_hashes(self, db: Connection, game_id: str) -> list[str]:
+        """The hex SHA-256 of every write token of ``game_id`` that has not been revoked (``[]`` for an unknown
+        game), oldest first."""
+        ...
+
+    def revoke_tokens(self, db: Connection, game_id: str, revoked_at: str) -> int:
+        """Revoke every live write token of ``game_id`` as of ``revoked_at`` (UTC text); returns how many were
+        live. Revoked tokens stay stored (hashed), marked, and never work again."""
+        ...
+
+    def begin_write(self, db: Connection) -> None:
+        """Open a write transaction that holds the database's write lock from its start (``BEGIN IMMEDIATE``:
+        other writers wait up to the busy timeout)."""
+        ...
+
+    def commit(self, db: Connection) -> None:
+        """Commit the open transaction (one ``fsync`` at ``synchronous=FULL``)."""
+        ...
+
+    def rollback(self, db: Connection) -> None:
+        """Roll back the open transaction, if there is one (a no-op otherwise)."""
+        ...
+
+    def savepoint(self, db: Connection, name: str) -> None:
+        """Open savepoint ``name`` (an identifier) inside the open transaction."""
+        ...
+
+    def release(self, db: Connection, name: str) -> None:
+        """Keep what was written since savepoint ``name`` and close it."""
+        ...
+
+    def rollback_to(self, db: Connection, name: str) -> None:
+        """Undo what was written since savepoint ``name``, and close it."""
+        ...
+
+    def game_ids(self, db: Connection) -> list[str]:
+        """The id of every stored game, oldest first."""
+        ...
+
+
+class Store(EventLog, Protocol):
+    """Everything the service asks of its storage, as ``service.storage.sqlite`` documents it:
+    the :class:`EventLog`, opening a connection, the projections (forks, match histories),
+    SQLite's checkpoints and change counter."""
+
+    def connect(self, path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
+                    max_page_count: int | None = None) -> Connection:
+        """Open the database at ``path`` and return a connection to it."""
+        ...
+
+    def list_games(self, db: Connection, *, game: str | None = None, player: str | None = None,
+                    status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """Return up to ``limit`` games, newest first, and the cursor of the next page (or None)."""
+        ...
+
+    def set_fork_lineage(self, db: Connection, game_id: str, lineage: list[list[Any]]) -> None:
+        """Store what fork ``game_id`` inherits: ``[[ancestor id, last hand shared], …]``."""
+        ...
+
+    def fork_lineage(self, db: Connection, game_id: str) -> list[tuple[str, int]]:
+        """The stored lineage of ``game_id`` (``[]`` for a game that is not a fork, or shares nothing)."""
+        ...
+
+    def lineage_secrets(self, db: Connection, game_id: str) -> list[tuple[str, int, int]]:
+        """``(ancestor id, last hand shared, its secret_from_hand)`` for each game in ``game_id``'s lineage
+        that still has a hand in play, nearest first: one query, whatever the chain's length."""
+        ...
+
+    def set_source_game(self, db: Connection, game_id: str, source: str | None) -> None:
+        """Record the id of the game that imported game ``game_id`` was exported from."""
+        ...
+
+    def set_imported_at(self, db: Connection, game_id: str, imported_at: str) -> None:
+        """Record when game ``game_id`` was imported (UTC text)."""
+        ...
+
+    def stored_as(self, db: Connection, source: str) -> str | None:
+        """The id of the stored game that is game ``source`` (the original itself, first) or an import of it
+        (the earliest), or None."""
+        ...
+
+    def manual_checkpoints(self, db: Connection) -> None:
+        """Stop this connection from copying the write-ahead log into the database inside a commit
+        (``wal_autocheckpoint = 0``); :func:`checkpoint_passive` does it instead."""
+        ...
+
+    def data_version(self, db: Connection) -> int:
+        """SQLite's ``PRAGMA data_version`` of connection ``db``: it changes whenever any other connection, in
+        this process or another, has committed a change since ``db`` last asked (never for ``db``'s own
+        commits). ``service.boards`` uses it to trust what it remembers."""
+        ...
+
+    def checkpoint_passive(self, db: Connection) -> None:
+        """Copy what it can of the write-ahead log into the database without waiting for readers or writers
+        (``wal_checkpoint(PASSIVE)``)."""
+        ...
+
+    def fork_relations(self, db: Connection) -> dict[str, tuple[str, str | None, int | None]]:
+        """Every stored game: id -> ``(game, forked_from_game, forked_from_seq)``."""
+        ...
+
+    def set_secret_from_hand(self, db: Connection, game_id: str, secret_from_hand: int | None) -> None:
+        """Store game ``game_id``'s ``secret_from_hand`` alone (``service.forks.backfill``)."""
+        ...
+
+    def is_fork(self, db: Connection, game_id: str) -> bool:
+        """True when the stored game ``game_id`` is a what-if fork (recorded here or imported)."""
+        ...
+
+    def replace_player_results(self, db: Connection, game_id: str, columns: tuple[str, ...],
+                    rows: list[list[Any]]) -> None:
+        """Replace the ``player_results`` rows of ``game_id`` with ``rows`` (values in the order of
+        ``columns``, names of ``player_results`` columns)."""
+        ...
+
+    def games_without_results(self, db: Connection) -> list[str]:
+        """The ids of the stored games that have no ``player_results`` rows."""
+        ...
+
+    def player_totals(self, db: Connection, since: str | None = None,
+                    until: str | None = None) -> list[dict[str, Any]]:
+        """Per player key and game type, over the games created from ``since`` to ``until`` (inclusive dates,
+        None for no bound): ``{"player_key", "game", "games", "finished", "wins", "losses", "abandoned",
+        "average", "unit", "latest", "name"}``, by key then game."""
+        ...
+
+    def player_stats(self, db: Connection, player_key: str, counters: tuple[str, ...]) -> list[dict[str, Any]]:
+        """Per game type for one player key: ``{"game", "games", "finished", "wins", "losses", "abandoned",
+        "average", "unit", <counter>: sum …}`` (``counters`` are column names)."""
+        ...
+
+    def player_games(self, db: Connection, player_key: str, limit: int | None = None,
+                    offset: int = 0) -> list[dict[str, Any]]:
+        """One player key's ``player_results`` rows with the game's ``title`` and ``players`` (decoded), newest
+        first."""
+        ...
+
+    def player_game_count(self, db: Connection, player_key: str) -> int:
+        """How many ``player_results`` rows one player key has."""
+        ...

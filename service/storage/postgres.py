@@ -1,0 +1,656 @@
+"""The PostgreSQL backend: the event log of ``service.storage.sqlite`` on a PostgreSQL server.
+
+psycopg 3 (``psycopg[binary]``) with its connection pool (``psycopg_pool``). The tables, their
+columns and the text stored in them are SQLite's (JSON as text, times as ISO 8601 UTC text),
+so an event's ``hash`` is the same on both backends. What the database itself enforces:
+
+- ``events``: ``(game_id, seq)`` is the primary key; triggers refuse ``UPDATE``, ``DELETE``
+  and ``TRUNCATE`` (``events are immutable: … refused``); an ``Idempotency-Key`` is unique
+  per game (a partial unique index);
+- :func:`append` chains the event's ``hash`` to the stored hash of the event before and
+  sets ``games.record_hash``, inside the caller's transaction, and stores nothing unless
+  ``seq`` follows the last stored event of the game;
+- :func:`begin_write` takes one write lock for the whole database
+  (``pg_advisory_xact_lock``), held to the transaction's end, so writers from any number of
+  processes or machines take turns exactly as they do on one SQLite file: reading a game's
+  version and appending after it happen under that lock.
+
+The migrations are the project's numbered ones (:data:`MIGRATIONS`, the names of
+``service.storage.migrations.MIGRATIONS``) in PostgreSQL's dialect, recorded in the
+``kibitz_migrations`` table and applied by :func:`migrate` in one transaction under an
+advisory lock, so several processes may start at once. This backend implements
+:class:`service.storage.interface.Store`, the whole interface; ``service.storage.backend``
+hands it the calls made on its connections (``kibitz serve --db postgresql://…``: docs/league.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import errors
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from replays import chain
+from schemas.common import scrub
+from service.storage.interface import RecordDamaged, StorageUnavailable
+from service.storage.sqlite import decode_cursor, encode_cursor
+
+#: A connection of this backend: psycopg's, in autocommit mode, rows as dicts.
+Connection = psycopg.Connection[dict[str, Any]]
+
+#: The key of the advisory lock every write transaction holds (``begin_write``).
+WRITE_LOCK = 0x6B6962_01
+#: The key of the advisory lock :func:`migrate` holds.
+MIGRATE_LOCK = 0x6B6962_02
+#: How long a write waits for another's lock before it is a ``busy`` storage fault.
+LOCK_TIMEOUT_MS = 10_000
+#: The levels ``connect`` takes, as SQLite's (``service.storage.sqlite.SYNCHRONOUS_LEVELS``).
+SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+
+def is_url(target: object) -> bool:
+    """True when ``target`` (a ``--db`` / ``KIBITZ_DB`` value) names a PostgreSQL database
+    (``postgresql://…`` or ``postgres://…``); a path or a ``sqlite:`` URL is SQLite's."""
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+def _configure(conn: Connection, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> None:
+    conn.autocommit = True
+    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
+    conn.execute("SET TIME ZONE 'UTC'")
+
+
+def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
+            max_page_count: int | None = None) -> Connection:
+    """Open a connection to the PostgreSQL database at URL ``path`` (a libpq URL, for example
+    ``postgresql://user@host:5432/kibitz``), in autocommit mode: transactions are opened
+    explicitly (:func:`begin_write`, :func:`immediate`, :func:`snapshot`).
+
+    The options are ``service.storage.sqlite.connect``'s: ``synchronous`` ``OFF`` turns
+    ``synchronous_commit`` off (a commit may be lost in a crash of the server), any other of
+    :data:`SYNCHRONOUS_LEVELS` keeps it on; ``busy_timeout_ms`` is how long a write waits for
+    the write lock (:data:`LOCK_TIMEOUT_MS` by default). ``max_page_count`` is SQLite's alone:
+    raises ``ValueError`` when given, or for an unknown level. Raises
+    ``psycopg.OperationalError`` when the server cannot be reached."""
+    level = synchronous.upper()
+    if level not in SYNCHRONOUS_LEVELS:
+        raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_LEVELS)}, not {synchronous!r}")
+    if max_page_count is not None:
+        raise ValueError("max_page_count is SQLite's: a PostgreSQL server's space is its own to limit")
+    conn: Connection = psycopg.connect(str(path), row_factory=dict_row, autocommit=True)
+    try:
+        _configure(conn, LOCK_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms)
+        if level == "OFF":
+            conn.execute("SET synchronous_commit = off")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool[Connection]:
+    """A pool of connections to ``url`` configured as :func:`connect`'s (``pool.connection()``
+    lends one; a transaction left open by a borrower is rolled back when it is returned).
+    Waits until ``min_size`` connections are open; raises ``psycopg_pool.PoolTimeout`` when
+    the server cannot be reached."""
+    pool: ConnectionPool[Connection] = ConnectionPool(
+        url, min_size=min_size, max_size=max_size, open=False, configure=_configure,
+        kwargs={"row_factory": dict_row, "autocommit": True})
+    pool.open(wait=True, timeout=30)
+    return pool
+
+
+# --- migrations ----------------------------------------------------------------------
+
+#: The message of the triggers that make PostgreSQL refuse to change a stored event.
+IMMUTABLE = "events are immutable: %s refused"
+
+_INITIAL = [
+    "CREATE TABLE games (rowid BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE, id TEXT PRIMARY KEY, "
+    "game TEXT NOT NULL, title TEXT, players TEXT NOT NULL, player_keys TEXT NOT NULL, visibility TEXT NOT NULL, "
+    "options TEXT NOT NULL, token_hash TEXT NOT NULL, created_at TEXT NOT NULL, version BIGINT NOT NULL, "
+    "status TEXT)",
+    "CREATE INDEX games_created_at ON games (created_at)",
+    "CREATE TABLE events (game_id TEXT NOT NULL, seq BIGINT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, "
+    "recorded_at TEXT NOT NULL, at TEXT, idempotency_key TEXT, PRIMARY KEY (game_id, seq))",
+    "CREATE UNIQUE INDEX events_idempotency ON events (game_id, idempotency_key) WHERE idempotency_key IS NOT NULL",
+    "CREATE FUNCTION kibitz_events_immutable() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+    f"RAISE EXCEPTION '{IMMUTABLE}', TG_OP USING ERRCODE = 'restrict_violation'; END $$",
+    "CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION kibitz_events_immutable()",
+    "CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION kibitz_events_immutable()",
+    "CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT "
+    "EXECUTE FUNCTION kibitz_events_immutable()",
+    "CREATE TABLE idempotency (game_id TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, "
+    "status BIGINT NOT NULL, response TEXT NOT NULL, created_at TEXT, PRIMARY KEY (game_id, key))",
+]
+
+#: The project's numbered migrations in PostgreSQL's dialect, by the names SQLite's have.
+#: The backfills of SQLite's 0002, 0004 and 0007 (folding games stored before them) have
+#: nothing to fold here: a PostgreSQL database gets every migration before its first game.
+MIGRATIONS: list[tuple[str, list[str]]] = [
+    ("0001_initial", _INITIAL),
+    ("0002_player_results", [
+        "ALTER TABLE games ADD COLUMN imported_at TEXT",
+        "CREATE TABLE player_results (game_id TEXT NOT NULL, player_key TEXT NOT NULL, name TEXT NOT NULL, "
+        "seat BIGINT NOT NULL, game TEXT NOT NULL, created_at TEXT NOT NULL, status TEXT NOT NULL, "
+        "result TEXT NOT NULL, score BIGINT, unit TEXT, hands BIGINT, tricks_won BIGINT, fools BIGINT, "
+        "knocks BIGINT, stops BIGINT, PRIMARY KEY (game_id, player_key))",
+        "CREATE INDEX player_results_player_key_created_at ON player_results (player_key, created_at)",
+    ]),
+    ("0003_forked_from", [
+        "ALTER TABLE games ADD COLUMN forked_from_game TEXT",
+        "ALTER TABLE games ADD COLUMN forked_from_seq BIGINT",
+        "CREATE INDEX games_forked_from_game ON games (forked_from_game)",
+    ]),
+    ("0004_fork_lineage", [
+        "ALTER TABLE games ADD COLUMN secret_from_hand BIGINT",
+        "ALTER TABLE games ADD COLUMN fork_lineage TEXT",
+    ]),
+    ("0005_import_source", [
+        "ALTER TABLE games ADD COLUMN source_game TEXT",
+        "CREATE INDEX games_source_game ON games (source_game)",
+    ]),
+    ("0006_tokens", [
+        "CREATE TABLE tokens (game_id TEXT NOT NULL, token_hash TEXT NOT NULL, created_at TEXT NOT NULL, "
+        "revoked_at TEXT, PRIMARY KEY (game_id, token_hash))",
+        "INSERT INTO tokens (token_hash, game_id, created_at) SELECT token_hash, id, created_at FROM games",
+        "ALTER TABLE games DROP COLUMN token_hash",
+    ]),
+    ("0007_player_keys_nfc", []),
+    ("0008_hash_chain", [
+        "ALTER TABLE events ADD COLUMN salt TEXT",
+        "ALTER TABLE events ADD COLUMN hash TEXT",
+        "ALTER TABLE games ADD COLUMN record_hash TEXT",
+    ]),
+]
+
+
+def applied(db: Connection) -> list[str]:
+    """The names of the migrations applied to ``db``, in order (``[]`` for an empty database)."""
+    found = db.execute("SELECT to_regclass('kibitz_migrations') AS t").fetchone()
+    if found is None or found["t"] is None:
+        return []
+    return [str(row["name"]) for row in db.execute("SELECT name FROM kibitz_migrations ORDER BY name")]
+
+
+def migrate(db: Connection) -> list[str]:
+    """Apply the pending :data:`MIGRATIONS` to ``db``, all in one transaction under an
+    advisory lock (several processes may call it at once: one applies, the others then find
+    nothing pending). Returns the names applied now."""
+    done: list[str] = []
+    with immediate(db, lock=MIGRATE_LOCK):
+        db.execute("CREATE TABLE IF NOT EXISTS kibitz_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        have = set(applied(db))
+        for name, statements in MIGRATIONS:
+            if name in have:
+                continue
+            for statement in statements:
+                db.execute(statement)
+            db.execute("INSERT INTO kibitz_migrations (name, applied_at) "
+                       "VALUES (%s, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))", [name])
+            done.append(name)
+    return done
+
+
+# --- storage faults ------------------------------------------------------------------
+
+#: What the 503 says for each kind of fault, and its ``Retry-After`` in seconds.
+FAULT_DETAILS = {
+    "full": ("The database server's disk is full: nothing was stored. Free some space on it, then try again.", 5),
+    "read_only": ("The database server does not take writes now (read-only): nothing was stored. Try again "
+                  "once it does.", 5),
+    "cannot_open": ("The server cannot reach its PostgreSQL database: nothing was stored. Try again.", 5),
+    "io_error": ("The database server reported an error: nothing was stored. Try again.", 5),
+    "busy": ("Another write held the database for too long: nothing was stored. Try again.", 1),
+}
+
+_FAULTS: list[tuple[type[BaseException], str]] = [
+    (errors.DiskFull, "full"),
+    (errors.ReadOnlySqlTransaction, "read_only"),
+    (errors.LockNotAvailable, "busy"),
+    (errors.QueryCanceled, "busy"),
+    (errors.DeadlockDetected, "busy"),
+    (errors.SerializationFailure, "busy"),
+    (errors.IoError, "io_error"),
+    (psycopg.OperationalError, "cannot_open"),
+]
+
+
+def fault(err: BaseException) -> StorageUnavailable | None:
+    """The storage fault that ``err`` is (a psycopg error meaning the database cannot take
+    the write now: disk full, read-only, a lock held past :data:`LOCK_TIMEOUT_MS`, the server
+    unreachable; or a :class:`StorageUnavailable` already), or None for any other error."""
+    if isinstance(err, StorageUnavailable):
+        return err
+    for kind_of, kind in _FAULTS:
+        if isinstance(err, kind_of):
+            detail, retry_after = FAULT_DETAILS[kind]
+            return StorageUnavailable(kind, detail, retry_after, type(err).__name__)
+    return None
+
+
+# --- transactions ----------------------------------------------------------------------
+
+
+def begin_write(db: Connection, *, lock: int = WRITE_LOCK) -> None:
+    """Open a write transaction holding the database's write lock from its start (an
+    advisory lock, released at commit or rollback): other writers wait up to
+    :data:`LOCK_TIMEOUT_MS`, then fail with a ``busy`` fault."""
+    db.execute("BEGIN")
+    try:
+        db.execute("SELECT pg_advisory_xact_lock(%s)", [lock])
+    except BaseException:
+        rollback(db)
+        raise
+
+
+def commit(db: Connection) -> None:
+    """Commit the open transaction."""
+    db.execute("COMMIT")
+
+
+def rollback(db: Connection) -> None:
+    """Roll back the open transaction, if there is one (a no-op otherwise)."""
+    if db.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        db.execute("ROLLBACK")
+
+
+def savepoint(db: Connection, name: str) -> None:
+    """Open savepoint ``name`` (an identifier) inside the open transaction."""
+    db.execute(f"SAVEPOINT {name}")
+
+
+def release(db: Connection, name: str) -> None:
+    """Keep what was written since savepoint ``name`` and close it."""
+    db.execute(f"RELEASE SAVEPOINT {name}")
+
+
+def rollback_to(db: Connection, name: str) -> None:
+    """Undo what was written since savepoint ``name``, and close it."""
+    db.execute(f"ROLLBACK TO SAVEPOINT {name}")
+    db.execute(f"RELEASE SAVEPOINT {name}")
+
+
+@contextmanager
+def immediate(db: Connection, *, lock: int = WRITE_LOCK) -> Iterator[Connection]:
+    """A write transaction (:func:`begin_write`) committed at the end of the block, rolled
+    back if it raises."""
+    begin_write(db, lock=lock)
+    try:
+        yield db
+    except BaseException:
+        rollback(db)
+        raise
+    commit(db)
+
+
+@contextmanager
+def snapshot(db: Connection) -> Iterator[Connection]:
+    """A read transaction: every query in the block sees the same committed state."""
+    db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    try:
+        yield db
+    finally:
+        rollback(db)
+
+
+# --- games ---------------------------------------------------------------------------
+
+
+def insert_game(db: Connection, game_id: str, created: Mapping[str, Any], token_hash: str, created_at: str,
+                status: str) -> None:
+    """Insert the ``games`` row of a new game from its ``game_created`` data (version 1) and
+    its first write token (``token_hash``: the token's hex SHA-256, see :func:`add_token`)."""
+    players = list(created["players"])
+    fork = created.get("forked_from")
+    parent, parent_seq = (fork.get("game"), fork.get("seq")) if isinstance(fork, Mapping) else (None, None)
+    db.execute(
+        "INSERT INTO games (id, game, title, players, player_keys, visibility, options, created_at, version, status, "
+        "forked_from_game, forked_from_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s)",
+        [game_id, created["game"], created.get("title"), json.dumps(players),
+         json.dumps([name.casefold() for name in players]), created["visibility"], json.dumps(created["options"]),
+         created_at, status, parent, parent_seq])
+    add_token(db, game_id, token_hash, created_at)
+
+
+def get_game(db: Connection, game_id: str) -> dict[str, Any] | None:
+    """Return the ``games`` row of ``game_id`` (JSON columns decoded, ``_rowid`` its place in
+    the order of creation), or None. Raises :class:`RecordDamaged` for a column that is not
+    what Kibitz writes."""
+    row = db.execute("SELECT rowid AS _rowid, * FROM games WHERE id = %s", [game_id]).fetchone()
+    return None if row is None else _game(row)
+
+
+def _game(found: dict[str, Any]) -> dict[str, Any]:
+    row = {key: value for key, value in found.items() if key != "rowid"}
+    game_id = str(row["id"])
+    row["players"] = _decode(row["players"], list, game_id, None, "games.players cannot be read")
+    row["options"] = _decode(row["options"], dict, game_id, None, "games.options cannot be read")
+    if not all(isinstance(name, str) for name in row["players"]):
+        raise RecordDamaged(game_id, None, "games.players holds something that is not a name")
+    if isinstance(row.get("title"), str):
+        row["title"] = scrub(row["title"])
+    del row["player_keys"]
+    return row
+
+
+def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: str) -> Any:
+    """A stored JSON column decoded as ``service.storage.sqlite`` decodes it; raises
+    :class:`RecordDamaged` for text that is not JSON, or not of ``shape`` when given one."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError) as err:
+        raise RecordDamaged(game_id, seq, what) from err
+    if shape is not None and not isinstance(value, shape):
+        raise RecordDamaged(game_id, seq, what)
+    return scrub(value) if "\\ud" in text or "\\uD" in text else value
+
+
+def version_of(db: Connection, game_id: str) -> int | None:
+    """The stored ``version`` of ``game_id`` (the seq of its last event), or None."""
+    row = db.execute("SELECT version FROM games WHERE id = %s", [game_id]).fetchone()
+    return None if row is None else int(row["version"])
+
+
+def set_version(db: Connection, game_id: str, version: int, status: str, *, secret_from_hand: int | None) -> None:
+    """Record the game's new ``version``, ``status`` and ``secret_from_hand``, all derived
+    from the events."""
+    db.execute("UPDATE games SET version = %s, status = %s, secret_from_hand = %s WHERE id = %s",
+               [version, status, secret_from_hand, game_id])
+
+
+def game_ids(db: Connection) -> list[str]:
+    """The id of every stored game, oldest first."""
+    return [str(row["id"]) for row in db.execute("SELECT id FROM games ORDER BY created_at, rowid")]
+
+
+# --- events --------------------------------------------------------------------------
+
+
+def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str, Any], recorded_at: str,
+           at: str | None = None, idempotency_key: str | None = None, *, salt: str | None = None) -> dict[str, Any]:
+    """Insert event ``seq`` of ``game_id`` and return it (``{seq, type, data, recorded_at,
+    at, salt, hash}``), exactly as ``service.storage.sqlite.append`` does: the hash chained
+    to event ``seq - 1``'s, ``games.record_hash`` set, in the caller's transaction. Raises
+    ``psycopg.errors.UniqueViolation`` if the idempotency key (or the seq) is taken, and
+    :class:`RecordDamaged`, storing nothing, unless ``seq`` follows the last stored event
+    of the game and that event has its hash."""
+    if seq == 1:
+        previous: str | None = chain.GENESIS
+    else:
+        found = db.execute("SELECT hash FROM events WHERE game_id = %s AND seq = %s", [game_id, seq - 1]).fetchone()
+        previous = found["hash"] if found is not None else None
+    event = {"seq": seq, "type": kind, "data": dict(data), "recorded_at": recorded_at, "at": at,
+             "salt": salt or chain.new_salt()}
+    if not isinstance(previous, str):
+        raise RecordDamaged(game_id, seq - 1, "games.version disagrees with the stored log (no event "
+                                              f"{seq - 1} with its hash to follow)")
+    event["hash"] = chain.event_hash(previous, event)
+    cursor = db.execute(
+        "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
+        "SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s "
+        "WHERE (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = %s) = %s",
+        [game_id, seq, kind, json.dumps(data, separators=(",", ":")), recorded_at, at, idempotency_key,
+         event["salt"], event["hash"], game_id, seq - 1])
+    if cursor.rowcount != 1:
+        raise RecordDamaged(game_id, seq, "games.version disagrees with the last stored event")
+    db.execute("UPDATE games SET record_hash = %s WHERE id = %s", [event["hash"], game_id])
+    return event
+
+
+def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
+    """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first, each
+    ``{"seq", "type", "data", "recorded_at", "at", "salt", "hash"}`` with ``data`` decoded;
+    raises :class:`RecordDamaged` naming an event whose data is not a JSON object."""
+    rows = db.execute(
+        "SELECT seq, type, data, recorded_at, at, salt, hash FROM events WHERE game_id = %s AND seq > %s "
+        "AND seq <= %s ORDER BY seq", [game_id, after, 2**62 if upto is None else upto]).fetchall()
+    return [{**row, "seq": int(row["seq"]),
+             "data": _decode(row["data"], dict, game_id, int(row["seq"]), "its data is not a JSON object")}
+            for row in rows]
+
+
+def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
+    """``(seq, hash)`` of every stored event of ``game_id``, oldest first."""
+    return [(int(row["seq"]), str(row["hash"])) for row in db.execute(
+        "SELECT seq, hash FROM events WHERE game_id = %s AND hash IS NOT NULL ORDER BY seq", [game_id])]
+
+
+# --- idempotency ---------------------------------------------------------------------
+
+
+def remembered(db: Connection, game_id: str, key: str) -> dict[str, Any] | None:
+    """Return ``{"request_hash", "status", "response"}`` stored for ``key``, or None."""
+    row = db.execute("SELECT request_hash, status, response FROM idempotency WHERE game_id = %s AND key = %s",
+                     [game_id, key]).fetchone()
+    if row is None:
+        return None
+    return {**row, "status": int(row["status"]),
+            "response": _decode(row["response"], None, game_id, None,
+                                f"the stored answer to Idempotency-Key {key[:40]!r} cannot be read")}
+
+
+def remember(db: Connection, game_id: str, key: str, request_hash: str, status: int, response: Any,
+             created_at: str) -> None:
+    """Store the first response given to ``key`` on ``game_id`` (``UniqueViolation`` if one is)."""
+    db.execute("INSERT INTO idempotency (game_id, key, request_hash, status, response, created_at) "
+               "VALUES (%s, %s, %s, %s, %s, %s)",
+               [game_id, key, request_hash, status, json.dumps(response, separators=(",", ":")), created_at])
+
+
+# --- write tokens --------------------------------------------------------------------
+
+
+def add_token(db: Connection, game_id: str, token_hash: str, created_at: str) -> None:
+    """Store a new write token of ``game_id`` by its hex SHA-256 ``token_hash``."""
+    db.execute("INSERT INTO tokens (token_hash, game_id, created_at) VALUES (%s, %s, %s)",
+               [token_hash, game_id, created_at])
+
+
+def live_token_hashes(db: Connection, game_id: str) -> list[str]:
+    """The hex SHA-256 of every write token of ``game_id`` not revoked, oldest first."""
+    return [str(row["token_hash"]) for row in db.execute(
+        "SELECT token_hash FROM tokens WHERE game_id = %s AND revoked_at IS NULL ORDER BY created_at, token_hash",
+        [game_id])]
+
+
+def revoke_tokens(db: Connection, game_id: str, revoked_at: str) -> int:
+    """Revoke every live write token of ``game_id`` as of ``revoked_at``; returns how many were live."""
+    cursor = db.execute("UPDATE tokens SET revoked_at = %s WHERE game_id = %s AND revoked_at IS NULL",
+                        [revoked_at, game_id])
+    return int(cursor.rowcount)
+
+
+
+# --- games: lists, forks, imports ----------------------------------------------------
+
+
+def list_games(db: Connection, *, game: str | None = None, player: str | None = None, status: str | None = None,
+               limit: int = 50, cursor: str | None = None, fork: bool = False,
+               forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """Return up to ``limit`` games, newest first, and the cursor of the next page (or None),
+    as ``service.storage.sqlite.list_games`` does; raises ``ValueError`` for a cursor that is
+    not one."""
+    where: list[str] = ["TRUE"]
+    params: list[Any] = []
+    if forked_from is not None:
+        where.append("forked_from_game = %s")
+        params.append(forked_from)
+    elif not fork:
+        where.append("forked_from_game IS NULL")
+    if game is not None:
+        where.append("game = %s")
+        params.append(game)
+    if status is not None:
+        where.append("status = %s")
+        params.append(status)
+    if player is not None:
+        where.append("EXISTS (SELECT 1 FROM json_array_elements_text(games.player_keys::json) AS k WHERE k = %s)")
+        params.append(player.strip().casefold())
+    if cursor is not None:
+        created_at, rowid = decode_cursor(cursor)
+        where.append("(created_at < %s OR (created_at = %s AND rowid < %s))")
+        params.extend([created_at, created_at, rowid])
+    sql = f"SELECT rowid AS _rowid, * FROM games WHERE {' AND '.join(where)} ORDER BY created_at DESC, rowid DESC LIMIT %s"
+    rows = [_game(row) for row in db.execute(sql, [*params, limit + 1])]
+    more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = encode_cursor(rows[-1]["created_at"], rows[-1]["_rowid"]) if more else None
+    return rows, next_cursor
+
+
+def set_fork_lineage(db: Connection, game_id: str, lineage: list[list[Any]]) -> None:
+    """Store what fork ``game_id`` inherits: ``[[ancestor id, last hand shared], …]``."""
+    db.execute("UPDATE games SET fork_lineage = %s WHERE id = %s",
+               [json.dumps(lineage, separators=(",", ":")) if lineage else None, game_id])
+
+
+def fork_lineage(db: Connection, game_id: str) -> list[tuple[str, int]]:
+    """The stored lineage of ``game_id`` (``[]`` for a game that is not a fork, or shares nothing)."""
+    found = db.execute("SELECT fork_lineage FROM games WHERE id = %s", [game_id]).fetchone()
+    if not found or not found["fork_lineage"]:
+        return []
+    return [(str(ancestor), int(shared)) for ancestor, shared in json.loads(found["fork_lineage"])]
+
+
+def lineage_secrets(db: Connection, game_id: str) -> list[tuple[str, int, int]]:
+    """``(ancestor id, last hand shared, its secret_from_hand)`` for each game in ``game_id``'s
+    lineage that still has a hand in play, nearest first, in one query."""
+    rows = db.execute(
+        "SELECT g.id, (l.value ->> 1)::bigint AS shared, g.secret_from_hand "
+        "FROM games AS f CROSS JOIN LATERAL json_array_elements(f.fork_lineage::json) WITH ORDINALITY AS l(value, n) "
+        "JOIN games AS g ON g.id = l.value ->> 0 "
+        "WHERE f.id = %s AND g.secret_from_hand IS NOT NULL ORDER BY l.n DESC", [game_id]).fetchall()
+    return [(str(row["id"]), int(row["shared"]), int(row["secret_from_hand"])) for row in rows]
+
+
+def set_source_game(db: Connection, game_id: str, source: str | None) -> None:
+    """Record the id of the game that imported game ``game_id`` was exported from."""
+    db.execute("UPDATE games SET source_game = %s WHERE id = %s", [source, game_id])
+
+
+def set_imported_at(db: Connection, game_id: str, imported_at: str) -> None:
+    """Record when game ``game_id`` was imported (UTC text)."""
+    db.execute("UPDATE games SET imported_at = %s WHERE id = %s", [imported_at, game_id])
+
+
+def stored_as(db: Connection, source: str) -> str | None:
+    """The id of the stored game that is game ``source`` (the original itself, first) or an
+    import of it (the earliest), or None."""
+    found = db.execute("SELECT id FROM games WHERE id = %s OR source_game = %s ORDER BY (id = %s) DESC, rowid "
+                       "LIMIT 1", [source, source, source]).fetchone()
+    return None if found is None else str(found["id"])
+
+
+def fork_relations(db: Connection) -> dict[str, tuple[str, str | None, int | None]]:
+    """Every stored game: id -> ``(game, forked_from_game, forked_from_seq)``."""
+    return {str(row["id"]): (str(row["game"]), row["forked_from_game"],
+                             None if row["forked_from_seq"] is None else int(row["forked_from_seq"]))
+            for row in db.execute("SELECT id, game, forked_from_game, forked_from_seq FROM games")}
+
+
+def set_secret_from_hand(db: Connection, game_id: str, secret_from_hand: int | None) -> None:
+    """Store game ``game_id``'s ``secret_from_hand`` alone."""
+    db.execute("UPDATE games SET secret_from_hand = %s WHERE id = %s", [secret_from_hand, game_id])
+
+
+def is_fork(db: Connection, game_id: str) -> bool:
+    """True when the stored game ``game_id`` is a what-if fork."""
+    found = db.execute("SELECT forked_from_game FROM games WHERE id = %s", [game_id]).fetchone()
+    return bool(found and found["forked_from_game"])
+
+
+# --- what SQLite alone needs -----------------------------------------------------------
+
+
+def manual_checkpoints(db: Connection) -> None:
+    """Nothing to do: PostgreSQL checkpoints its write-ahead log itself."""
+
+
+def checkpoint_passive(db: Connection) -> None:
+    """Nothing to do: PostgreSQL checkpoints its write-ahead log itself."""
+
+
+def data_version(db: Connection) -> int:
+    """A number that changes whenever any connection has committed a write since ``db`` last
+    asked (as SQLite's ``PRAGMA data_version``; it may also change for ``db``'s own writes):
+    the first transaction id not yet handed out, which every writing transaction moves on."""
+    row = db.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax").fetchone()
+    assert row is not None
+    return int(row["xmax"])
+
+
+# --- the match-history projection ------------------------------------------------------
+
+
+def replace_player_results(db: Connection, game_id: str, columns: tuple[str, ...], rows: list[list[Any]]) -> None:
+    """Replace the ``player_results`` rows of ``game_id`` with ``rows`` (values in the order
+    of ``columns``, names of ``player_results`` columns)."""
+    db.execute("DELETE FROM player_results WHERE game_id = %s", [game_id])
+    if rows:
+        with db.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO player_results ({', '.join(columns)}) "
+                f"VALUES ({', '.join(['%s'] * len(columns))})", rows)
+
+
+def games_without_results(db: Connection) -> list[str]:
+    """The ids of the stored games that have no ``player_results`` rows."""
+    return [str(row["id"]) for row in db.execute(
+        "SELECT id FROM games WHERE id NOT IN (SELECT DISTINCT game_id FROM player_results) ORDER BY rowid")]
+
+
+def _period_clause(since: str | None, until: str | None) -> tuple[str, list[str]]:
+    clauses, params = [], []
+    if since is not None:
+        clauses.append("created_at >= %s")
+        params.append(since)
+    if until is not None:
+        clauses.append("created_at < %s")
+        params.append(until + "T24")  # after every time of that day
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+_COUNTS = ("COUNT(*) AS games, SUM((status = 'finished')::int)::bigint AS finished, "
+           "SUM((result = 'won')::int)::bigint AS wins, SUM((result = 'lost')::int)::bigint AS losses, "
+           "SUM((status = 'abandoned')::int)::bigint AS abandoned, AVG(score)::float8 AS average, MAX(unit) AS unit")
+
+
+def player_totals(db: Connection, since: str | None = None, until: str | None = None) -> list[dict[str, Any]]:
+    """Per player key and game type, over the games created from ``since`` to ``until``, as
+    ``service.storage.sqlite.player_totals`` (``name`` is the name of the latest game)."""
+    where, params = _period_clause(since, until)
+    sql = (f"SELECT player_key, game, {_COUNTS}, MAX(created_at) AS latest, "
+           f"(array_agg(name ORDER BY created_at DESC))[1] AS name FROM player_results {where} "
+           "GROUP BY player_key, game ORDER BY player_key, game")
+    return list(db.execute(sql, params))
+
+
+def player_stats(db: Connection, player_key: str, counters: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per game type for one player key, as ``service.storage.sqlite.player_stats``."""
+    sql = (f"SELECT game, {_COUNTS}, "
+           + ", ".join(f"SUM({counter})::bigint AS {counter}" for counter in counters)
+           + " FROM player_results WHERE player_key = %s GROUP BY game ORDER BY game")
+    return list(db.execute(sql, [player_key]))
+
+
+def player_games(db: Connection, player_key: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+    """One player key's ``player_results`` rows with the game's ``title`` and ``players``
+    (decoded), newest first."""
+    rows = db.execute(
+        "SELECT r.*, g.title, g.players FROM player_results AS r JOIN games AS g ON g.id = r.game_id "
+        "WHERE r.player_key = %s ORDER BY r.created_at DESC, r.game_id LIMIT %s OFFSET %s",
+        [player_key, limit, offset])
+    return [{**row, "players": json.loads(row["players"])} for row in rows]
+
+
+def player_game_count(db: Connection, player_key: str) -> int:
+    """How many ``player_results`` rows one player key has."""
+    row = db.execute("SELECT COUNT(*) AS n FROM player_results WHERE player_key = %s", [player_key]).fetchone()
+    return 0 if row is None else int(row["n"])

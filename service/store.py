@@ -367,6 +367,20 @@ def append(db: Database, game_id: str, seq: int, kind: str, data: Mapping[str, A
     return event
 
 
+def head(db: Database, game_id: str) -> dict[str, Any] | None:
+    """What a cached fold of ``game_id`` is checked against on every read and write, in one
+    query: ``{"version", "status", "record_hash"}`` of its games row, ``count`` (how many
+    events are stored), ``last_seq`` and ``last_hash`` (its last stored event's, None when
+    there is none). None when there is no such game."""
+    found = db.execute(
+        "SELECT g.version, g.status, g.record_hash, (SELECT count(*) FROM events WHERE game_id = g.id), e.seq, "
+        "e.hash FROM games AS g LEFT JOIN events AS e ON e.game_id = g.id "
+        "AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) WHERE g.id = ?", [game_id]).fetchone()
+    if found is None:
+        return None
+    return dict(zip(("version", "status", "record_hash", "count", "last_seq", "last_hash"), found, strict=True))
+
+
 def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
     """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first.
 

@@ -38,6 +38,7 @@ from replays import chain, export, replay
 from schemas.common import UtcDateTime, unicode_errors
 from schemas.games import CreateGameSchema, canonical_game, flatten
 from service import store
+from service.cache import checked_events
 from service.http import GAME_ID, ID_LENGTH
 from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
@@ -50,8 +51,10 @@ def load_game(db: Database, game_id: str) -> tuple[dict[str, Any], list[dict[str
     row = store.get_game(db, game_id)
     if row is None or row["game"] not in engine.GAMES:
         return None
-    events = store.events(db, game_id, upto=row["version"])
-    return row, events, replay.fold(engine.GAMES[row["game"]], events)
+    rules = engine.GAMES[row["game"]]
+    events = checked_events(db, rules, game_id, upto=row["version"], record_hash=row.get("record_hash"),
+                            version=row["version"])
+    return row, events, replay.fold(rules, events)
 
 
 def render(fmt: str, row: Mapping[str, Any], events: list[dict[str, Any]], folded: replay.Folded,
@@ -203,9 +206,24 @@ def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.F
 
 
 def chained(events: list[dict[str, Any]]) -> bool:
-    """True when every event of an export carries its ``hash`` and ``salt``: its chain is
-    checked and kept; otherwise the import gets a fresh one."""
-    return all(isinstance(event.get("hash"), str) and isinstance(event.get("salt"), str) for event in events)
+    """True when the export carries a hash chain (any event has a ``hash`` or a ``salt``):
+    then every event must carry both, and the chain is checked and kept; False for an export
+    with neither on any event (an older one), which gets a fresh chain.
+
+    Raises the 422 ``import_invalid`` (``rule_code`` ``hash_missing``) naming the first event
+    that lacks its hash or its salt: a chain with a link left out would let an edited event
+    in under a fresh chain."""
+    if not any("hash" in event or "salt" in event for event in events):
+        return False
+    for event in events:
+        lacking = [key for key in ("hash", "salt") if not isinstance(event.get(key), str)]
+        if lacking:
+            seq = int(event["seq"])
+            raise refused(seq, "hash_missing", f"It has no {' and no '.join(lacking)} while the export carries a "
+                                               "hash chain: every event of such an export carries both (a public "
+                                               "export leaves out the salts of what it hides; import the full "
+                                               "export, made with the game's token).")
+    return True
 
 
 def _hash_refused(seq: int) -> ApiError:

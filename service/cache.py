@@ -20,6 +20,7 @@ refolds stored events (``service.games.events``), and on the next rebuild.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -109,12 +110,22 @@ class FoldCache:
 def holds(folded: replay.Folded, last_hash: str | None, head: Mapping[str, Any]) -> bool:
     """True when the stored ``head`` (``store.head``) is still that of ``folded`` whose last
     event's hash was ``last_hash``: as many events as its version, the last of them its
-    version, its hash and ``games.record_hash`` both ``last_hash``, ``games.status`` the
-    status ``folded`` ends in."""
+    version, its hash and ``games.record_hash`` both ``last_hash`` and that hash the one its
+    stored content gives after the stored hash before it (``replays.chain``), its type the
+    one folded, ``games.status`` the status ``folded`` ends in."""
     version = folded.version
-    return (head["count"] == version and head["last_seq"] == version and last_hash is not None
+    if not (head["count"] == version and head["last_seq"] == version and last_hash is not None
             and head["last_hash"] == last_hash and head["record_hash"] == last_hash
-            and head["status"] == streams.status(folded.stream))
+            and head["status"] == streams.status(folded.stream) and head["last_type"] == folded.facts[-1].type):
+        return False
+    try:
+        data = json.loads(head["last_data"])
+        previous = chain.GENESIS if version == 1 else head["previous_hash"]
+        event = {"seq": version, "type": head["last_type"], "data": data, "recorded_at": head["last_recorded_at"],
+                 "at": head["last_at"], "salt": head["last_salt"]}
+        return isinstance(previous, str) and isinstance(data, dict) and chain.event_hash(previous, event) == last_hash
+    except (TypeError, ValueError, KeyError):
+        return False
 
 
 def _rebuilt(db: Database, rules: GameRules, game_id: str, version: int,

@@ -158,7 +158,7 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
             raise ApiError(422, "validation_failed", "The action does not fit its schema.",
                            errors=parsed.errors or {}, version=version)
         http.check_if_match(version, if_match)
-        before = cache.get(db, rules, game_id, version)
+        before = cache.get(db, rules, game_id, version, counted=True)  # the stored head checked, gaps too
         seq = version + 1
         kind = parsed.action["type"]
         target = streams.target(before.stream, kind)

@@ -183,3 +183,21 @@ def test_views_and_pages_read_stored_events_only_through_the_checked_read():
              root / "writes.py"]
     unchecked = [str(path.relative_to(root)) for path in files if "store.events(" in path.read_text()]
     assert unchecked == []
+
+
+def test_kibitz_export_names_an_edited_game_and_exports_the_sound_ones(tmp_path):
+    from tests.club_server import kibitz
+    from tests.test_check_database import tamper
+
+    path = tmp_path / "kibitz.db"
+    with serve(path) as served:
+        edited, token = served.new_game()
+        sound, _ = served.new_game()
+        assert served.note(edited, token, "a note").status_code == 201
+    tamper(path, f"UPDATE events SET data = '{FORGED}' WHERE game_id = '{edited}' AND seq = 2")
+    one = kibitz("export", edited, "--db", str(path))
+    assert one.returncode == 1 and f"game {edited}, event 2" in one.stderr and "forged note" not in one.stdout
+    done = kibitz("export", "--all", str(tmp_path / "out"), "--db", str(path))
+    assert done.returncode == 0, done.stderr
+    assert f"game {edited}, event 2" in done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"{sound}.json"]

@@ -15,8 +15,10 @@ The hash chain (api.md, "A tamper-evident record"): an export whose every event 
 ``hash`` and ``salt`` (a full export) has its chain checked, event by event, over the
 events as they will be stored; the first event whose hash does not follow is a 422
 ``import_invalid`` (``rule_code`` ``hash_mismatch``), and a sound chain is stored unchanged,
-so the copy keeps the original's fingerprint. An export without them (older, or a public
-export whose hidden cards leave some salts out) gets a fresh chain.
+so the copy keeps the original's fingerprint. An export that carries a chain at all must
+carry both on every event: the first that lacks one is a 422 ``import_invalid``
+(``rule_code`` ``hash_missing``), a public export whose hidden events leave their salts out
+included. Only an export with neither on any event (older) gets a fresh chain.
 """
 
 from __future__ import annotations

@@ -43,7 +43,10 @@ def export_games(game_id: str | None, fmt: str, directory: str | None, database:
     try:
         migrations.migrate(db)
         if game_id is not None:
-            loaded = transfer.load_game(db, game_id)
+            try:
+                loaded = transfer.load_game(db, game_id)
+            except store.RecordDamaged as err:
+                raise click.ClickException(f"{err}: nothing exported (run kibitz check).") from err
             if loaded is None:
                 raise click.ClickException(f"There is no game {game_id!r} in {database}.")
             click.echo(transfer.render(fmt, *loaded[:2], loaded[2], full=True), nl=False)
@@ -55,7 +58,11 @@ def export_games(game_id: str | None, fmt: str, directory: str | None, database:
         written = 0
         with click.progressbar(ids, label="Exporting", show_pos=True, file=None) as bar:
             for each in bar:
-                loaded = transfer.load_game(db, each)
+                try:
+                    loaded = transfer.load_game(db, each)
+                except store.RecordDamaged as err:  # the sound games are exported all the same
+                    click.echo(f"\n{err}: not exported (run kibitz check).", err=True)
+                    continue
                 if loaded is None:
                     continue
                 text = transfer.render(fmt, *loaded[:2], loaded[2], full=True)

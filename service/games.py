@@ -11,7 +11,7 @@ from engine import stream as streams
 from engine.interface import GameRules
 from replays import chain
 from replays.replay import Folded
-from service.cache import FoldCache
+from service.cache import FoldCache, checked_events
 from service.db import get_db
 from service.problems import ApiError
 from service.storage import backend as store
@@ -60,6 +60,17 @@ def current(row: dict[str, Any]) -> Folded:
     raises ``store.RecordDamaged`` when what it reads from storage is not what Kibitz writes."""
     return cache().get(get_db(), rules_of(row), row["id"], row["version"], record_hash=row.get("record_hash"),
                        row=row)
+
+
+def events(row: dict[str, Any], *, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
+    """The stored events of game ``row`` (a :func:`load`-ed row) with ``after < seq <= upto``
+    (``upto`` None: the row's version), oldest first, checked as they are read
+    (``service.cache.checked_events``: no gap, the hash chain, known types, the last hash the
+    row's ``record_hash``). Every view and page that returns or refolds stored events reads
+    them here. Raises ``store.RecordDamaged`` (503 ``record_damaged``) naming the event."""
+    last = row["version"] if upto is None else upto
+    return checked_events(get_db(), rules_of(row), row["id"], after=after, upto=last,
+                          record_hash=row.get("record_hash"), version=row["version"])
 
 
 def summary(row: dict[str, Any]) -> dict[str, Any]:

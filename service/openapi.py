@@ -350,7 +350,9 @@ IMPORT_BODY: dict[str, Any] = {
                 "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$",
                          "description": "with salt on every event: the chain is checked and kept "
                                         "(422 import_invalid, rule_code hash_mismatch, names the first "
-                                        "event whose hash does not follow)"},
+                                        "event whose hash does not follow); an export with a hash or a "
+                                        "salt on any event needs both on every event (422 import_invalid, "
+                                        "rule_code hash_missing); none at all: a fresh chain"},
             }}},
     },
 }

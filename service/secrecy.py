@@ -122,7 +122,7 @@ def hidden_seqs(row: dict[str, Any], folded: Folded) -> set[int]:
     gone = seen.withdrawn((fact.seq, fact.type, fact.target) for fact in folded.facts)
     if not gone:
         return set()
-    events = [event for event in store.events(get_db(), row["id"], upto=folded.version) if event["seq"] in gone]
+    events = [event for event in games.events(row, upto=folded.version) if event["seq"] in gone]
     return replay.hidden(folded, events)
 
 
@@ -148,7 +148,7 @@ def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
         raise ApiError(404, "not_found", f"This game has no event {seq}: its events are 1 to {row['version']}.",
                        version=row["version"])
     rules = games.rules_of(row)
-    past = replay.stream_at(rules, store.events(get_db(), row["id"], upto=seq), seq)
+    past = replay.stream_at(rules, games.events(row, upto=seq), seq)
     if not full:
         moment(row, past, f"The state after event {seq}")
     return {"seq": seq, "version": row["version"], "state": streams.view(past, full)}

@@ -15,8 +15,10 @@ The hash chain (api.md, "A tamper-evident record"): an export whose every event 
 ``hash`` and ``salt`` (a full export) has its chain checked, event by event, over the
 events as they will be stored; the first event whose hash does not follow is a 422
 ``import_invalid`` (``rule_code`` ``hash_mismatch``), and a sound chain is stored unchanged,
-so the copy keeps the original's fingerprint. An export without them (older, or a public
-export whose hidden cards leave some salts out) gets a fresh chain.
+so the copy keeps the original's fingerprint. An export that carries a chain at all must
+carry both on every event: the first that lacks one is a 422 ``import_invalid``
+(``rule_code`` ``hash_missing``), a public export whose hidden events leave their salts out
+included. Only an export with neither on any event (older) gets a fresh chain.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from engine.core import OptionError, RulesError
 from replays import chain, export, replay
 from schemas.common import UtcDateTime, unicode_errors
 from schemas.games import CreateGameSchema, canonical_game, flatten
+from service.cache import checked_events
 from service.http import GAME_ID, ID_LENGTH
 from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
@@ -46,12 +49,16 @@ UTC_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 
 
 def load_game(db: Database, game_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], replay.Folded] | None:
-    """The stored row, log and fold of ``game_id`` (None if there is no such game)."""
+    """The stored row, log and fold of ``game_id`` (None if there is no such game), the log
+    checked as it is read (``service.cache.checked_events``); raises ``store.RecordDamaged``
+    naming the event of a record that is not what Kibitz wrote."""
     row = store.get_game(db, game_id)
     if row is None or row["game"] not in engine.GAMES:
         return None
-    events = store.events(db, game_id, upto=row["version"])
-    return row, events, replay.fold(engine.GAMES[row["game"]], events)
+    rules = engine.GAMES[row["game"]]
+    events = checked_events(db, rules, game_id, upto=row["version"], record_hash=row.get("record_hash"),
+                            version=row["version"])
+    return row, events, replay.fold(rules, events)
 
 
 def render(fmt: str, row: Mapping[str, Any], events: list[dict[str, Any]], folded: replay.Folded,
@@ -203,9 +210,24 @@ def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.F
 
 
 def chained(events: list[dict[str, Any]]) -> bool:
-    """True when every event of an export carries its ``hash`` and ``salt``: its chain is
-    checked and kept; otherwise the import gets a fresh one."""
-    return all(isinstance(event.get("hash"), str) and isinstance(event.get("salt"), str) for event in events)
+    """True when the export carries a hash chain (any event has a ``hash`` or a ``salt``):
+    then every event must carry both, and the chain is checked and kept; False for an export
+    with neither on any event (an older one), which gets a fresh chain.
+
+    Raises the 422 ``import_invalid`` (``rule_code`` ``hash_missing``) naming the first event
+    that lacks its hash or its salt: a chain with a link left out would let an edited event
+    in under a fresh chain."""
+    if not any("hash" in event or "salt" in event for event in events):
+        return False
+    for event in events:
+        lacking = [key for key in ("hash", "salt") if not isinstance(event.get(key), str)]
+        if lacking:
+            seq = int(event["seq"])
+            raise refused(seq, "hash_missing", f"It has no {' and no '.join(lacking)} while the export carries a "
+                                               "hash chain: every event of such an export carries both (a public "
+                                               "export leaves out the salts of what it hides; import the full "
+                                               "export, made with the game's token).")
+    return True
 
 
 def _hash_refused(seq: int) -> ApiError:

@@ -28,7 +28,7 @@ from engine.core import OptionError, RulesError
 from replays import audit, replay
 from schemas.common import utc_text
 from service import forks, history, http, transfer
-from service.cache import FoldCache
+from service.cache import FoldCache, checked_events
 from service.parsing import Parsed, invalid, option_field
 from service.problems import ApiError
 from service.storage import backend as store
@@ -95,7 +95,7 @@ def _run_new_game(committer: GroupCommitter, cache: FoldCache | None, write: Cal
     the end that create, fork and import share."""
     row = committer.run(write)
     if cache is not None:
-        cache.put(game_id, folded)
+        cache.put(game_id, folded, row.get("record_hash"))
     return NewGame(game_id, token, row, folded)
 
 
@@ -159,7 +159,7 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
             raise ApiError(422, "validation_failed", "The action does not fit its schema.",
                            errors=parsed.errors or {}, version=version)
         http.check_if_match(version, if_match)
-        before = cache.get(db, rules, game_id, version)
+        before = cache.get(db, rules, game_id, version, counted=True)  # the stored head checked, gaps too
         seq = version + 1
         kind = parsed.action["type"]
         target = streams.target(before.stream, kind)
@@ -208,7 +208,7 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
         cache.discard(game_id)
         raise
     if after is not None:
-        cache.put(game_id, after)
+        cache.put(game_id, after, recorded.body["event"]["hash"])
     return recorded
 
 
@@ -227,7 +227,7 @@ def fork(committer: GroupCommitter, cache: FoldCache | None, db: Database, row: 
         raise ApiError(422, "validation_failed", f"This game's events are 1 to {version}.",
                        errors={"seq": [f"Give an event of this game, 1 to {version}."]}, version=version)
     rules = engine.GAMES[row["game"]]
-    events = store.events(db, game_id, upto=seq)
+    events = checked_events(db, rules, game_id, upto=seq, record_hash=row.get("record_hash"), version=version)
     folded_at = replay.fold(rules, events)
     at_seq = folded_at.stream
     by_seq = {event["seq"]: event for event in events}

@@ -118,6 +118,42 @@ def test_an_import_whose_hash_does_not_follow_is_refused_naming_the_event(open_g
     assert other_client.get("/games").get_json()["games"] == []  # nothing stored
 
 
+@pytest.mark.parametrize("removed", [("hash", "salt"), ("salt",), ("hash",)], ids=["both", "salt", "hash"])
+def test_an_export_with_one_event_lacking_its_hash_or_salt_is_refused_naming_it(open_game, other_client, removed):
+    for text in ("one", "two", "three"):
+        assert open_game.post({"type": "note", "text": text}).status_code == 201
+    doc = open_game.client.get(f"{open_game.url}/export", headers=open_game.auth).get_json()
+    doc["events"][4]["data"]["text"] = "FORGED"
+    for key in removed:
+        del doc["events"][4][key]
+    refused = other_client.post("/games/import", json=doc)
+    assert refused.status_code == 422, refused.get_json()
+    problem = refused.get_json()
+    assert problem["code"] == "import_invalid" and problem["seq"] == 5 and problem["rule_code"] == "hash_missing"
+    assert "Event 5" in problem["detail"]
+    assert other_client.get("/games").get_json()["games"] == []  # nothing stored, no fresh chain
+
+
+def test_a_public_export_that_leaves_a_salt_out_is_refused_never_given_a_fresh_chain(open_game, other_client):
+    assert open_game.post({"type": "note", "text": "a note"}).status_code == 201
+    doc = open_game.client.get(f"{open_game.url}/export").get_json()  # the open deal's salt is left out
+    assert "salt" not in doc["events"][1] and all("hash" in event for event in doc["events"])
+    refused = other_client.post("/games/import", json=doc)
+    assert refused.status_code == 422
+    problem = refused.get_json()
+    assert problem["code"] == "import_invalid" and problem["seq"] == 2 and problem["rule_code"] == "hash_missing"
+    assert other_client.get("/games").get_json()["games"] == []
+
+
+def test_a_public_export_that_shows_every_event_in_full_keeps_its_chain(client, other_client):
+    game = finished_game(client)
+    doc = client.get(f"{game.url}/export").get_json()  # no token: the public view of a finished game
+    assert all("salt" in event and "hash" in event for event in doc["events"])
+    made = other_client.post("/games/import", json=doc)
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["record_hash"] == game.get().get_json()["record_hash"]
+
+
 def test_an_export_without_hashes_gets_a_fresh_chain(open_game, other_client):
     doc = open_game.client.get(f"{open_game.url}/export", headers=open_game.auth).get_json()
     for event in doc["events"]:
@@ -156,8 +192,9 @@ def test_a_game_cached_before_damage_is_checked_again_when_rebuilt(tmp_path):
     assert game.post({"type": "note", "text": "first"}).status_code == 201
     assert game.get().status_code == 200
     tamper(path, f"UPDATE events SET data = '{{\"text\":\"second\"}}' WHERE game_id = '{game.id}' AND seq = 2")
-    assert game.get().status_code == 200  # a cached game is not read again …
-    checked = client.get(f"/watch/{game.id}/verify?fingerprint=000000000000")  # … but verify reads it all afresh
+    edited = game.get()  # the cached game's last event is hashed again on every read: found at once
+    assert edited.status_code == 503 and edited.get_json()["seq"] == 2
+    checked = client.get(f"/watch/{game.id}/verify?fingerprint=000000000000")  # verify reads it all afresh
     assert checked.status_code == 503 and "kibitz check" in checked.get_data(as_text=True)
     fresh = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()  # a new process: rebuilt, refused
     answer = fresh.get(f"/games/{game.id}")

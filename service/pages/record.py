@@ -16,10 +16,8 @@ from flask import render_template, request
 
 from replays import chain
 from service import cache, games, secrecy
-from service.db import get_db
 from service.pages.blueprint import bp
 from service.pages.review import guarded, load_row
-from service.storage import backend as store
 
 
 @bp.get("/watch/<game_id>/verify")
@@ -31,7 +29,7 @@ def verify(game_id: str) -> Any:
     with a hint when it is not 12 to 64 hex digits; 503 ``record_damaged`` when the record itself does not hold."""
     row = load_row(game_id)
     rules = games.rules_of(row)
-    events = store.events(get_db(), row["id"], upto=row["version"])
+    events = games.events(row, upto=row["version"])
     cache.verified(rules, row["id"], row["version"], events, row.get("record_hash"))  # all of it, afresh
     typed = request.args.get("fingerprint", "")[:200]
     normal = chain.normal_fingerprint(typed)

@@ -378,7 +378,7 @@ def timeline_steps(row: dict[str, Any], full: bool) -> list[dict[str, Any]]:
         found = cache.get(key)
     if found is None:
         rules = games.rules_of(row)
-        found = list(timeline.timeline(rules, store.events(get_db(), row["id"], upto=row["version"]), full))
+        found = list(timeline.timeline(rules, games.events(row, upto=row["version"]), full))
         with lock:
             cache[key] = found
     return found
@@ -475,7 +475,7 @@ def hand_context(row: dict[str, Any], n: int, full: bool) -> dict[str, Any]:
     """Hand ``n`` as ``GET hands/<n>`` shows it, plus each trick's audit for trick games."""
     rules = games.rules_of(row)
     folded = games.current(row)
-    events = store.events(get_db(), row["id"], upto=row["version"])
+    events = games.events(row, upto=row["version"])
     hand = audit.hand(folded, events, n, full)
     if hand is None:
         raise ApiError(404, "not_found", f"This game has no {hand_word(row['game'])} {n}.", version=row["version"])
@@ -512,7 +512,7 @@ def trick_audit(game_id: str, n: int, t: int) -> Any:
     full = secrecy.reader(row)
     games.path_number(n)
     games.path_number(t)
-    events = store.events(get_db(), game_id, upto=row["version"])
+    events = games.events(row, upto=row["version"])
     trick = audit.trick(games.current(row), events, n, t, full)
     if trick is None:
         raise ApiError(404, "not_found", f"This game has no trick {t} in hand {n}.", version=row["version"])

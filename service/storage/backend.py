@@ -97,6 +97,11 @@ def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str,
     return of(db).append(db, game_id, seq, kind, data, recorded_at, at, idempotency_key, salt=salt)
 
 
+def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
+    """``head`` of the backend of ``db``."""
+    return of(db).head(db, game_id, count=count)
+
+
 def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
     """``events`` of the backend of ``db``."""
     return of(db).events(db, game_id, after, upto)

@@ -91,6 +91,11 @@ class EventLog(Protocol):
         data, recorded_at, at, salt, hash}``)."""
         ...
 
+    def head(self, db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
+        """The games row's version, status and record_hash with the last stored event (and,
+        when ``count``, the number of events): what a cached fold is checked against."""
+        ...
+
     def events(self, db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
         """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first."""
         ...

@@ -404,6 +404,30 @@ def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str,
     return event
 
 
+def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
+    """What a cached fold of ``game_id`` is checked against on every read and write, in one
+    query (as ``service.storage.sqlite.head``): ``{"version", "status", "record_hash"}`` of its
+    games row, ``count`` (the number of stored events when ``count``, else None), its last
+    stored event as stored (``last_seq``, ``last_type``, ``last_data`` as its JSON text,
+    ``last_recorded_at``, ``last_at``, ``last_salt``, ``last_hash``; all None when there is
+    none) and ``previous_hash`` (the stored hash of the event before it). None when there is
+    no such game."""
+    found = db.execute(
+        "SELECT g.version, g.status, g.record_hash, "
+        + ("(SELECT count(*) FROM events WHERE game_id = g.id) AS count, " if count else "NULL AS count, ")
+        + "e.seq AS last_seq, e.type AS last_type, e.data AS last_data, e.recorded_at AS last_recorded_at, "
+        "e.at AS last_at, e.salt AS last_salt, e.hash AS last_hash, p.hash AS previous_hash FROM games AS g "
+        "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "
+        "LEFT JOIN events AS p ON p.game_id = g.id AND p.seq = e.seq - 1 WHERE g.id = %s", [game_id]).fetchone()
+    if found is None:
+        return None
+    out = dict(found)
+    for key in ("version", "count", "last_seq"):
+        if out[key] is not None:
+            out[key] = int(out[key])
+    return out
+
+
 def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
     """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first, each
     ``{"seq", "type", "data", "recorded_at", "at", "salt", "hash"}`` with ``data`` decoded;

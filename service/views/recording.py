@@ -17,10 +17,8 @@ from engine import stream as streams
 from replays import replay
 from schemas.games import ActionsQuerySchema, DryRunQuerySchema, EventsQuerySchema
 from service import games, http, secrecy, writes
-from service.db import get_db
 from service.parsing import Parsed, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
-from service.storage import backend as store
 
 bp = Blueprint("recording", __name__)
 
@@ -89,7 +87,7 @@ def log(game_id: str) -> Response:
     full = secrecy.reader(row)
     query = EventsQuerySchema().load(request.args.to_dict())
     folded = games.current(row)
-    events = store.events(get_db(), game_id, after=query["after"], upto=min(folded.version, query["after"] + query["limit"]))
+    events = games.events(row, after=query["after"], upto=min(folded.version, query["after"] + query["limit"]))
     page = replay.event_log(folded, events, full)
     more = bool(page) and page[-1]["seq"] < row["version"]
     return http.json_response(
@@ -119,7 +117,7 @@ def actions(game_id: str) -> Response:
                                              f"are events 2 to {stream.version}.", version=stream.version)
         past = streams.before(stream, before)
         if past is None:  # not in the current record: the moment as it was when it was recorded
-            past = replay.stream_at(folded.stream.rules, store.events(get_db(), game_id, upto=before - 1), before - 1)
+            past = replay.stream_at(folded.stream.rules, games.events(row, upto=before - 1), before - 1)
             if not full:  # refused publicly like states/<seq> when that moment shows a card back in a hand
                 secrecy.moment(row, past, f"The moment before event {before}")
         legal = secrecy.actions(row, full, past)

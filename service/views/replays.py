@@ -6,9 +6,7 @@ from flask import Blueprint, Response
 
 from replays import audit
 from service import games, http, secrecy
-from service.db import get_db
 from service.problems import ApiError
-from service.storage import backend as store
 
 bp = Blueprint("replays", __name__)
 
@@ -29,7 +27,7 @@ def hand(game_id: str, n: int) -> Response:
     row = games.load(game_id)
     full = secrecy.reader(row)
     games.path_number(n)
-    view = audit.hand(games.current(row), store.events(get_db(), game_id, upto=row["version"]), n, full)
+    view = audit.hand(games.current(row), games.events(row, upto=row["version"]), n, full)
     if view is None:
         raise ApiError(404, "not_found", f"This game has no {games.rules_of(row).HAND_WORD} {n}.",
                        version=row["version"])
@@ -45,7 +43,7 @@ def trick(game_id: str, n: int, t: int) -> Response:
     full = secrecy.reader(row)
     games.path_number(n)
     games.path_number(t)
-    events = store.events(get_db(), game_id, upto=row["version"])
+    events = games.events(row, upto=row["version"])
     view = audit.trick(games.current(row), events, n, t, full)
     if view is None:
         raise ApiError(404, "not_found", f"This game has no trick {t} in {games.rules_of(row).HAND_WORD} {n}.", version=row["version"])

@@ -15,7 +15,6 @@ from schemas.games import ForkSchema, TimelineQuerySchema
 from service import games, http, secrecy, writes
 from service.db import get_db
 from service.problems import ApiError
-from service.storage import backend as store
 
 bp = Blueprint("review", __name__)
 
@@ -30,7 +29,7 @@ def show_timeline(game_id: str) -> Response:
     query = TimelineQuerySchema().load(request.args.to_dict())
     rules = games.rules_of(row)
     version = row["version"]
-    steps = timeline.timeline(rules, store.events(get_db(), game_id, upto=version), full)
+    steps = timeline.timeline(rules, games.events(row, upto=version), full)
     hand = query["hand"]
     if hand is not None:
         if hand > rules.hand_number(games.current(row).stream.state) and not any(s["hand"] == hand for s in steps):

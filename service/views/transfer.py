@@ -6,9 +6,7 @@ from flask import Blueprint, Response, current_app, request, url_for
 
 from replays import export
 from service import games, http, secrecy, transfer, writes
-from service.db import get_db
 from service.problems import ApiError
-from service.storage import backend as store
 
 bp = Blueprint("transfer", __name__)
 
@@ -25,7 +23,7 @@ def export_game(game_id: str) -> Response:
         raise ApiError(422, "validation_failed", "The query parameters are not valid.",
                        errors={"format": [f"Give one of: {', '.join(export.FORMATS)}."]})
     folded = games.current(row)
-    events = store.events(get_db(), game_id, upto=folded.version)
+    events = games.events(row, upto=folded.version)
     body = transfer.render(fmt, row, events, folded, full)
     response = current_app.response_class(body, mimetype=export.MEDIA_TYPES[fmt].split(";")[0])
     response.headers["Content-Type"] = export.MEDIA_TYPES[fmt]

@@ -99,6 +99,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
         _announce_lan(app, bound)
     click.echo(key_line)
     _signalled.clear()
+    _serving[:] = [server]
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         if not _signalled:  # a signal during start-up: stop without serving
@@ -150,6 +151,7 @@ def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: s
         _announce_lan(app, bound)
     click.echo(key_line)
     _signalled.clear()
+    _serving[:] = [server]
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         if not _signalled:
@@ -164,13 +166,19 @@ def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: s
 
 #: The signals received outside the server's loop (see :func:`_stop`).
 _signalled: list[int] = []
+#: The server being started or run, which a signal outside its loop stops (see :func:`_stop`).
+_serving: list[Any] = []
 
 
 def _stop(signum: int, _frame: Any) -> None:
     """SIGTERM/SIGINT outside the server's loop, which catches them itself while it runs,
     finishes the requests in progress and hands the signal on here: noted, so that a signal
-    during start-up stops ``kibitz serve`` before it serves; the caller then checkpoints."""
+    during start-up stops ``kibitz serve`` before it serves; the caller then checkpoints. A
+    signal that lands after that check and before the server's loop catches signals itself
+    asks the server to stop, so that it never serves on regardless."""
     _signalled.append(signum)
+    for server in _serving:
+        server.stop()
 
 
 def _refusal(database: str, problem: str) -> str:

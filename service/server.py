@@ -445,6 +445,11 @@ class Server:
             server_header=False, headers=[("server", "kibitz")], backlog=2048)
         self.uvicorn = uvicorn.Server(self.config)
 
+    def stop(self) -> None:
+        """Ask the server to stop (as its own SIGTERM handler does): it finishes the requests
+        in progress and :meth:`run` returns; asked before it serves, it stops at once."""
+        self.uvicorn.should_exit = True
+
     def run(self) -> None:
         """Serve until SIGTERM or SIGINT, then finish the requests in progress (at most 10 s)
         and return."""

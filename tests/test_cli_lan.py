@@ -86,3 +86,15 @@ def test_without_lan_it_stays_on_loopback(tmp_path):
 def test_lan_addresses_leave_out_loopback_and_link_local():
     for address in lan.lan_addresses():
         assert not address.startswith(("127.", "169.254."))
+
+
+def test_a_signal_at_once_after_start_stops_the_server_every_time(tmp_path):
+    """SIGTERM sent the moment the first line is out (before or after the server's own loop
+    catches signals) stops ``kibitz serve`` within seconds, every time: no window where it is
+    noted and the server serves on regardless."""
+    for attempt in range(5):
+        port = free_port()
+        proc, lines = _serve(tmp_path, "--port", str(port))
+        assert lines[0].startswith(f"Kibitz on http://127.0.0.1:{port} "), attempt
+        _stop(proc)
+        assert proc.returncode is not None, attempt

@@ -14,6 +14,8 @@ from service.cli_tokens import token
 from service.cli_transfer import export_games, import_games
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from flask import Flask
 
 DEFAULT_DB = "./kibitz.db"
@@ -55,7 +57,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     On SIGTERM or SIGINT it finishes the requests in progress, then checkpoints the
     write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``)."""
     from service.app import create_app
-    from service.server import Limits, create_server, open_files_for
+    from service.server import Limits, open_files_for
     from service.storage import admin as store_admin
     from service.storage import backend
 
@@ -86,6 +88,48 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
                    "raise it (ulimit -n) to keep more.", err=True)
     limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
                     scorekeeper_threads=scorekeeper_threads)
+    def checkpoint() -> None:
+        try:
+            store_admin.checkpoint(database)
+        except sqlite3.Error as err:
+            click.echo(f"Stopped; the write-ahead log of {database} could not be checkpointed ({err}): "
+                       "it is kept beside the file and read on the next start.", err=True)
+        else:
+            click.echo(f"Stopped; every event is in {database}.")
+
+    _listen_and_run(app, host, port, limits, database, lan, key_line, checkpoint)
+
+def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: str, key: str | None,
+                    key_line: str, lan: bool, scorekeeper_threads: int, connection_limit: int,
+                    idle_timeout: float) -> None:
+    """``kibitz serve --db postgresql://…``: the same server on a PostgreSQL database (its
+    tables created or upgraded); the SQLite file checks have no part here."""
+    import psycopg
+
+    from service.app import create_app
+    from service.server import Limits, open_files_for
+
+    shown = url.split("@")[-1]  # never print a password
+    try:
+        app = create_app({"DATABASE": url, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key})
+    except psycopg.Error as err:
+        raise click.ClickException(f"Cannot use the PostgreSQL database {shown}: {err}") from err
+    except ValueError as err:
+        raise click.ClickException(str(err)) from err
+    allowed = open_files_for(connection_limit)
+    limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
+                    scorekeeper_threads=scorekeeper_threads)
+    _listen_and_run(app, host, port, limits, shown, lan, key_line,
+                    lambda: click.echo(f"Stopped; every event is in {shown}."))
+
+
+def _listen_and_run(app: Flask, host: str, port: int, limits: Any, shown: str, lan: bool, key_line: str,
+                    on_stop: Callable[[], None]) -> None:
+    """Listen on ``host``:``port``, say where (``shown``: the database as it may be printed)
+    and serve ``app`` until SIGTERM or SIGINT, then call ``on_stop`` (whatever happened).
+    Raises ``click.ClickException`` when the port is taken or the host is not this machine's."""
+    from service.server import create_server
+
     try:
         server = create_server(app, host=host, port=port, limits=limits)
     except OSError as err:  # the port is taken, or the host is not an address of this machine
@@ -94,7 +138,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
         ) from err
     bound = server.effective_port
     app.config["LISTEN_HOST"] = host  # the share dialog says when other devices cannot reach it
-    click.echo(f"Kibitz on http://{host}:{bound} (database {database})")
+    click.echo(f"Kibitz on http://{host}:{bound} (database {shown})")
     if lan:
         _announce_lan(app, bound)
     click.echo(key_line)
@@ -109,60 +153,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        try:
-            store_admin.checkpoint(database)
-        except sqlite3.Error as err:
-            click.echo(f"Stopped; the write-ahead log of {database} could not be checkpointed ({err}): "
-                       "it is kept beside the file and read on the next start.", err=True)
-        else:
-            click.echo(f"Stopped; every event is in {database}.")
-
-
-def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: str, key: str | None,
-                    key_line: str, lan: bool, scorekeeper_threads: int, connection_limit: int,
-                    idle_timeout: float) -> None:
-    """``kibitz serve --db postgresql://…``: the same server on a PostgreSQL database (its
-    tables created or upgraded); the SQLite file checks have no part here."""
-    import psycopg
-
-    from service.app import create_app
-    from service.server import Limits, create_server, open_files_for
-
-    shown = url.split("@")[-1]  # never print a password
-    try:
-        app = create_app({"DATABASE": url, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key})
-    except psycopg.Error as err:
-        raise click.ClickException(f"Cannot use the PostgreSQL database {shown}: {err}") from err
-    except ValueError as err:
-        raise click.ClickException(str(err)) from err
-    allowed = open_files_for(connection_limit)
-    limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
-                    scorekeeper_threads=scorekeeper_threads)
-    try:
-        server = create_server(app, host=host, port=port, limits=limits)
-    except OSError as err:
-        raise click.ClickException(
-            f"Cannot listen on {host}:{port}: {err.strerror or err}. Choose another with --port (or --host)."
-        ) from err
-    bound = server.effective_port
-    app.config["LISTEN_HOST"] = host
-    click.echo(f"Kibitz on http://{host}:{bound} (database {shown})")
-    if lan:
-        _announce_lan(app, bound)
-    click.echo(key_line)
-    _signalled.clear()
-    _serving[:] = [server]
-    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        if not _signalled:
-            server.run()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        click.echo(f"Stopped; every event is in {shown}.")
-
+        on_stop()
 
 #: The signals received outside the server's loop (see :func:`_stop`).
 _signalled: list[int] = []

@@ -2,8 +2,11 @@
 
 Three things, each problem named with its game and event where it has one:
 
-1. SQLite's own ``PRAGMA integrity_check`` of the file (damaged pages, broken indexes), every
-   table and column the service needs there (``store_admin.SCHEMA``) and each table readable;
+1. SQLite's own ``PRAGMA integrity_check`` of the file (damaged pages, broken indexes); on
+   PostgreSQL the guarantees the database enforces on the event log (the primary key of
+   ``events``, its unique idempotency keys, the triggers that refuse to change or delete an
+   event, present and enabled); every table and column the service needs there
+   (``store_admin.SCHEMA``) and each table readable;
 2. every game's events numbered ``1..n`` without a gap, ``n`` being ``games.version``, and no
    event without its game;
 3. every game rebuilds from its log through the rules its ``game_created`` names
@@ -15,12 +18,14 @@ Three things, each problem named with its game and event where it has one:
    ``recorded_at``, an event deleted before it), and ``games.record_hash`` must be the
    last event's hash (a deleted last event, even with ``games.version`` lowered to hide it).
 
-The database is opened read-only (``service.storage.admin.open_read_only``).
+The database is opened read-only (``open_read_only`` of ``service.storage.admin``, or of
+``service.storage.postgres_admin`` for a ``postgresql://`` URL: one read-only transaction, so
+the check sees one committed state while servers go on writing). The problems are named in
+the same words on both backends.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +35,8 @@ from engine import stream as streams
 from engine.core import RulesError
 from replays import chain, replay
 from service.storage import admin as store_admin
+from service.storage import backend
+from service.storage.interface import WholeDatabase
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,7 @@ class Problem:
 class Report:
     """What :func:`check` found: the problems, and how many games and events it looked at."""
 
-    path: Path
+    path: str | Path
     problems: list[Problem] = field(default_factory=list)
     games: int = 0
     events: int = 0
@@ -64,35 +71,42 @@ class Report:
 
 def check(path: str | Path) -> Report:
     """Check the database at ``path`` (see the module's docstring); never raises for what
-    it finds, and never writes to the file."""
-    report = Report(Path(path))
+    it finds, and never writes to the database. ``path`` is a SQLite file, or a
+    ``postgresql://`` URL."""
+    report = Report(path)
+    adm = backend.whole_database(path)
     try:
-        with store_admin.open_read_only(path) as conn:
-            _check(conn, report)
+        with adm.open_read_only(backend.database_path(path)) as conn:
+            _check(adm, conn, report)
     except FileNotFoundError as err:
         report.problems.append(Problem(None, None, str(err)))
-    except sqlite3.Error as err:
-        report.problems.append(Problem(None, None, f"cannot be read: {err}"))
+    except adm.Error as err:
+        report.problems.append(Problem(None, None, f"cannot be read: {_one_line(err)}"))
     return report
 
 
-def _check(conn: sqlite3.Connection, report: Report) -> None:
+def _one_line(err: BaseException) -> str:
+    """The driver's message of ``err`` on one line (PostgreSQL's may run to several)."""
+    return " ".join(str(err).split())
+
+
+def _check(adm: WholeDatabase, conn: Any, report: Report) -> None:
     try:
-        damage = store_admin.integrity(conn)
-    except sqlite3.DatabaseError as err:  # too damaged to finish: go on, to name the games it hit
+        damage = adm.integrity(conn)
+    except adm.DatabaseError as err:  # too damaged to finish: go on, to name the games it hit
         damage = [f"{err} (the check could not finish)"]
-    report.problems.extend(Problem(None, None, f"SQLite integrity check: {message}") for message in damage)
+    report.problems.extend(Problem(None, None, f"{adm.INTEGRITY}: {message}") for message in damage)
     try:
-        missing = store_admin.missing_tables(conn)
-    except sqlite3.DatabaseError as err:
+        missing = adm.missing_tables(conn)
+    except adm.DatabaseError as err:
         report.problems.append(Problem(None, None, f"the list of tables cannot be read: {err}"))
         return
     if missing:
         report.problems.append(Problem(None, None, f"not a Kibitz database: no {', '.join(missing)} table"))
         return
     try:
-        schema = store_admin.schema_problems(conn)
-    except sqlite3.DatabaseError as err:
+        schema = adm.schema_problems(conn)
+    except adm.DatabaseError as err:
         report.problems.append(Problem(None, None, f"the schema cannot be read: {err}"))
         return
     report.problems.extend(Problem(None, None, f"the schema lacks what the service needs: {what}") for what in schema)
@@ -101,34 +115,34 @@ def _check(conn: sqlite3.Connection, report: Report) -> None:
             continue
         if not any(what.startswith(f"no {table} table") or what.endswith(f" in {table}") for what in schema):
             try:
-                store_admin.read_table(conn, table)
-            except sqlite3.Error as err:
+                adm.read_table(conn, table)
+            except adm.Error as err:
                 report.problems.append(Problem(None, None, f"the {table} table cannot be read: {err}"))
     try:
-        rows = store_admin.games(conn)
-        orphans = store_admin.orphan_events(conn)
-    except sqlite3.DatabaseError as err:
+        rows = adm.games(conn)
+        orphans = adm.orphan_events(conn)
+    except adm.DatabaseError as err:
         report.problems.append(Problem(None, None, f"the games cannot be listed: {err}"))
         return
     for game_id, count in orphans:
         report.problems.append(Problem(game_id, None, f"{count} stored event(s) belong to no game (no games row)"))
-    chained = store_admin.has_chain(conn)
+    chained = adm.has_chain(conn)
     for row in rows:
         report.games += 1
         try:
-            _check_game(conn, row, report)
+            _check_game(adm, conn, row, report)
             if chained:
-                _check_chain(conn, row, report)
-        except sqlite3.DatabaseError as err:
+                _check_chain(adm, conn, row, report)
+        except adm.DatabaseError as err:
             report.problems.append(Problem(row["id"], None, f"cannot be read: {err}"))
 
 
-def _check_chain(conn: sqlite3.Connection, row: dict[str, Any], report: Report) -> None:
+def _check_chain(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Report) -> None:
     """Recompute ``row``'s game's hash chain from event 1 and name the first event whose
     stored hash does not match, then compare ``games.record_hash`` with the last event's."""
     game_id = str(row["id"])
     previous, last = chain.GENESIS, None
-    for event in store_admin.chain_events(conn, game_id):
+    for event in adm.chain_events(conn, game_id):
         seq = int(event["seq"])
         if event["hash"] is None or event["salt"] is None:
             report.problems.append(Problem(game_id, seq, "it has no salt or hash: it is not in the record's hash chain"))
@@ -148,9 +162,9 @@ def _check_chain(conn: sqlite3.Connection, row: dict[str, Any], report: Report) 
                                                       "was changed"))
 
 
-def _check_game(conn: sqlite3.Connection, row: dict[str, object], report: Report) -> None:
+def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, object], report: Report) -> None:
     game_id = str(row["id"])
-    seqs = store_admin.event_seqs(conn, game_id)
+    seqs = adm.event_seqs(conn, game_id)
     report.events += len(seqs)
     if not seqs:
         report.problems.append(Problem(game_id, None, "has no events (not even game_created)"))
@@ -168,7 +182,7 @@ def _check_game(conn: sqlite3.Connection, row: dict[str, object], report: Report
     folded: replay.Folded | None = None
     seq = 0
     try:
-        for event in store_admin.game_events(conn, game_id):
+        for event in adm.game_events(conn, game_id):
             seq = int(event["seq"])
             if folded is None:
                 rules = _rules_of_the_log(row, event, report)
@@ -180,8 +194,8 @@ def _check_game(conn: sqlite3.Connection, row: dict[str, object], report: Report
     except store_admin.BadEvent as err:
         report.problems.append(Problem(game_id, err.seq, str(err)))
         return
-    except sqlite3.DatabaseError as err:
-        report.problems.append(Problem(game_id, seq + 1, f"cannot be read: {err}"))
+    except adm.DatabaseError as err:
+        report.problems.append(Problem(game_id, seq + 1, f"cannot be read: {_one_line(err)}"))
         return
     except RulesError as err:
         report.problems.append(Problem(game_id, seq, f"no longer rebuilds through the rules of {rules.GAME}: "
@@ -242,24 +256,26 @@ def verify(path: str | Path, game_id: str, fingerprint: str) -> Verified:
     """``kibitz verify``: check game ``game_id`` of the database at ``path`` as ``kibitz
     check`` does (rebuilt through its rules, its hash chain recomputed), then compare the
     normalised ``fingerprint`` (``replays.chain.normal_fingerprint``) with the hash of every
-    moment of its record. Never writes to the file; never raises for what it finds."""
-    report = Report(Path(path))
+    moment of its record. Never writes to the database; never raises for what it finds.
+    ``path`` is a SQLite file, or a ``postgresql://`` URL."""
+    report = Report(path)
+    adm = backend.whole_database(path)
     try:
-        with store_admin.open_read_only(path) as conn:
-            row = next((row for row in store_admin.games(conn) if row["id"] == game_id), None)
+        with adm.open_read_only(backend.database_path(path)) as conn:
+            row = next((row for row in adm.games(conn) if row["id"] == game_id), None)
             if row is None:
-                return Verified(None, [Problem(None, None, f"there is no game {game_id!r} in {path}")])
-            _check_game(conn, row, report)
-            if not store_admin.has_chain(conn):
+                return Verified(None, [Problem(None, None, f"there is no game {game_id!r} in {adm.shown(str(path))}")])
+            _check_game(adm, conn, row, report)
+            if not adm.has_chain(conn):
                 report.problems.append(Problem(game_id, None, "the database has no hash chains yet: open it once "
                                                               "with kibitz serve or kibitz init-db to add them"))
             else:
-                _check_chain(conn, row, report)
-            hashes = [(int(event["seq"]), str(event["hash"])) for event in store_admin.chain_events(conn, game_id)]
+                _check_chain(adm, conn, row, report)
+            hashes = [(int(event["seq"]), str(event["hash"])) for event in adm.chain_events(conn, game_id)]
     except FileNotFoundError as err:
         return Verified(None, [Problem(None, None, str(err))])
-    except sqlite3.Error as err:
-        return Verified(None, [Problem(None, None, f"cannot be read: {err}")])
+    except adm.Error as err:
+        return Verified(None, [Problem(None, None, f"cannot be read: {_one_line(err)}")])
     if report.problems:
         return Verified(None, report.problems)
     return Verified(chain.verdict(fingerprint, hashes), [])

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from service.cli_tokens import token
-from service.cli_transfer import export_games, import_games
+from service.cli_transfer import db_option, export_games, import_games, open_database, shown
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -218,26 +218,17 @@ def _announce_lan(app: Flask, port: int) -> None:
 
 
 @main.command("init-db")
-@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
-              type=click.Path(dir_okay=False), help="SQLite database file.")
+@db_option()
 def init_db(database: str) -> None:
     """Create the database and its tables (or upgrade them); safe to run again."""
-    from service.storage import backend as store
-    from service.storage import migrations
-
-    db = store.connect(database)
-    try:
-        migrations.migrate(db)
-    finally:
-        db.close()
-    click.echo(f"Initialised {database}")
+    open_database(database).close()
+    click.echo(f"Initialised {shown(database)}")
 
 
 @main.command()
 @click.argument("game_id")
 @click.option("--hand", type=click.IntRange(0), default=None, help="Only this hand or round.")
-@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
-              type=click.Path(dir_okay=False, exists=True), help="SQLite database file.")
+@db_option(exists=True)
 @click.option("--public", is_flag=True, help="Only what a reader without the game's token may see.")
 def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
     """Print a game's timeline, one step per line, for an 80-column terminal."""
@@ -245,11 +236,11 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
     from replays import timeline
     from service.storage import backend as store
 
-    db = store.connect(database)
+    db = open_database(database, migrate=False)
     try:
         row = store.get_game(db, game_id)
         if row is None or row["game"] not in engine.GAMES:
-            raise click.ClickException(f"There is no game {game_id!r} in {database}.")
+            raise click.ClickException(f"There is no game {game_id!r} in {shown(database)}.")
         events = store.events(db, game_id)
     finally:
         db.close()
@@ -268,26 +259,33 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
 
 @main.command()
 @click.argument("dest", type=click.Path(dir_okay=False))
-@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
-              type=click.Path(dir_okay=False), help="SQLite database file to back up (may be in use).")
+@db_option("SQLite database file to back up (may be in use), or a postgresql:// URL (backed up with pg_dump).")
 @click.option("--force", is_flag=True, help="Replace DEST if it exists.")
 def backup(dest: str, database: str, force: bool) -> None:
-    """Copy the database, while it is in use, into DEST: one consistent, self-contained file."""
+    """Copy the database, while it is in use, into DEST: one consistent, self-contained file.
+
+    A SQLite database becomes a SQLite file; a PostgreSQL one (--db postgresql://…) a pg_dump
+    custom-format archive of one snapshot, restored with pg_restore (docs/league.md)."""
     from service.storage import admin as store_admin
+    from service.storage import backend as store
 
     try:
-        copied = store_admin.backup(database, dest, force=force)
+        copied = store.whole_database(database).backup(store.database_path(database), dest, force=force)
     except store_admin.BackupError as err:
         raise click.ClickException(str(err)) from err
-    click.echo(f"Backed up {database} to {copied.path}: {copied.games} games, {copied.events} events, "
+    click.echo(f"Backed up {shown(database)} to {copied.path}: {copied.games} games, {copied.events} events, "
                f"{copied.bytes:,} bytes.")
+    if store.is_postgres(database):
+        click.echo(f"{copied.path} is a pg_dump custom-format archive: restore it into an empty database with "
+                   f"pg_restore --no-owner --dbname postgresql://USER@HOST/DATABASE {copied.path}")
 
 
 @main.command()
-@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
-              type=click.Path(dir_okay=False), help="SQLite database file to check (opened read-only).")
+@db_option("SQLite database file to check (opened read-only), or a postgresql:// URL (read in one "
+           "read-only transaction).")
 def check(database: str) -> None:
-    """Verify a database: SQLite's integrity check, every game's events numbered 1..n, every game
+    """Verify a database: SQLite's integrity check (on PostgreSQL: the events table's primary key,
+    unique idempotency keys and immutability triggers), every game's events numbered 1..n, every game
     rebuilt through its rules, every game's hash chain recomputed (the first event that does
     not match named; a deleted last event found by its record_hash). Prints each problem;
     exit status 1 when there is one."""
@@ -298,17 +296,16 @@ def check(database: str) -> None:
         click.echo(str(problem))
     counted = f"{report.games} games, {report.events} events"
     if report.ok:
-        click.echo(f"{database}: no problems ({counted} checked).")
+        click.echo(f"{shown(database)}: no problems ({counted} checked).")
         return
-    click.echo(f"{database}: {len(report.problems)} problem(s) ({counted} checked).", err=True)
+    click.echo(f"{shown(database)}: {len(report.problems)} problem(s) ({counted} checked).", err=True)
     raise SystemExit(1)
 
 
 @main.command()
 @click.argument("game_id")
 @click.argument("fingerprint")
-@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
-              type=click.Path(dir_okay=False), help="SQLite database file (opened read-only).")
+@db_option("SQLite database file (opened read-only), or a postgresql:// URL.")
 def verify(game_id: str, fingerprint: str, database: str) -> None:
     """Prove GAME_ID's record against a FINGERPRINT noted earlier (the 12 hex digits the game
     page shows; docs/tamper-evidence.md). The game is checked as kibitz check does first.

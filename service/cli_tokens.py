@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from typing import Any
 
 import click
-from sqlite_utils import Database
+import psycopg
 
 from service import writes
+from service.cli_transfer import db_option, shown
 from service.storage import backend as store
-from service.storage import migrations
+from service.storage import migrations, postgres
 from service.writer import GroupCommitter
 
 DEFAULT_DB = "./kibitz.db"
@@ -38,8 +40,7 @@ def share_base(url: str | None, port: int) -> str:
 
 @click.command("token")
 @click.argument("game_id")
-@click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
-              type=click.Path(dir_okay=False, exists=True), help="SQLite database file (the server's).")
+@db_option("SQLite database file (the server's), or a postgresql:// URL (docs/league.md)", exists=True)
 @click.option("--revoke", is_flag=True, help="Revoke every token the game has first: only the new one works.")
 @click.option("--url", default=None,
               help="The server's address as a tablet opens it, for the share link (e.g. http://192.168.1.20:8000). "
@@ -51,17 +52,21 @@ def token(game_id: str, database: str, revoke: bool, url: str | None, port: int,
     """Issue a new write token for GAME_ID and print it with the table page's share link.
 
     The game keeps its other tokens (one per device) unless --revoke is given. Run it on the
-    server machine: it writes to the database file directly, next to the running server.
+    server machine (or, on PostgreSQL, anywhere that can reach the database): it writes to the
+    database directly, next to the running servers.
     """
-    db: Database | None = None
+    db: Any = None
     try:
         db = store.connect(database)
-        migrations.migrate(db)
+        if store.is_postgres(db):
+            postgres.migrate(db)
+        else:
+            migrations.migrate(db)
         row = store.get_game(db, game_id)
         if row is None:
-            raise click.ClickException(f"There is no game {game_id!r} in {database}.")
+            raise click.ClickException(f"There is no game {game_id!r} in {shown(database)}.")
         issued = writes.issue_token(GroupCommitter(database, "FULL"), row["id"], revoke=revoke)
-    except (sqlite3.Error, store.StorageUnavailable) as err:
+    except (sqlite3.Error, psycopg.Error, store.StorageUnavailable) as err:
         fault = store.fault(err)
         if fault is None:
             raise

@@ -9,23 +9,69 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
+import psycopg
+from click.decorators import FC
 
 from replays import export
 from service import transfer, writes
 from service.problems import ApiError
 from service.storage import backend as store
-from service.storage import migrations
+from service.storage import migrations, postgres
 from service.writer import GroupCommitter
 
 DEFAULT_DB = "./kibitz.db"
 #: From this many files on, ``kibitz import`` shows a progress bar.
 PROGRESS_FROM = 5
 
-_DB_OPTION = click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
-                          type=click.Path(dir_okay=False), help="SQLite database file.")
+#: What ``--db`` says of itself in every command's help.
+DB_HELP = "SQLite database file, or a postgresql:// URL (docs/league.md)"
+
+
+def db_option(what: str = DB_HELP, *, exists: bool = False) -> Callable[[FC], FC]:
+    """The ``--db`` option of a command (``$KIBITZ_DB`` too): a ``postgresql://`` URL as it is,
+    else a SQLite file's path (``click.Path``: with ``exists``, a missing file is a usage error)."""
+    path = click.Path(dir_okay=False, exists=exists, readable=False)
+
+    def checked(ctx: click.Context, param: click.Parameter, value: str) -> str:
+        return value if store.is_postgres(value) else str(path.convert(value, param, ctx))
+
+    return click.option("--db", "database", default=DEFAULT_DB, show_default=True, envvar="KIBITZ_DB",
+                        metavar="PATH|URL", callback=checked, help=what)
+
+
+def shown(database: str) -> str:
+    """``database`` as the commands print it: a URL without its password."""
+    return store.whole_database(database).shown(database)
+
+
+def open_database(database: str, *, migrate: bool = True) -> Any:
+    """A connection to ``database`` (a SQLite file, created if missing, or a ``postgresql://``
+    URL), its tables created or upgraded unless ``migrate`` is false. A database that cannot be opened or reached stops the
+    command with one sentence (``click.ClickException``), never a traceback."""
+    db = None
+    try:
+        db = store.connect(database)
+        if not migrate:
+            pass
+        elif store.is_postgres(db):
+            postgres.migrate(db)
+        else:
+            migrations.migrate(db)
+    except (sqlite3.Error, psycopg.Error, store.StorageUnavailable) as err:
+        if db is not None:
+            db.close()
+        why = " ".join(str(err).split())
+        raise click.ClickException(f"Cannot open the database {shown(database)}: {why}") from err
+    return db
+
+
+_DB_OPTION = db_option()
 
 
 @click.command("export")
@@ -39,16 +85,15 @@ def export_games(game_id: str | None, fmt: str, directory: str | None, database:
     """Export GAME_ID to standard output, or every game with --all DIR."""
     if (game_id is None) == (directory is None):
         raise click.UsageError("Give a GAME_ID or --all DIR (not both).")
-    db = store.connect(database)
+    db = open_database(database)
     try:
-        migrations.migrate(db)
         if game_id is not None:
             try:
                 loaded = transfer.load_game(db, game_id)
             except store.RecordDamaged as err:
                 raise click.ClickException(f"{err}: nothing exported (run kibitz check).") from err
             if loaded is None:
-                raise click.ClickException(f"There is no game {game_id!r} in {database}.")
+                raise click.ClickException(f"There is no game {game_id!r} in {shown(database)}.")
             click.echo(transfer.render(fmt, *loaded[:2], loaded[2], full=True), nl=False)
             return
         assert directory is not None
@@ -81,11 +126,10 @@ def import_games(files: tuple[str, ...], database: str) -> None:
 
     Prints each new game's id and token; exits with status 1 if any file was refused.
     """
-    db = store.connect(database)
+    db = open_database(database)
     imported: list[tuple[str, str, str]] = []
     refused: list[tuple[str, str]] = []
     try:
-        migrations.migrate(db)
         committer = GroupCommitter(database, "FULL")
         with click.progressbar(files, label="Importing", show_pos=True,
                                file=None if len(files) >= PROGRESS_FROM else io.StringIO()) as bar:

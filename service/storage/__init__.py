@@ -8,15 +8,19 @@
 - ``service.storage.backend``: what the service calls, handing each call to the backend of
   its connection;
 - ``service.storage.admin``: whole-database work on SQLite (backups, checks, start-up);
+- ``service.storage.postgres_admin``: the same on PostgreSQL (backups through ``pg_dump``,
+  the reads of checks), both implementing :class:`~service.storage.interface.WholeDatabase`;
 - ``service.storage.migrations``: the numbered migrations of the schema.
 
-``SQLITE`` and ``POSTGRES`` are the backends typed as the interface they implement: mypy
-checks here that they do.
+``SQLITE`` and ``POSTGRES`` are the backends typed as the interface they implement, and
+``SQLITE_ADMIN`` and ``POSTGRES_ADMIN`` their whole-database work: mypy checks here that they do.
 """
 
 from __future__ import annotations
 
-from service.storage import interface, postgres, sqlite
+from service.storage import admin, interface, postgres, postgres_admin, sqlite
 
 SQLITE: interface.Store = sqlite
 POSTGRES: interface.Store = postgres
+SQLITE_ADMIN: interface.WholeDatabase = admin
+POSTGRES_ADMIN: interface.WholeDatabase = postgres_admin

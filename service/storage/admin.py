@@ -1,6 +1,8 @@
-"""Whole-database storage work for running a club server: backups, checks, the checkpoint at
-shutdown. Every SQL statement of ``kibitz backup``, ``kibitz check`` and ``kibitz serve``'s
-start-up and shutdown checks is here, beside ``service.storage.sqlite``.
+"""Whole-database storage work for running a club server on SQLite: backups, checks, the
+checkpoint at shutdown. Every SQL statement of ``kibitz backup``, ``kibitz check`` and ``kibitz
+serve``'s start-up and shutdown checks is here, beside ``service.storage.sqlite``. It implements
+:class:`service.storage.interface.WholeDatabase`, as ``service.storage.postgres_admin`` does
+on PostgreSQL.
 
 - :func:`backup` copies a live database with SQLite's online backup API into one
   self-contained file (rollback-journal mode: no ``-wal`` or ``-shm`` needed beside it).
@@ -40,6 +42,18 @@ SCHEMA: dict[str, tuple[str, ...]] = {
                        "unit", "hands", "tricks_won", "fools", "knocks", "stops"),
     "tokens": ("game_id", "token_hash", "created_at", "revoked_at"),
 }
+
+
+#: The driver's errors (``service.storage.postgres_admin`` names psycopg's).
+Error = sqlite3.Error
+DatabaseError = sqlite3.DatabaseError
+#: What :func:`integrity`'s problems are named as.
+INTEGRITY = "SQLite integrity check"
+
+
+def shown(path: str) -> str:
+    """``path`` as it may be printed (a file's path is printed as it is)."""
+    return path
 
 
 class BackupError(Exception):

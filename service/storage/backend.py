@@ -14,8 +14,8 @@ from typing import Any
 
 import psycopg
 
-from service.storage import postgres, sqlite
-from service.storage.interface import Connection, Store
+from service.storage import admin, postgres, postgres_admin, sqlite
+from service.storage.interface import Connection, Store, WholeDatabase
 from service.storage.interface import RecordDamaged as RecordDamaged
 from service.storage.interface import StorageUnavailable as StorageUnavailable
 from service.storage.sqlite import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS
@@ -33,6 +33,12 @@ def is_postgres(target: object) -> bool:
 def of(target: object) -> Store:
     """The backend of ``target``: a connection, or a database named as ``--db`` takes it."""
     return postgres if is_postgres(target) else sqlite
+
+
+def whole_database(target: object) -> WholeDatabase:
+    """The whole-database work (backups, the reads of checks) of the backend ``target`` names:
+    ``service.storage.postgres_admin`` for a ``postgresql://`` URL, else ``service.storage.admin``."""
+    return postgres_admin if is_postgres(target) else admin
 
 
 def database_path(target: str | Path) -> str | Path:

@@ -259,3 +259,84 @@ class Store(EventLog, Protocol):
     def player_game_count(self, db: Connection, player_key: str) -> int:
         """How many ``player_results`` rows one player key has."""
         ...
+
+
+class WholeDatabase(Protocol):
+    """Whole-database work on one backend: ``kibitz backup`` and the reads of ``kibitz check``
+    and ``kibitz verify`` (``service.checking`` folds the games and names the problems, in the
+    same words on every backend). ``service.storage.admin`` implements it on SQLite,
+    ``service.storage.postgres_admin`` on PostgreSQL; ``service.storage.backend.whole_database``
+    picks the one a ``--db`` value names. Rows and events come back in the same shapes from
+    both (JSON columns as UTF-8 bytes, for ``service.storage.admin.decode_json``)."""
+
+    @property
+    def Error(self) -> type[Exception]:  # noqa: N802 - the driver's class, as sqlite3.Error
+        """The driver's base error: what a read that fails raises."""
+        ...
+
+    @property
+    def DatabaseError(self) -> type[Exception]:  # noqa: N802 - the driver's class, as sqlite3.DatabaseError
+        """The driver's error for a database that cannot be read (a damaged one)."""
+        ...
+
+    @property
+    def INTEGRITY(self) -> str:  # noqa: N802 - a constant of the module
+        """What :meth:`integrity`'s problems are named as ("SQLite integrity check")."""
+        ...
+
+    def shown(self, path: str) -> str:
+        """The database ``path`` names, as it may be printed (never with a password)."""
+        ...
+
+    def backup(self, source: str | Path, dest: str | Path, *, force: bool = False) -> Any:
+        """Back the live database ``source`` up into the file ``dest`` (replaced only with
+        ``force``); returns ``service.storage.admin.Copied`` (the file, its bytes, games and
+        events), raises ``service.storage.admin.BackupError`` with a sentence for the terminal."""
+        ...
+
+    def open_read_only(self, path: str | Path) -> AbstractContextManager[Any]:
+        """A connection to the database ``path`` names that cannot change it. Raises
+        ``FileNotFoundError`` for a missing SQLite file, :attr:`Error` when it cannot be opened."""
+        ...
+
+    def integrity(self, conn: Any) -> list[str]:
+        """What the database engine's own check finds wrong, in its words (``[]``: nothing)."""
+        ...
+
+    def missing_tables(self, conn: Any) -> list[str]:
+        """The tables without which the database is no Kibitz database at all that it lacks."""
+        ...
+
+    def schema_problems(self, conn: Any) -> list[str]:
+        """Each table and column the service needs and the database lacks, in words."""
+        ...
+
+    def read_table(self, conn: Any, table: str) -> int:
+        """Read every row of ``table``, every column the service needs; how many rows."""
+        ...
+
+    def games(self, conn: Any) -> list[dict[str, Any]]:
+        """Every games row (``id``, ``game``, ``version``, ``status``, ``visibility``,
+        ``players`` and ``options`` as stored bytes, ``record_hash``), oldest first."""
+        ...
+
+    def has_chain(self, conn: Any) -> bool:
+        """True when the events have their ``salt`` and ``hash`` columns."""
+        ...
+
+    def chain_events(self, conn: Any, game_id: str) -> Any:
+        """The events of ``game_id`` as its hash chain covers them, in ``seq`` order."""
+        ...
+
+    def event_seqs(self, conn: Any, game_id: str) -> list[int]:
+        """The stored ``seq`` numbers of ``game_id``, in order."""
+        ...
+
+    def game_events(self, conn: Any, game_id: str) -> Any:
+        """The events of ``game_id`` in ``seq`` order, data decoded; raises
+        ``service.storage.admin.BadEvent`` naming an event that cannot be read."""
+        ...
+
+    def orphan_events(self, conn: Any) -> list[tuple[str, int]]:
+        """``(game_id, count)`` of events whose game has no games row."""
+        ...

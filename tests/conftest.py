@@ -18,7 +18,7 @@ from bench.playouts import NAMES, Playout, play
 from engine.stream import replay
 from service.app import create_app
 from tests.openapi_check import check_response
-from tests.postgres import postgres_url  # noqa: F401  (the fixture)
+from tests.postgres import other_postgres_url, postgres_url  # noqa: F401  (the fixtures)
 
 #: ``../shared`` beside the repository: the spec and the recorded example games.
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -66,7 +66,9 @@ def db_path(tmp_path):
 #: test that does not reach into the SQLite file itself (``db_path``) runs on SQLite and on
 #: PostgreSQL (a fresh schema of ``KIBITZ_TEST_POSTGRES``'s server: tests/postgres.py).
 BOTH_BACKENDS = {"test_api_recording", "test_api_games", "test_api_reads", "test_correct_api", "test_hash_chain",
-                 "test_concurrency"}
+                 "test_concurrency", "test_check_database", "test_check_against_the_log", "test_cli_transfer"}
+#: A test elsewhere runs on both with this mark (``database`` parametrized by hand).
+ON_BOTH_BACKENDS = pytest.mark.parametrize("database", ["sqlite", "postgresql"], indirect=True)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import quote
 
 import pytest
@@ -49,9 +50,9 @@ def with_schema(url: str, schema: str) -> str:
     return f"{url}{'&' if '?' in url else '?'}options={options}"
 
 
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """The URL of a fresh, empty schema on the test server, dropped after the test."""
+@contextmanager
+def fresh_schema() -> Iterator[str]:
+    """The URL of a fresh, empty schema on the test server, dropped afterwards."""
     import psycopg
 
     url = server_url()
@@ -63,3 +64,17 @@ def postgres_url() -> Iterator[str]:
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """The URL of a fresh, empty schema on the test server, dropped after the test."""
+    with fresh_schema() as url:
+        yield url
+
+
+@pytest.fixture
+def other_postgres_url() -> Iterator[str]:
+    """A second fresh schema (another league's database), beside :func:`postgres_url`'s."""
+    with fresh_schema() as url:
+        yield url

@@ -1,6 +1,10 @@
 """``kibitz check`` names every planted fault (a gap in a log, a damaged page, an event that no
 longer rebuilds) and never changes the file; ``kibitz serve`` refuses a damaged or unreadable
-file at start-up in one sentence, never a traceback."""
+file at start-up in one sentence, never a traceback.
+
+The tests taking ``database`` run on SQLite and on PostgreSQL (a fresh schema of the test
+server, tests/postgres.py), damaging the record with SQL as the superuser past the triggers
+that refuse it (``session_replication_role = replica``)."""
 
 from __future__ import annotations
 
@@ -13,14 +17,16 @@ from pathlib import Path
 import pytest
 
 from service.app import create_app
+from service.storage import backend
 from tests.club_server import kibitz
 from tests.conftest import OPEN_DEAL, PLAYERS
 from tests.test_server import _free_port, _kibitz
 
 
-def make_database(path: Path, games: int = 3, notes: int = 5) -> list[str]:
+def make_database(path: Path | str, games: int = 3, notes: int = 5) -> list[str]:
     """A database of ``games`` open Toepen games, each dealt, Bob's lead 7H played, then
-    ``notes`` notes; checkpointed into the file alone. Returns the game ids."""
+    ``notes`` notes; checkpointed into the file alone (``path`` a SQLite file, or a
+    ``postgresql://`` URL). Returns the game ids."""
     client = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()
     ids = []
     for _ in range(games):
@@ -33,14 +39,25 @@ def make_database(path: Path, games: int = 3, notes: int = 5) -> list[str]:
             assert client.post(url, json={"type": "note", "text": f"note {n} " + "x" * 400},
                                headers=auth).status_code == 201
         ids.append(body["id"])
+    if backend.is_postgres(str(path)):
+        return ids
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     return ids
 
 
-def tamper(path: Path, *sql: str) -> None:
-    """Change a test copy the way no Kibitz code can: drop the immutability triggers first."""
+def tamper(path: Path | str, *sql: str) -> None:
+    """Change a test copy the way no Kibitz code can: drop the immutability triggers first (on
+    PostgreSQL, ``path`` a URL: as the superuser, with the triggers not fired for the session)."""
+    if backend.is_postgres(str(path)):
+        import psycopg
+
+        with psycopg.connect(str(path), autocommit=True) as pg:
+            pg.execute("SET session_replication_role = replica")
+            for statement in sql:
+                pg.execute(statement)
+        return
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("DROP TRIGGER events_no_update")
     conn.execute("DROP TRIGGER events_no_delete")
@@ -50,14 +67,29 @@ def tamper(path: Path, *sql: str) -> None:
     conn.close()
 
 
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def json_set(database: Path | str, column: str, key: str, value: str) -> str:
+    """SQL setting ``key`` of the JSON object in ``column`` to the text ``value``, in the dialect
+    of ``database``."""
+    if backend.is_postgres(str(database)):
+        return f"jsonb_set({column}::jsonb, '{{{key}}}', to_jsonb('{value}'::text))::text"
+    return f"json_set({column}, '$.{key}', '{value}')"
+
+
+def digest(path: Path | str) -> str:
+    """The whole stored state: the file's bytes, or on PostgreSQL every row of every table."""
+    if backend.is_postgres(str(path)):
+        import psycopg
+
+        with psycopg.connect(str(path)) as pg:
+            rows = [pg.execute(f"SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM {table} AS t"
+                               ).fetchone() for table in ("games", "events", "tokens", "idempotency")]
+        return repr(rows)
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 @pytest.fixture
-def stored(tmp_path) -> tuple[Path, list[str]]:
-    path = tmp_path / "kibitz.db"
-    return path, make_database(path)
+def stored(database) -> tuple[str, list[str]]:
+    return database, make_database(database)
 
 
 def test_a_sound_database_passes(stored):
@@ -132,9 +164,38 @@ def test_kibitz_serve_refuses_a_file_that_is_not_a_database_in_one_sentence(tmp_
 
 def test_check_of_a_copy_with_foreign_events_names_them(stored, tmp_path):
     path, ids = stored
-    copy = tmp_path / "copy.db"
-    shutil.copy(path, copy)
+    copy = path  # a PostgreSQL schema is damaged in place
+    if not backend.is_postgres(path):
+        copy = str(tmp_path / "copy.db")
+        shutil.copy(path, copy)
     tamper(copy, f"DELETE FROM games WHERE id = '{ids[0]}'")
     done = kibitz("check", "--db", str(copy))
     assert done.returncode == 1
     assert f"game {ids[0]}: 8 stored event(s) belong to no game (no games row)" in done.stdout.splitlines()
+
+
+def test_postgresql_triggers_turned_off_are_named(postgres_url):
+    """On PostgreSQL, what the database itself enforces is checked: the triggers refusing to
+    change a stored event, present and enabled."""
+    ids = make_database(postgres_url, games=1, notes=1)
+    tamper(postgres_url, "ALTER TABLE events DISABLE TRIGGER events_no_update",
+           "DROP TRIGGER events_no_delete ON events")
+    done = kibitz("check", "--db", postgres_url)
+    assert done.returncode == 1, done.stdout
+    assert done.stdout.splitlines() == [
+        "database: PostgreSQL's guarantees: the trigger events_no_update is disabled: a stored event may be changed "
+        "(UPDATE); ALTER TABLE events ENABLE TRIGGER events_no_update",
+        "database: PostgreSQL's guarantees: the trigger events_no_delete is missing: a stored event may be changed "
+        "(DELETE)",
+    ]
+    assert f"{postgres_url}: 2 problem(s) (1 games, 4 events checked)." in done.stderr
+    assert ids
+
+
+def test_postgresql_check_of_an_unreachable_server_is_one_line():
+    done = kibitz("check", "--db", "postgresql://nobody:secret@127.0.0.1:1/none")
+    assert done.returncode == 1
+    [line] = done.stdout.splitlines()
+    assert line.startswith("database: cannot be read: ") and "Traceback" not in done.stdout + done.stderr
+    assert "secret" not in done.stdout + done.stderr
+    assert done.stderr.strip() == "postgresql://nobody@127.0.0.1:1/none: 1 problem(s) (0 games, 0 events checked)."

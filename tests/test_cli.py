@@ -5,7 +5,9 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from service.cli import main
+from service.storage import backend, postgres
 from service.storage import sqlite as store
+from tests.conftest import ON_BOTH_BACKENDS
 
 
 def test_init_db_creates_the_tables(tmp_path):
@@ -15,6 +17,33 @@ def test_init_db_creates_the_tables(tmp_path):
     db = store.connect(path)
     assert {"games", "events", "idempotency"} <= set(db.table_names())
     db.close()
+
+
+@ON_BOTH_BACKENDS
+def test_init_db_on_either_backend_and_again(database, monkeypatch):
+    """``--db`` or ``KIBITZ_DB``: a file or a postgresql:// URL; a second run changes nothing."""
+    assert CliRunner().invoke(main, ["init-db", "--db", database]).output == f"Initialised {database}\n"
+    monkeypatch.setenv("KIBITZ_DB", database)
+    again = CliRunner().invoke(main, ["init-db"])
+    assert again.exit_code == 0 and again.output == f"Initialised {database}\n"
+    db = backend.connect(database)
+    try:
+        assert backend.game_ids(db) == []
+        if backend.is_postgres(db):
+            assert postgres.applied(db) == [name for name, _ in postgres.MIGRATIONS]
+    finally:
+        db.close()
+
+
+def test_a_postgresql_server_that_cannot_be_reached_is_one_sentence():
+    for command in (["init-db"], ["export", "abc"], ["replay", "abc"], ["import", __file__],
+                    ["token", "abc", "--no-qr"]):
+        done = CliRunner().invoke(main, [*command, "--db", "postgresql://ann:secret@127.0.0.1:1/league"])
+        assert done.exit_code == 1, (command, done.output)
+        [line] = done.output.splitlines()
+        assert line.startswith(("Error: Cannot open the database postgresql://ann@127.0.0.1:1/league: ",
+                                "Error: No token was issued: ")), line
+        assert "secret" not in done.output
 
 
 def test_serve_help_names_its_options():

@@ -16,10 +16,10 @@ from pathlib import Path
 import requests
 from sqlite_utils import Database
 
-from service.storage import migrations
+from service.storage import backend, migrations
 from service.storage import sqlite as store
 from tests.club_server import kibitz, outside, serve, unprivileged
-from tests.conftest import OPEN_DEAL, PLAYERS, assert_problem, create
+from tests.conftest import ON_BOTH_BACKENDS, OPEN_DEAL, PLAYERS, assert_problem, create
 from tests.test_server import _kibitz
 
 NOTE = {"type": "note", "text": "who dealt?"}
@@ -58,6 +58,29 @@ def test_a_new_token_works_beside_the_old_one(client, db_path):
     assert stored == [hashlib.sha256(each.encode()).hexdigest() for each in (game.token, token, third)]
     rows = str(outside(db_path, "SELECT * FROM tokens"))
     assert token not in rows and third not in rows  # stored hashed only
+
+
+@ON_BOTH_BACKENDS
+def test_token_and_revoke_on_either_backend(client, database):
+    """``kibitz token --db`` a SQLite file or a postgresql:// URL: the same tokens, stored hashed."""
+    game, other = create(client, title="Friday club"), create(client)
+    token, link, out = issue(database, game.id)
+    assert link == f"http://club.example:8000/table/{game.id}#token={token}"
+    assert "The game's 1 other token still works" in out
+    assert write(client, game.id, token).status_code == 201 and write(client, game.id, game.token).status_code == 201
+    newest, _, out = issue(database, game.id, "--revoke")
+    assert "Revoked 2 older tokens: only this one works now." in out
+    for old in (game.token, token):
+        assert_problem(write(client, game.id, old), 403, "token_invalid")
+    assert write(client, game.id, newest).status_code == 201
+    assert write(client, other.id, other.token).status_code == 201  # another game keeps its token
+    db = backend.connect(database)
+    try:
+        assert backend.live_token_hashes(db, game.id) == [hashlib.sha256(newest.encode()).hexdigest()]
+    finally:
+        db.close()
+    unknown = kibitz("token", "NoSuchGame", "--db", database)
+    assert unknown.returncode == 1 and unknown.stderr.strip() == f"Error: There is no game 'NoSuchGame' in {database}."
 
 
 def test_revoke_stops_every_old_token_and_the_new_one_records(client, db_path, tmp_path):

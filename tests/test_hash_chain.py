@@ -24,7 +24,7 @@ from service.storage import migrations
 from service.storage import sqlite as store
 from tests.club_server import kibitz
 from tests.conftest import OPEN_DEAL, PLAYERS, create
-from tests.test_check_database import make_database, tamper
+from tests.test_check_database import json_set, make_database, tamper
 
 ZEROS = "0" * 64
 
@@ -166,12 +166,13 @@ def test_an_export_without_hashes_gets_a_fresh_chain(open_game, other_client):
     assert assert_chain(events) == body["record_hash"] != open_game.get().get_json()["record_hash"]
 
 
-def test_kibitz_check_finds_a_deleted_last_event_a_changed_note_and_a_changed_recorded_at(tmp_path):
-    path = tmp_path / "kibitz.db"
+def test_kibitz_check_finds_a_deleted_last_event_a_changed_note_and_a_changed_recorded_at(database):
+    path = database  # a SQLite file, or a PostgreSQL schema
     deleted, note, moved = make_database(path, games=3, notes=2)  # events: created, deal, play, 2 notes
     tamper(path, f"DELETE FROM events WHERE game_id = '{deleted}' AND seq = 5",
            f"UPDATE games SET version = 4 WHERE id = '{deleted}'",
-           f"UPDATE events SET data = json_set(data, '$.text', 'it was Bob') WHERE game_id = '{note}' AND seq = 4",
+           f"UPDATE events SET data = {json_set(path, 'data', 'text', 'it was Bob')} WHERE game_id = '{note}' "
+           "AND seq = 4",
            f"UPDATE events SET recorded_at = '2020-01-01T00:00:00.000Z' WHERE game_id = '{moved}' AND seq = 3")
     done = kibitz("check", "--db", str(path))
     assert done.returncode == 1, done.stdout
@@ -265,8 +266,8 @@ def test_migration_0008_gives_stored_games_their_chains_and_puts_the_triggers_ba
     assert kibitz("check", "--db", str(path)).returncode == 0
 
 
-def test_kibitz_verify_says_whether_the_record_still_matches(tmp_path):
-    path = tmp_path / "kibitz.db"
+def test_kibitz_verify_says_whether_the_record_still_matches(database, tmp_path):
+    path = database  # a SQLite file, or a PostgreSQL schema
     client = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()
     game = create(client)
     for n in range(4):

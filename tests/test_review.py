@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from engine.cards import pretty
 from service.cli import main
-from tests.conftest import OPEN_DEAL, assert_problem, create
+from tests.conftest import ON_BOTH_BACKENDS, OPEN_DEAL, assert_problem, create
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples"
 SCENARIOS = sorted(EXAMPLES.glob("*.json")) if EXAMPLES.is_dir() else []
@@ -346,12 +346,13 @@ def test_fork_refusals(open_game, client):
 # --- kibitz replay -----------------------------------------------------------------------
 
 
-def test_cli_replay_fits_80_columns(client, db_path):
+@ON_BOTH_BACKENDS
+def test_cli_replay_fits_80_columns(client, database):
     game = create(client, visibility="open", title="Friday club")
     play_all(game, [OPEN_DEAL, *plays(("Bob", "7H"), ("Cas", "8H"))])
     game.post({}, "undo")
     play_all(game, plays(("Cas", "JH"), ("Dee", "AH"), ("Ann", "TH")))
-    result = CliRunner().invoke(main, ["replay", game.id, "--db", str(db_path)])
+    result = CliRunner().invoke(main, ["replay", game.id, "--db", database])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith("Friday club · Ann, Bob, Cas, Dee · open")
@@ -359,9 +360,9 @@ def test_cli_replay_fits_80_columns(client, db_path):
     assert any(line.startswith("   8  Ann played 10♥ and won trick 1") for line in lines)
     assert any(line.startswith("   4  [undone by 5] Cas played 8♥") for line in lines)
     assert "── hand 1 " in result.output
-    hand = CliRunner().invoke(main, ["replay", game.id, "--db", str(db_path), "--hand", "1"])
+    hand = CliRunner().invoke(main, ["replay", game.id, "--db", database, "--hand", "1"])
     assert hand.exit_code == 0 and "Toepen for" not in hand.output
-    assert "Q♠" not in CliRunner().invoke(main, ["replay", game.id, "--db", str(db_path), "--public"]).output
+    assert "Q♠" not in CliRunner().invoke(main, ["replay", game.id, "--db", database, "--public"]).output
 
 
 @pytest.mark.skipif(not SCENARIOS, reason="../shared/examples is not beside the repository")
@@ -372,7 +373,8 @@ def test_cli_replay_of_long_summaries_wraps(client, db_path):
     assert "  12  Jisu played 20: Nami, Gahee and Yeonsu are flushed and draw." in result.output.splitlines()
 
 
-def test_cli_replay_unknown_game(db_path, client):
+@ON_BOTH_BACKENDS
+def test_cli_replay_unknown_game(database, client):
     create(client)
-    result = CliRunner().invoke(main, ["replay", "nope", "--db", str(db_path)])
+    result = CliRunner().invoke(main, ["replay", "nope", "--db", database])
     assert result.exit_code != 0 and "no game 'nope'" in result.output

@@ -70,13 +70,14 @@ def unprivileged() -> list[str]:
 
 
 @contextmanager
-def serve(db: Path, *, env: dict[str, str] | None = None, prefix: Sequence[str] = (),
-          args: Sequence[str] = ()) -> Iterator[Served]:
+def serve(db: Path | str, *, env: dict[str, str] | None = None, prefix: Sequence[str] = (),
+          args: Sequence[str] = (), log_dir: Path | None = None) -> Iterator[Served]:
     """Start ``kibitz serve --db db`` on a free port (``env`` added to the environment,
     ``prefix`` before the command, ``args`` after it); yield once ``/health`` answers; stop it
-    (SIGTERM) after."""
+    (SIGTERM) after. Its log goes beside the database file, or into ``log_dir`` (for a
+    ``postgresql://`` URL)."""
     port = _free_port()
-    log = db.parent / f"server-{port}.log"
+    log = (log_dir or Path(db).parent) / f"server-{port}.log"
     with log.open("w") as out:
         proc = subprocess.Popen([*prefix, *_kibitz(), "serve", "--port", str(port), "--db", str(db), *args],
                                 stdout=out, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})

@@ -1,0 +1,158 @@
+"""``kibitz backup --db postgresql://…``: a pg_dump custom-format archive of one snapshot, taken
+while a real ``kibitz serve`` records into the database, restored with ``pg_restore`` into a
+fresh database where ``kibitz check`` passes and every acknowledged event is found; and the
+one-line refusals (no pg_dump, pg_dump failing, a destination that exists, a schema that is
+not a Kibitz database), never a traceback."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+
+from tests.club_server import kibitz, serve
+from tests.postgres import with_schema
+from tests.test_check_database import make_database
+
+
+def schema_of(url: str) -> str:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT current_schema()").fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+@pytest.fixture
+def fresh_database(postgres_url: str) -> Iterator[str]:
+    """The URL of a new, empty database on the test server (dropped afterwards): where a backup
+    is restored."""
+    name = f"restored_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    parts = urlsplit(postgres_url)
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}", query=""))
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def test_a_backup_while_kibitz_serve_records_restores_with_pg_restore(postgres_url, fresh_database, tmp_path):
+    dest = tmp_path / "league.dump"
+    with serve(postgres_url, log_dir=tmp_path) as served:
+        games = [served.new_game() for _ in range(4)]
+        acknowledged: dict[str, list[int]] = {game_id: [] for game_id, _ in games}
+        stop = threading.Event()
+        failures: list[str] = []
+
+        def record(game_id: str, token: str) -> None:
+            while not stop.is_set():
+                response = served.note(game_id, token, "burst", str(uuid.uuid4()))
+                if response.status_code != 201:
+                    failures.append(response.text)
+                    return
+                acknowledged[game_id].append(response.json()["seq"])
+
+        writers = [threading.Thread(target=record, args=game) for game in games]
+        for writer in writers:
+            writer.start()
+        try:
+            while sum(len(seqs) for seqs in acknowledged.values()) < 100:
+                time.sleep(0.05)
+            before = {game_id: list(seqs) for game_id, seqs in acknowledged.items()}
+            done = kibitz("backup", str(dest), "--db", postgres_url)
+            time.sleep(0.2)
+        finally:
+            stop.set()
+            for writer in writers:
+                writer.join()
+    assert not failures
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    said, how = done.stdout.splitlines()
+    assert said.startswith(f"Backed up {postgres_url} to {dest}: 4 games, ")
+    assert said.endswith(f" events, {dest.stat().st_size:,} bytes.")
+    assert how == (f"{dest} is a pg_dump custom-format archive: restore it into an empty database with "
+                   f"pg_restore --no-owner --dbname postgresql://USER@HOST/DATABASE {dest}")
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []  # no temp left
+    listed = subprocess.run(["pg_restore", "--list", str(dest)], capture_output=True, text=True, check=True)
+    assert "TABLE DATA" in listed.stdout and "events" in listed.stdout
+
+    restored = subprocess.run(["pg_restore", "--no-owner", "--dbname", fresh_database, str(dest)],
+                              capture_output=True, text=True)
+    assert restored.returncode == 0, restored.stderr
+    there = with_schema(fresh_database, schema_of(postgres_url))  # a schema of its own, as the URL named it
+    checked = kibitz("check", "--db", there)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    counted = said.split(": ", 1)[1].split(",")[:2]
+    assert f"no problems ({counted[0]},{counted[1]} checked)." in checked.stdout
+    with psycopg.connect(there) as conn:
+        stored = {str(game_id): sorted(int(seq) for seq in seqs) for game_id, seqs in conn.execute(
+            "SELECT game_id, array_agg(seq) FROM events GROUP BY game_id")}
+    assert set(stored) == set(before)  # every game is there
+    for game_id, seqs in before.items():
+        assert set(seqs) <= set(stored[game_id])  # every event acknowledged before the backup began
+        assert stored[game_id] == list(range(1, len(stored[game_id]) + 1))  # one snapshot: no gap
+    with serve(there, log_dir=tmp_path) as again:  # the restored league serves and records on
+        assert again.new_game()
+
+
+def test_a_league_in_the_public_schema_is_backed_up_whole(fresh_database, tmp_path):
+    """Tables in the database's own ``public`` schema: the archive is of the whole database and
+    pg_restore takes it into a new database without an error."""
+    ids = make_database(fresh_database, games=2, notes=1)
+    dest = tmp_path / "whole.dump"
+    done = kibitz("backup", str(dest), "--db", fresh_database)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Backed up {fresh_database} to {dest}: 2 games, 8 events, ")
+    with psycopg.connect(fresh_database, autocommit=True) as conn:
+        conn.execute("DROP SCHEMA public CASCADE")
+        conn.execute("CREATE SCHEMA public")
+    restored = subprocess.run(["pg_restore", "--no-owner", "--dbname", fresh_database, str(dest)],
+                              capture_output=True, text=True)
+    assert restored.returncode == 0, restored.stderr
+    checked = kibitz("check", "--db", fresh_database)
+    assert checked.stdout.strip() == f"{fresh_database}: no problems (2 games, 8 events checked)."
+    assert ids
+
+
+def test_backup_refusals_are_one_line(postgres_url, other_postgres_url, tmp_path):
+    make_database(postgres_url, games=1, notes=0)
+    dest = tmp_path / "out.dump"
+    dest.write_text("an older backup")
+    exists = kibitz("backup", str(dest), "--db", postgres_url)
+    assert exists.returncode == 1
+    assert exists.stderr.strip() == f"Error: {dest} exists already: choose another name, or add --force to replace it."
+    assert dest.read_text() == "an older backup"
+
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    missing = kibitz("backup", str(tmp_path / "new.dump"), "--db", postgres_url, env={"PATH": str(empty)})
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr.strip() == ("Error: No backup was made: pg_dump is not installed (on Debian: apt-get install "
+                                      "postgresql-client), and a PostgreSQL database is backed up through pg_dump.")
+
+    failed = kibitz("backup", "/proc/kibitz.dump", "--db", postgres_url)  # pg_dump cannot write there
+    assert failed.returncode == 1
+    [line] = failed.stderr.splitlines()
+    assert line.startswith("Error: No backup was made: pg_dump failed (pg_dump: error: could not open output file"), line
+
+    unkibitz = kibitz("backup", str(tmp_path / "none.dump"), "--db", other_postgres_url)
+    assert unkibitz.returncode == 1
+    assert unkibitz.stderr.strip() == (f"Error: {other_postgres_url} is not a Kibitz database "
+                                       "(no games, events, idempotency table).")
+    unreachable = kibitz("backup", str(tmp_path / "none.dump"), "--db", "postgresql://ann:secret@127.0.0.1:1/league")
+    assert unreachable.returncode == 1
+    [line] = unreachable.stderr.splitlines()
+    assert line.startswith("Error: Could not back up postgresql://ann@127.0.0.1:1/league: ") and "secret" not in line
+    for done in (exists, missing, failed, unkibitz, unreachable):
+        assert "Traceback" not in done.stdout + done.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bin", "out.dump"]
+    assert shutil.which("pg_dump")  # the refusals above were not for want of it

@@ -83,12 +83,14 @@ def test_a_backup_while_kibitz_serve_records_restores_with_pg_restore(postgres_u
                    f"pg_restore --no-owner --dbname postgresql://USER@HOST/DATABASE {dest}")
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []  # no temp left
     listed = subprocess.run(["pg_restore", "--list", str(dest)], capture_output=True, text=True, check=True)
-    assert "TABLE DATA" in listed.stdout and "events" in listed.stdout
+    data = [line for line in listed.stdout.splitlines() if "TABLE DATA" in line]
+    schema = schema_of(postgres_url)
+    assert data and all(f" {schema} " in line for line in data)  # the league's schema alone
 
     restored = subprocess.run(["pg_restore", "--no-owner", "--dbname", fresh_database, str(dest)],
                               capture_output=True, text=True)
     assert restored.returncode == 0, restored.stderr
-    there = with_schema(fresh_database, schema_of(postgres_url))  # a schema of its own, as the URL named it
+    there = with_schema(fresh_database, schema)  # a schema of its own, as the URL named it
     checked = kibitz("check", "--db", there)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     counted = said.split(": ", 1)[1].split(",")[:2]
@@ -109,9 +111,13 @@ def test_a_league_in_the_public_schema_is_backed_up_whole(fresh_database, tmp_pa
     pg_restore takes it into a new database without an error."""
     ids = make_database(fresh_database, games=2, notes=1)
     dest = tmp_path / "whole.dump"
-    done = kibitz("backup", str(dest), "--db", fresh_database)
+    dest.write_text("last week's")
+    with_password = fresh_database.replace("://kibitz@", "://kibitz:secret-word@")  # the test server trusts it
+    assert with_password != fresh_database
+    done = kibitz("backup", str(dest), "--db", with_password, "--force")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"Backed up {fresh_database} to {dest}: 2 games, 8 events, ")
+    assert "secret-word" not in done.stdout + done.stderr
     with psycopg.connect(fresh_database, autocommit=True) as conn:
         conn.execute("DROP SCHEMA public CASCADE")
         conn.execute("CREATE SCHEMA public")
@@ -156,3 +162,11 @@ def test_backup_refusals_are_one_line(postgres_url, other_postgres_url, tmp_path
         assert "Traceback" not in done.stdout + done.stderr
     assert sorted(path.name for path in tmp_path.iterdir()) == ["bin", "out.dump"]
     assert shutil.which("pg_dump")  # the refusals above were not for want of it
+
+
+def test_a_password_goes_to_pg_dump_through_its_environment():
+    from service.storage import postgres_admin
+
+    target, env = postgres_admin._dump_target("postgresql://ann:s3cret@db.example:5433/league?sslmode=prefer")
+    assert "s3cret" not in target and env["PGPASSWORD"] == "s3cret"
+    assert {"host=db.example", "port=5433", "dbname=league", "user=ann", "sslmode=prefer"} <= set(target.split())

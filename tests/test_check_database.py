@@ -178,17 +178,24 @@ def test_postgresql_triggers_turned_off_are_named(postgres_url):
     """On PostgreSQL, what the database itself enforces is checked: the triggers refusing to
     change a stored event, present and enabled."""
     ids = make_database(postgres_url, games=1, notes=1)
+    before = digest(postgres_url)
+    assert kibitz("check", "--db", postgres_url).returncode == 0
     tamper(postgres_url, "ALTER TABLE events DISABLE TRIGGER events_no_update",
-           "DROP TRIGGER events_no_delete ON events")
+           "DROP TRIGGER events_no_delete ON events", "ALTER TABLE events DROP CONSTRAINT events_pkey",
+           "DROP INDEX events_idempotency")
     done = kibitz("check", "--db", postgres_url)
     assert done.returncode == 1, done.stdout
     assert done.stdout.splitlines() == [
+        "database: PostgreSQL's guarantees: events has no primary key (game_id, seq): two events may share a seq",
+        "database: PostgreSQL's guarantees: events has no unique index events_idempotency: an Idempotency-Key may "
+        "be stored twice",
         "database: PostgreSQL's guarantees: the trigger events_no_update is disabled: a stored event may be changed "
         "(UPDATE); ALTER TABLE events ENABLE TRIGGER events_no_update",
         "database: PostgreSQL's guarantees: the trigger events_no_delete is missing: a stored event may be changed "
         "(DELETE)",
     ]
-    assert f"{postgres_url}: 2 problem(s) (1 games, 4 events checked)." in done.stderr
+    assert f"{postgres_url}: 4 problem(s) (1 games, 4 events checked)." in done.stderr
+    assert digest(postgres_url) == before  # the rows are untouched, and checking changed none
     assert ids
 
 

@@ -3,7 +3,8 @@
 The storage modules are the package ``service/storage/``: ``sqlite.py`` (the SQLite backend:
 games, events, idempotency, tokens, projections, transactions), ``admin.py`` (backups and
 checks of a whole database), ``migrations.py`` (the schema) and ``interface.py`` (what a
-backend implements, as a ``typing.Protocol``), and ``postgres.py`` (the PostgreSQL backend). Everywhere else in
+backend implements, as a ``typing.Protocol``), ``postgres.py`` (the PostgreSQL backend) and
+``postgres_admin.py`` (its whole-database work, ``admin.py``'s sibling). Everywhere else in
 ``engine/``, ``schemas/``, ``replays/`` and ``service/`` the code is read with ``ast`` (so
 docstrings and comments may name SQL): no string holding an SQL statement, no
 ``.execute(…)`` / ``.executemany`` / ``.executescript`` / ``.query(…)`` call, no ``.conn``

@@ -274,3 +274,33 @@ def test_the_source_is_opened_read_only(tmp_path):
             store.set_imported_at(source, store.game_ids(source)[0], "2026-01-01T00:00:00Z")
     finally:
         source.close()
+
+
+@needs_examples
+def test_a_game_dst_would_not_hold_as_src_does_is_rolled_back_whole(club, postgres_url):  # noqa: F811
+    path, ids = club
+    conn = sqlite3.connect(path, isolation_level=None)  # SRC's match-history rows no longer what its events say
+    conn.execute("UPDATE player_results SET name = 'Zed' WHERE game_id = ?", [ids["abandoned"]])
+    conn.close()
+    result = run_copy(str(path), postgres_url)
+    assert result.exit_code == 1
+    assert (f"refused {ids['abandoned']}: DST does not hold it as SRC does (its match-history rows): nothing of it "
+            "was stored") in result.output
+    db = store.connect(postgres_url)
+    try:
+        assert store.get_game(db, ids["abandoned"]) is None
+        assert store.events(db, ids["abandoned"]) == [] and store.tokens(db, ids["abandoned"]) == []
+        assert store.player_results_of(db, ids["abandoned"]) == []
+        assert store.get_game(db, ids["played"]) is not None  # the others copied
+    finally:
+        db.close()
+
+
+def test_a_postgresql_source_is_opened_read_only(postgres_url):  # noqa: F811
+    create(create_app({"TESTING": True, "DATABASE": postgres_url}).test_client())
+    source = copying.open_source(postgres_url)
+    try:
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction), store.immediate(source):
+            store.set_imported_at(source, store.game_ids(source)[0], "2026-01-01T00:00:00Z")
+    finally:
+        source.close()

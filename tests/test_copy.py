@@ -304,3 +304,47 @@ def test_a_postgresql_source_is_opened_read_only(postgres_url):  # noqa: F811
             store.set_imported_at(source, store.game_ids(source)[0], "2026-01-01T00:00:00Z")
     finally:
         source.close()
+
+
+def test_a_source_at_an_older_schema_is_refused_in_a_sentence(tmp_path):
+    from sqlite_utils import Database
+
+    from service.storage import migrations
+
+    older = tmp_path / "older.db"
+    db = Database(older)
+    migrations.MIGRATIONS.apply(db, stop_before="0008_hash_chain")
+    db.close()
+    result = run_copy(str(older), str(tmp_path / "dst.db"))
+    assert result.exit_code == 1
+    assert "is not at this version's schema (migrations 0008_hash_chain not applied)" in result.output
+
+
+def test_the_progress_bar_shows_on_a_terminal(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    path = tmp_path / "club.db"
+    client = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()
+    for _ in range(3):
+        create(client)
+    leader, follower = pty.openpty()
+    done = subprocess.run([sys.executable, "-c", "from service.cli import main; main()", "copy", str(path),
+                           str(tmp_path / "copy.db")], stdout=follower, stderr=follower, check=False, timeout=120)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert done.returncode == 0, shown
+    text = shown.decode()
+    assert "Copying  [####################################]  3/3" in text
+    assert "3 games copied" in text

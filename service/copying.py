@@ -205,7 +205,10 @@ def copy_game(src: Connection, dst: Connection, game_id: str) -> Outcome:
         folded = rebuild(game)
     except store.RecordDamaged as err:
         return Outcome(game_id, "refused", f"{err.what}" + (f" (event {err.seq})" if err.seq is not None else ""))
-    there = read_game(dst, game_id)
+    try:
+        there = read_game(dst, game_id)
+    except store.RecordDamaged as err:
+        return Outcome(game_id, "differs", f"already in DST, and damaged there ({err.what}): left as it is")
     if there is not None:
         found = differences(game, there)
         if found:

@@ -348,3 +348,23 @@ def test_the_progress_bar_shows_on_a_terminal(tmp_path):
     text = shown.decode()
     assert "Copying  [####################################]  3/3" in text
     assert "3 games copied" in text
+
+
+@needs_examples
+def test_a_copy_stopped_by_a_storage_fault_says_so_and_a_second_run_finishes(club, tmp_path):
+    path, _ = club
+    dst = tmp_path / "copy.db"
+    copying.open_destination(str(dst)).close()
+    holder = sqlite3.connect(dst, isolation_level=None)  # another program holds DST's write lock
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        stopped = run_copy(str(path), str(dst))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert stopped.exit_code == 1
+    assert "Stopped at game " in stopped.output and "run the same command again to finish" in stopped.output
+    assert "Traceback" not in stopped.output
+    finished = run_copy(str(path), str(dst))
+    assert finished.exit_code == 0, finished.output
+    same(everything(str(path)), everything(str(dst)))

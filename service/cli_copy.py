@@ -60,10 +60,10 @@ def _run(source: Connection, target: Connection) -> None:
                 fault = store.fault(err)
                 if fault is None:
                     raise
-                done, there = len(summary.of("copied")), len(summary.of("skipped"))
+                done, already = len(summary.of("copied")), len(summary.of("skipped"))
                 raise click.ClickException(
                     f"Stopped at game {game_id} ({ids.index(game_id) + 1} of {len(ids)}): {fault.detail} "
-                    f"Games copied before it stay in DST ({done} now, {there} already there): run the same "
+                    f"Games copied before it stay in DST ({done} now, {already} already there): run the same "
                     "command again to finish.") from err
     there = [outcome.game_id for outcome in summary.outcomes if outcome.kind in ("copied", "skipped")]
     unequal: list[tuple[str, str]] = []

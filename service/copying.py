@@ -86,21 +86,34 @@ class Summary:
         return sum(outcome.events for outcome in self.outcomes)
 
 
+def shown(target: str) -> str:
+    """``target`` as a message may print it: a URL's user name and password left out."""
+    if store.is_postgres(target) and "@" in target:
+        scheme, _, rest = target.partition("://")
+        return f"{scheme}://…@{rest.rsplit('@', 1)[-1]}"
+    return target
+
+
+def _first_line(err: BaseException) -> str:
+    lines = str(err).strip().splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
 def open_source(src: str) -> Connection:
     """Open SRC read-only (``store.connect_read_only``) and check that it is a Kibitz database
     with every migration applied. Raises :class:`CopyError` otherwise."""
     try:
         db = store.connect_read_only(src)
     except Exception as err:
-        raise CopyError(f"Cannot open {src} to read it: {str(err).strip().splitlines()[0]}") from err
+        raise CopyError(f"Cannot open {shown(src)} to read it: {_first_line(err)}") from err
     try:
         pending = _pending(db)
     except Exception as err:
         db.close()
-        raise CopyError(f"{src} is not a Kibitz database ({str(err).strip().splitlines()[0]}).") from err
+        raise CopyError(f"{shown(src)} is not a Kibitz database ({_first_line(err)}).") from err
     if pending:
         db.close()
-        raise CopyError(f"{src} is not at this version's schema (migrations {', '.join(pending)} not applied): "
+        raise CopyError(f"{shown(src)} is not at this version's schema (migrations {', '.join(pending)} not applied): "
                         "open it once with this version (kibitz init-db --db SRC), then copy.")
     return db
 
@@ -120,7 +133,7 @@ def open_destination(dst: str) -> Connection:
     try:
         db = store.connect(dst)
     except Exception as err:
-        raise CopyError(f"Cannot open {dst} to write to it: {str(err).strip().splitlines()[0]}") from err
+        raise CopyError(f"Cannot open {shown(dst)} to write to it: {_first_line(err)}") from err
     try:
         if store.is_postgres(db):
             postgres.migrate(db)
@@ -128,7 +141,7 @@ def open_destination(dst: str) -> Connection:
             migrations.migrate(db)
     except Exception as err:
         db.close()
-        raise CopyError(f"Cannot create or migrate the tables of {dst}: {str(err).strip().splitlines()[0]}") from err
+        raise CopyError(f"Cannot create or migrate the tables of {shown(dst)}: {_first_line(err)}") from err
     return db
 
 

@@ -368,3 +368,10 @@ def test_a_copy_stopped_by_a_storage_fault_says_so_and_a_second_run_finishes(clu
     finished = run_copy(str(path), str(dst))
     assert finished.exit_code == 0, finished.output
     same(everything(str(path)), everything(str(dst)))
+
+
+def test_a_database_that_cannot_be_reached_is_named_without_its_password(tmp_path):
+    url = "postgresql://kibitz:s3cret@127.0.0.1:1/league"
+    result = run_copy(url, str(tmp_path / "dst.db"))
+    assert result.exit_code == 1 and "Cannot open postgresql://…@127.0.0.1:1/league to read it" in result.output
+    assert "s3cret" not in result.output and "Traceback" not in result.output

@@ -1,6 +1,6 @@
 """The ``kibitz`` command: ``kibitz serve`` (waitress), ``kibitz init-db``, ``kibitz replay``,
 ``kibitz backup``, ``kibitz check`` and ``kibitz verify`` (and ``export``/``import``,
-``service.cli_transfer``)."""
+``service.cli_transfer``; ``copy``, ``service.cli_copy``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from service.cli_copy import copy
 from service.cli_tokens import token
 from service.cli_transfer import db_option, export_games, import_games, open_database, shown
 
@@ -339,6 +340,7 @@ def verify(game_id: str, fingerprint: str, database: str) -> None:
 main.add_command(export_games)
 main.add_command(import_games)
 main.add_command(token)
+main.add_command(copy)
 
 
 if __name__ == "__main__":

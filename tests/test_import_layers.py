@@ -22,7 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "schemas", "replays", "service")
-TOP = ("service.views", "service.pages", "service.cli", "service.cli_tokens", "service.cli_transfer",
+TOP = ("service.views", "service.pages", "service.cli", "service.cli_tokens", "service.cli_transfer", "service.cli_copy",
        "service.app", "service.server")
 LAYER_NAMES = ("engine", "schemas", "replays", "service storage/domain", "service views/pages/cli")
 

@@ -267,3 +267,34 @@ def player_games(db: Connection, player_key: str, limit: int | None = None, offs
 def player_game_count(db: Connection, player_key: str) -> int:
     """``player_game_count`` of the backend of ``db``."""
     return of(db).player_game_count(db, player_key)
+
+
+def connect_read_only(path: str | Path) -> Connection:
+    """Open the database ``path`` names (a file, a ``sqlite:`` URL or a ``postgresql://``
+    URL) read-only: ``connect_read_only`` of its backend."""
+    return of(path).connect_read_only(database_path(path))
+
+
+def tokens(db: Connection, game_id: str) -> list[dict[str, Any]]:
+    """``tokens`` of the backend of ``db``."""
+    return of(db).tokens(db, game_id)
+
+
+def restore_token(db: Connection, game_id: str, token_hash: str, created_at: str, revoked_at: str | None) -> None:
+    """``restore_token`` of the backend of ``db``."""
+    return of(db).restore_token(db, game_id, token_hash, created_at, revoked_at)
+
+
+def idempotency_records(db: Connection, game_id: str) -> list[dict[str, Any]]:
+    """``idempotency_records`` of the backend of ``db``."""
+    return of(db).idempotency_records(db, game_id)
+
+
+def event_keys(db: Connection, game_id: str) -> dict[int, str]:
+    """``event_keys`` of the backend of ``db``."""
+    return of(db).event_keys(db, game_id)
+
+
+def player_results_of(db: Connection, game_id: str) -> list[dict[str, Any]]:
+    """``player_results_of`` of the backend of ``db``."""
+    return of(db).player_results_of(db, game_id)

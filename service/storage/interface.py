@@ -260,6 +260,35 @@ class Store(EventLog, Protocol):
         """How many ``player_results`` rows one player key has."""
         ...
 
+    # --- a whole game's stored rows, for ``kibitz copy`` (``service.copying``) ---
+
+    def connect_read_only(self, path: str | Path) -> Connection:
+        """Open the existing database ``path`` so that nothing done through the connection can change it."""
+        ...
+
+    def tokens(self, db: Connection, game_id: str) -> list[dict[str, Any]]:
+        """Every write token of ``game_id``, revoked ones included: ``{"token_hash", "created_at",
+        "revoked_at"}``, oldest first."""
+        ...
+
+    def restore_token(self, db: Connection, game_id: str, token_hash: str, created_at: str,
+                      revoked_at: str | None) -> None:
+        """Store a token of ``game_id`` exactly as another database held it (its times; revoked or not)."""
+        ...
+
+    def idempotency_records(self, db: Connection, game_id: str) -> list[dict[str, Any]]:
+        """Every stored first answer of ``game_id``: ``{"key", "request_hash", "status", "response",
+        "created_at"}``, by key."""
+        ...
+
+    def event_keys(self, db: Connection, game_id: str) -> dict[int, str]:
+        """The ``Idempotency-Key`` each event of ``game_id`` was recorded with, by seq."""
+        ...
+
+    def player_results_of(self, db: Connection, game_id: str) -> list[dict[str, Any]]:
+        """The ``player_results`` rows of ``game_id`` (every column), by seat."""
+        ...
+
 
 class WholeDatabase(Protocol):
     """Whole-database work on one backend: ``kibitz backup`` and the reads of ``kibitz check``

@@ -678,3 +678,56 @@ def player_game_count(db: Connection, player_key: str) -> int:
     """How many ``player_results`` rows one player key has."""
     row = db.execute("SELECT COUNT(*) AS n FROM player_results WHERE player_key = %s", [player_key]).fetchone()
     return 0 if row is None else int(row["n"])
+
+
+# --- a whole game's stored rows, for ``kibitz copy`` (``service.copying``) -------------
+
+
+def connect_read_only(path: str | Path) -> Connection:
+    """A :func:`connect` to URL ``path`` whose every transaction is read-only
+    (``default_transaction_read_only``): a write through it is refused by the server."""
+    conn = connect(path)
+    try:
+        conn.execute("SET default_transaction_read_only = on")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def tokens(db: Connection, game_id: str) -> list[dict[str, Any]]:
+    """Every write token of ``game_id``, revoked ones included: ``{"token_hash",
+    "created_at", "revoked_at"}``, oldest first."""
+    return list(db.execute("SELECT token_hash, created_at, revoked_at FROM tokens WHERE game_id = %s "
+                           "ORDER BY created_at, token_hash", [game_id]))
+
+
+def restore_token(db: Connection, game_id: str, token_hash: str, created_at: str, revoked_at: str | None) -> None:
+    """Store token ``token_hash`` of ``game_id`` exactly as another database held it (as
+    ``service.storage.sqlite.restore_token``)."""
+    db.execute("INSERT INTO tokens (token_hash, game_id, created_at, revoked_at) VALUES (%s, %s, %s, %s) "
+               "ON CONFLICT (game_id, token_hash) DO UPDATE SET created_at = excluded.created_at, "
+               "revoked_at = excluded.revoked_at", [token_hash, game_id, created_at, revoked_at])
+
+
+def idempotency_records(db: Connection, game_id: str) -> list[dict[str, Any]]:
+    """Every stored first answer of ``game_id`` (as ``service.storage.sqlite.idempotency_records``)."""
+    rows = db.execute("SELECT key, request_hash, status, response, created_at FROM idempotency "
+                      "WHERE game_id = %s ORDER BY key COLLATE \"C\"", [game_id]).fetchall()
+    return [{**row, "status": int(row["status"]),
+             "response": _decode(row["response"], None, game_id, None,
+                                 f"the stored answer to Idempotency-Key {str(row['key'])[:40]!r} cannot be read")}
+            for row in rows]
+
+
+def event_keys(db: Connection, game_id: str) -> dict[int, str]:
+    """The ``Idempotency-Key`` each event of ``game_id`` was recorded with, by seq."""
+    return {int(row["seq"]): str(row["idempotency_key"]) for row in db.execute(
+        "SELECT seq, idempotency_key FROM events WHERE game_id = %s AND idempotency_key IS NOT NULL ORDER BY seq",
+        [game_id])}
+
+
+def player_results_of(db: Connection, game_id: str) -> list[dict[str, Any]]:
+    """The ``player_results`` rows of ``game_id`` (every column), by seat."""
+    return [{key: int(value) if isinstance(value, int) else value for key, value in row.items()}
+            for row in db.execute("SELECT * FROM player_results WHERE game_id = %s ORDER BY seat", [game_id])]

@@ -675,3 +675,62 @@ def player_games(db: Database, player_key: str, limit: int | None = None, offset
 def player_game_count(db: Database, player_key: str) -> int:
     """How many ``player_results`` rows one player key has."""
     return int(db.execute("SELECT COUNT(*) FROM player_results WHERE player_key = ?", [player_key]).fetchone()[0])
+
+
+# --- a whole game's stored rows, for ``kibitz copy`` (``service.copying``) -------------
+
+
+def connect_read_only(path: str | Path) -> Database:
+    """Open the existing database file ``path`` read-only (a ``mode=ro`` URI: nothing this
+    connection does can change the file), in driver autocommit mode. Raises
+    ``sqlite3.OperationalError`` when the file is missing or cannot be opened."""
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                           timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return Database(conn, execute_plugins=False)
+
+
+def tokens(db: Database, game_id: str) -> list[dict[str, Any]]:
+    """Every write token of ``game_id``, revoked ones included: ``{"token_hash",
+    "created_at", "revoked_at"}`` (None while it works), oldest first."""
+    return list(db.query("SELECT token_hash, created_at, revoked_at FROM tokens WHERE game_id = ? "
+                         "ORDER BY created_at, token_hash", [game_id]))
+
+
+def restore_token(db: Database, game_id: str, token_hash: str, created_at: str, revoked_at: str | None) -> None:
+    """Store token ``token_hash`` of ``game_id`` exactly as another database held it: issued
+    at ``created_at``, revoked at ``revoked_at`` (None: it works); a row already there for
+    that token takes these times."""
+    db.execute("INSERT INTO tokens (token_hash, game_id, created_at, revoked_at) VALUES (?, ?, ?, ?) "
+               "ON CONFLICT (game_id, token_hash) DO UPDATE SET created_at = excluded.created_at, "
+               "revoked_at = excluded.revoked_at", [token_hash, game_id, created_at, revoked_at])
+
+
+def idempotency_records(db: Database, game_id: str) -> list[dict[str, Any]]:
+    """Every stored first answer of ``game_id``: ``{"key", "request_hash", "status",
+    "response" (decoded), "created_at"}``, by key. Raises :class:`RecordDamaged` for an
+    answer that cannot be read."""
+    rows = list(db.query("SELECT key, request_hash, status, response, created_at FROM idempotency "
+                         "WHERE game_id = ? ORDER BY key", [game_id]))
+    return [{**row, "status": int(row["status"]),
+             "response": _decode(row["response"], None, game_id, None,
+                                 f"the stored answer to Idempotency-Key {str(row['key'])[:40]!r} cannot be read")}
+            for row in rows]
+
+
+def event_keys(db: Database, game_id: str) -> dict[int, str]:
+    """The ``Idempotency-Key`` each event of ``game_id`` was recorded with, by seq (events
+    recorded without one are left out)."""
+    return {int(seq): str(key) for seq, key in db.execute(
+        "SELECT seq, idempotency_key FROM events WHERE game_id = ? AND idempotency_key IS NOT NULL ORDER BY seq",
+        [game_id]).fetchall()}
+
+
+def player_results_of(db: Database, game_id: str) -> list[dict[str, Any]]:
+    """The ``player_results`` rows of ``game_id`` (every column), by seat."""
+    return list(db.query("SELECT * FROM player_results WHERE game_id = ? ORDER BY seat", [game_id]))

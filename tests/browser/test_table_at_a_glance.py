@@ -23,6 +23,7 @@ import requests
 from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, TABLET
+from tests.browser.latency import Latency
 from tests.browser.table import act, open_table, pick, settle, version
 from tests.conftest import OPEN_DEAL
 from tests.test_api_state_between_hands import TOEPEN_HAND
@@ -226,3 +227,23 @@ def test_a_table_swap_gives_only_a_card_the_swapper_may_hold(server, new_context
     pick(page, "K♠", group="Centre")
     assert page.evaluate(ENABLED_DECK) == sorted(possible)
     assert "QS" not in possible and page.evaluate(ENABLED_HANDS) == []
+
+
+def test_sending_shows_over_the_status_line_only_once_an_answer_takes_a_moment(server, new_context):
+    game = server.create(game="toepen", players=["Ann", "Bob", "Cas"])
+    server.post(game, {"type": "deal"})
+    page = new_context(viewport=TABLET).new_page()
+    open_table(page, server, game, base=server.lan_base)
+    latency = Latency(page, 900)
+    opacity = "() => getComputedStyle(document.getElementById('sending')).opacity"
+    page.get_by_role("group", name="Deck", exact=True).get_by_role("button", name="7♣", exact=True).click()
+    latency.wait(100)
+    assert "Sending" in page.locator("#sending").inner_text()  # read out at once (aria-live)
+    assert page.evaluate(opacity) == "0"  # not flashed on screen for a quick answer
+    latency.wait(400)
+    assert page.evaluate(opacity) == "1"  # the answer takes a while: shown, over the status line's room
+    left, top, right, bottom = page.locator("#sending").evaluate(BOX)
+    r_left, r_top, r_right, r_bottom = page.locator(".status-room").evaluate(BOX)
+    assert r_left <= left and right <= r_right and r_top <= top and bottom <= r_bottom
+    latency.settled(3)
+    assert page.evaluate(opacity) == "0" and page.locator("#sending").inner_text() == ""

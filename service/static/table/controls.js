@@ -311,14 +311,19 @@ export function renderActions() {
 }
 
 /* A seat's action button: the action's word on screen (the seat names the player), the name
- * "Knock: Ann" for a screen reader and a test (ui.md, "Names"), in its fixed place in the seat. */
+ * "Knock: Ann" for a screen reader and a test (ui.md, "Names") from a label that is never laid
+ * out (aria-labelledby reads hidden text; a laid-out, visually hidden one costs a layout per
+ * tap), in its fixed place in the seat. */
 function seatButton(entry, slotted) {
   var b = text("button", "action seat-action action-" + entry.type);
   var word = WORDS[entry.type] || entry.type;
-  b.appendChild(text("span", "word", word)).setAttribute("aria-hidden", "true");
-  var name = text("span", "visually-hidden", word + ": ");
+  b.appendChild(text("span", "word", word));
+  var name = text("span", "seat-action-name", word + ": ");
   name.appendChild(text("bdi", "", entry.player));
+  name.hidden = true;
+  name.id = "seat-action-" + entry.type + "-" + seatIndex(entry.player);
   b.appendChild(name);
+  b.setAttribute("aria-labelledby", name.id);
   b.style.gridRow = String(slotted[1]);
   b.style.gridColumn = String(slotted[2]);
   wireAction(b, entry, null, entry.type);
@@ -331,6 +336,12 @@ function wireAction(b, entry, variant, type) {
   b.setAttribute("data-action", type);
   b.setAttribute("data-player", entry.player || "");
   b.addEventListener("click", function () { actionClicked(entry, variant); });
+}
+
+function seatIndex(player) {
+  var list = players();
+  for (var i = 0; i < list.length; i++) { if (list[i].name === player) { return i; } }
+  return -1;
 }
 
 function roomOf(player) {

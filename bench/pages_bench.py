@@ -9,7 +9,9 @@ table page as the scorekeeper and records the whole game by tapping, as at a rea
 script holds the four players' (seeded, shuffled) hands and taps the card the player to act
 puts down (following suit when they can), and **Deal** between hands. For each tap it times,
 inside the page, from the click to the moment the page shows the service's answer (the
-table's ``data-version`` one higher with nothing pending) and the next frame is drawn.
+table's ``data-version`` one higher with nothing pending) and the next frame is drawn, and
+counts the page's own main-thread work per tap from Chromium's counters (script, layout, style:
+CPU time, which the machine's load stretches far less than the wall-clock times).
 
 First load: a fresh browser context (empty cache) opens the table page; the bytes are the sum
 of ``transferSize`` over the navigation and every resource and API read it made (Resource
@@ -117,6 +119,17 @@ def record_game(page: Any, game: Any, rng: random.Random) -> list[dict[str, floa
         times.append(tap(page, "#deck", french(card)))
 
 
+#: Chromium's own counters of the page's main-thread work (DevTools ``Performance.getMetrics``): CPU
+#: time the renderer spent, which the machine's load stretches far less than wall-clock times.
+RENDERER_METRICS = ("ScriptDuration", "LayoutDuration", "RecalcStyleDuration", "TaskDuration", "LayoutCount")
+
+
+def renderer_metrics(cdp: Any) -> dict[str, float]:
+    """The renderer's cumulative counters now (seconds, or a count for ``LayoutCount``)."""
+    metrics = {m["name"]: float(m["value"]) for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return {name: metrics[name] for name in RENDERER_METRICS}
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
@@ -153,7 +166,11 @@ def main() -> None:
                 page.goto(f"{base}/table/{game.id}#token={game.token}")
                 page.wait_for_function("() => document.getElementById('table').dataset.version !== undefined")
                 page.evaluate("performance.setResourceTimingBufferSize(10000)")
+                cdp = context.new_cdp_session(page)
+                cdp.send("Performance.enable")
+                before = renderer_metrics(cdp)
                 taps = record_game(page, game, random.Random(args.seed))
+                work = {name: value - before[name] for name, value in renderer_metrics(cdp).items()}
                 context.close()
                 browser.close()
                 version = game.read()["version"]
@@ -175,6 +192,10 @@ def main() -> None:
     print(f"  of which waiting for the service ({statistics.median([t['calls'] for t in taps]):.0f} requests per "
           f"tap, summed): p50 {statistics.median(network):.1f} ms, p95 {percentile(network, 95):.1f} ms; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    per_tap = {name: value / len(taps) for name, value in work.items()}
+    print(f"  the page's main-thread work per tap (Chromium's counters): script {per_tap['ScriptDuration'] * 1000:.2f} ms, "
+          f"layout {per_tap['LayoutDuration'] * 1000:.2f} ms ({per_tap['LayoutCount']:.1f} layouts), "
+          f"style {per_tap['RecalcStyleDuration'] * 1000:.2f} ms, all tasks {per_tap['TaskDuration'] * 1000:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@ undoButton.addEventListener("click", undo);
 redoButton.addEventListener("click", redo);
 wireMenu();
 wireEnd();
+// a message lies over the status line: a tap on it puts it away ("Sending…" goes by itself)
+el("notices").addEventListener("click", function () { say(""); el("changes").textContent = ""; });
 el("queue-drop").addEventListener("click", function () { dropStopped(false); });
 el("queue-drop-all").addEventListener("click", function () { dropStopped(true); });
 // A share link opened in a tab already showing this table: the new token, once the service takes it.

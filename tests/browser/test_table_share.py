@@ -44,3 +44,15 @@ def test_a_device_without_the_token_cannot_record(server, page):
     settle(page)
     expect(page.locator("#no-token")).to_be_visible()
     expect(page.get_by_role("button", name="Deal", exact=True)).to_have_count(0)
+
+
+def test_share_on_a_loopback_server_says_other_devices_cannot_reach_it_and_how_to_fix_it(server, page):
+    # the test server is a plain ``kibitz serve``: it listens on 127.0.0.1 only (ui.md, "Sharing that works")
+    game = server.create(game="toepen", players=["Ann", "Bob", "Cas"])
+    open_table(page, server, game)
+    page.get_by_role("button", name="Menu", exact=True).click()
+    page.get_by_role("button", name="Share scorekeeping", exact=True).click()
+    warning = page.locator("#share-warning")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("other devices cannot reach this address")
+    expect(warning).to_contain_text("kibitz serve --lan")

@@ -124,3 +124,24 @@ def test_what_if_forks_are_listed_on_the_original_and_on_home(server: Any, page:
     expect(home.locator(f"li[data-game-id='{fork_id}']")).to_contain_text("what-if from event 4")
     home.locator(f"li[data-game-id='{fork_id}'] a.watch-link").click()
     expect(page.locator(".meta")).to_contain_text("a what-if game from this game after event 4")
+
+
+def test_the_club_table_sorts_toepen_lives_lost_best_first(server: Any, page: Any) -> None:
+    # three finished games (rulings up to the limit): Ulla loses 3 lives in all, Vik 1, Wim 4
+    names = ["Ulla", "Vik", "Wim"]
+    for loser, amount in (("Ulla", 2), ("Ulla", 1), ("Vik", 1)):
+        game = recorded.create(server.base, game="toepen", players=names, options={"limit": 2})
+        game.post({"type": "adjust", "player": loser, "amount": amount, "reason": "ruling"})
+        if amount < 2:
+            game.post({"type": "adjust", "player": "Wim" if loser != "Wim" else "Vik", "amount": 2, "reason": "ruling"})
+    page.goto(server.url("/club"))
+    toepen = page.get_by_role("region", name="Toepen", exact=True)
+    expect(toepen).to_contain_text("fewer is better")
+    toepen.get_by_role("link", name="Average", exact=True).click()  # tap the heading to sort by it
+    toepen = page.get_by_role("region", name="Toepen", exact=True)
+    expect(toepen.get_by_role("columnheader", name="Average")).to_have_attribute("aria-sort", "ascending")
+    rows = toepen.locator("tbody tr")
+    ours = [(r.locator("th").inner_text(), float(r.locator("td").last.inner_text()))
+            for r in rows.all() if r.locator("th").inner_text() in names]
+    assert [average for _, average in ours] == sorted(average for _, average in ours), ours
+    assert [name for name, _ in ours] == ["Vik", "Ulla", "Wim"]  # the most lives lost come last

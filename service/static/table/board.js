@@ -2,7 +2,7 @@
 import {renderActions, renderCompose, renderDeck, renderUndo} from "./controls.js";
 import {renderMenu} from "./menu.js";
 import {fresh, guessNext, guessing, pendingPlays, pendingWho, renderQueue, stillIn, waiting} from "./queue.js";
-import {K, S, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, moreBox, names, root, seatsBox, text, turnBox} from "./state.js";
+import {K, S, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, root, seatRows, seatsBox, text, turnBox} from "./state.js";
 import {renderEnd} from "./end.js";
 
 // ------------------------------------------------------------------ what to say in the status line
@@ -165,7 +165,7 @@ const placeHeights = {};
 export function keepPlace(s) {
   var key = [s.hand_number || s.round_number || 0, s.phase === "deal", s.status].join(":");
   // the whole page too: a page that got shorter would pull a phone scrolled to the deck along with it
-  var parts = [el("play-area"), actionsBox, moreBox, root];
+  var parts = [el("play-area"), actionsBox, root];
   if (key !== placeKey) {
     placeKey = key;
     for (var i = 0; i < parts.length; i++) { parts[i].style.minHeight = ""; placeHeights[parts[i].id] = 0; }
@@ -189,15 +189,23 @@ export function scoreLine(p) {
   return [p.pushed_through + " pushed through"];
 }
 
+/* Whether the hand (or round) on the board is over: between hands the state keeps the ended hand's
+ * fields (api.md, "Which hand is current") and `phase` says a deal is due. */
+export function handOver(s) { return s.phase === "deal" || s.status !== "in_progress"; }
+
 export function renderSeats(s) {
   seatsBox.innerHTML = "";
   var to = s.to_act || [];
   var list = s.players;
   var guess = guessing() ? guessNext() : null;
+  var over = handOver(s);
+  var rows = S.token && !over ? seatRows() : 0;
   for (var i = 0; i < list.length; i++) {
     var p = list[i];
     var acting = guess ? p.name === guess : to.indexOf(p.name) >= 0;
-    var seat = text("div", "seat" + (acting ? " to-act" : "") + (stillIn(p) ? "" : " sitting-out"));
+    // between hands only what lasts beyond a hand greys a seat (out of the game), not a fold
+    var sittingOut = over ? !!(p.eliminated || p.out) : !stillIn(p);
+    var seat = text("div", "seat" + (acting ? " to-act" : "") + (sittingOut ? " sitting-out" : ""));
     seat.setAttribute("data-player", p.name);
     var head = text("div", "seat-head");
     head.appendChild(text("span", "seat-name", p.name));
@@ -205,13 +213,14 @@ export function renderSeats(s) {
     if (acting) { badges.appendChild(text("span", "badge act", guess ? "next?" : "to act")); }
     var dealer = s.phase === "deal" ? (s.next_dealer || s.dealer) : s.dealer;
     if (kind !== "fuji_flush" && dealer === p.name) { badges.appendChild(text("span", "badge", "dealer")); }
-    if (p.in_hand === false) { badges.appendChild(text("span", "badge", "folded")); }
+    // the hand's own markers only while it is played: they are the ended hand's between hands
+    if (!over && p.in_hand === false) { badges.appendChild(text("span", "badge", "folded")); }
     if (p.eliminated) { badges.appendChild(text("span", "badge", "out")); }
     if (p.out) { badges.appendChild(text("span", "badge", "out")); }
-    if (p.is_fool) { badges.appendChild(text("span", "badge fool", "Fool")); }
+    if (!over && p.is_fool) { badges.appendChild(text("span", "badge fool", "Fool")); }
     if (p.won) { badges.appendChild(text("span", "badge", "won")); }
-    if (kind === "toepen" && s.last_knocker === p.name) { badges.appendChild(text("span", "badge", "knocked")); }
-    if (kind === "stop_the_bus" && s.stopped_by === p.name) { badges.appendChild(text("span", "badge", "stopped")); }
+    if (!over && kind === "toepen" && s.last_knocker === p.name) { badges.appendChild(text("span", "badge", "knocked")); }
+    if (!over && kind === "stop_the_bus" && s.stopped_by === p.name) { badges.appendChild(text("span", "badge", "stopped")); }
     seat.appendChild(head);
     seat.appendChild(badges);
     var info = scoreLine(p);
@@ -232,8 +241,26 @@ export function renderSeats(s) {
     }
     var known = p.hand_known || p.cards_known || [];
     if (known.length) { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
+    if (rows) {  // room for the seat's own actions (controls.js fills it), kept whether or not they are offered
+      var room = text("div", "seat-actions rows-" + rows);
+      room.setAttribute("data-player", p.name);
+      seat.appendChild(room);
+    }
     seatsBox.appendChild(seat);
   }
+}
+
+/* While cards are chosen for a player's action (a swap's give, a show, a reveal): only that
+ * player's own cards can be picked from a hand, those the action may use (its `cards` or
+ * `possible`), and none while the slot being filled takes from the centre. */
+export function composeMayUse(code, owner) {
+  var c = S.compose;
+  // a challenge's cards are those the launderer turns up; every other selection the player's own
+  var owners = c.type === "challenge" ? (c.target ? [c.target] : (c.targets || [])) : [c.player];
+  if (!owner || owners.indexOf(owner) < 0) { return false; }
+  var here = c.slots[c.at];
+  if (here && here.from === "centre") { return false; }
+  return !c.possible || listed(c.possible, code);
 }
 
 /* A player's known cards as a group "Hand: <name>", each card a button (play it, or pick it). */
@@ -242,8 +269,8 @@ export function handGroup(name, known, over) {
   group.setAttribute("role", "group");
   group.setAttribute("aria-label", "Hand: " + name);
   for (var i = 0; i < known.length; i++) {
-    var usable = !over && !!S.token && (S.compose || (!waiting() && fresh() && canPlay(known[i], name)) ||
-                             (guessing() && entries("play").length > 0));
+    var usable = !over && !!S.token && (S.compose ? composeMayUse(known[i], name)
+      : (!waiting() && fresh() && canPlay(known[i], name)) || (guessing() && entries("play").length > 0));
     if (!usable) { group.appendChild(chip(known[i])); continue; }
     var b = text("button", "card small " + cardClass(known[i]), cardName(known[i]));
     b.type = "button";
@@ -288,11 +315,10 @@ export function renderBoard(s) {
   if (kind === "toepen" && s.stake) { facts.push("stake " + s.stake); }
   if (kind === "toepen" && s.stock_size !== null && s.stock_size !== undefined) { facts.push("stock " + s.stock_size); }
   if (kind === "fool" && s.lead_colour) { facts.push("lead colour " + ({G: "Green", R: "Red", Y: "Yellow", B: "Blue"}[s.lead_colour] || s.lead_colour)); }
-  if (kind === "fool" && (s.sitting_out || []).length) { facts.push("sitting out: " + names(s.sitting_out)); }
+  if (kind === "fool" && !handOver(s) && (s.sitting_out || []).length) { facts.push("sitting out: " + names(s.sitting_out)); }
   if (kind === "fuji_flush" && s.draw_pile_size !== null && s.draw_pile_size !== undefined) { facts.push("draw pile " + s.draw_pile_size); }
   if (kind === "fuji_flush" && s.discard_size) { facts.push("discards " + s.discard_size); }
   if (kind === "stop_the_bus" && s.stopped_by) { facts.push("stopped by " + s.stopped_by + (s.final_turns_left ? ", " + s.final_turns_left + " turn" + (s.final_turns_left > 1 ? "s" : "") + " left" : "")); }
-  if (S.version !== null) { facts.push("event " + S.version); }
   var line = facts.filter(function (f) { return f; }).join(" · ");
   if (line) { boardBox.appendChild(text("p", "facts", line)); }
 

@@ -1,7 +1,7 @@
 /* Taps, multi-card selections, the action buttons, the deck, Undo and Redo. */
 import {render} from "./board.js";
 import {fresh, guessNext, localUndoable, pendingPlays, saveQueue, waiting, write} from "./queue.js";
-import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, moreBox, players, redoButton, refresh, refreshActions, root, say, text, undoButton, visibility} from "./state.js";
+import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, players, redoButton, refresh, refreshActions, root, say, seatSlot, seatsBox, text, undoButton, visibility} from "./state.js";
 
 
 export function tapCard(code, owner) {
@@ -87,7 +87,9 @@ export function composeTap(code, owner, place) {
   } else {
     if (slotFull(target)) { target.cards = []; }
     target.cards.push(String(code));
-    if (slotFull(target) && S.compose.autoNext) {
+    if (place === "centre" && S.compose.type === "swap") {  // taken: the give is chosen next, from the hand
+      for (var g = 0; g < slots.length; g++) { if (slots[g].from !== "centre") { S.compose.at = g; break; } }
+    } else if (slotFull(target) && S.compose.autoNext) {
       for (var k = 0; k < slots.length; k++) {
         if (!slotFull(slots[k]) && slots[k].from !== "centre") { S.compose.at = k; break; }
       }
@@ -265,19 +267,22 @@ export function redo() {
   var entry = entries("redo")[0];
   write("redo", {}, entry && entry.target ? "Redo: " + entry.target.summary : "Redo");
 }
-let PRIMARY = ["deal", "stay", "fold", "swap", "swap_all", "stop", "show", "draw"];
-
+/* A seat's own actions (state.js, SEAT_SLOTS) go into that seat's room (board.js made it); every
+ * other action is a row above the deck, one row per kind, in ORDER. */
 export function renderActions() {
   actionsBox.innerHTML = "";
-  moreBox.innerHTML = "";
   if (!S.token || !S.actions) { return; }
   var list = S.actions.actions || [];
   var rows = {};
   var to = (S.game.state.to_act || []);
+  var revealTurn = kind === "fool" && S.game.state.phase === "reveal";  // Fool!'s reveals due: the next step
   for (var i = 0; i < list.length; i++) {
     var e = list[i];
     if (["play", "undo", "redo", "note", "adjust", "abandon", "correct"].indexOf(e.type) >= 0) { continue; }  // menu, toolbar, Fix an entry
     if (e.type === "challenge" && rows.challenge && rows.challenge.some(function (x) { return x.entry.player === e.player; })) { continue; }
+    var slotted = seatSlot(e.type);
+    var room = slotted && e.player && !(revealTurn && e.type === "reveal") ? roomOf(e.player) : null;
+    if (room) { room.appendChild(seatButton(e, slotted)); continue; }
     (rows[e.type] = rows[e.type] || []).push({entry: e, variant: null});
     if (e.type === "swap" && e.take_all) { (rows.swap_all = rows.swap_all || []).push({entry: e, variant: "swap_all"}); }
   }
@@ -296,24 +301,58 @@ export function renderActions() {
       } else {
         b = iso(text("button", "action action-" + type), (WORDS[type] || type) + ": ", item.entry.player);
         if (to.indexOf(item.entry.player) >= 0 && ["knock", "reveal", "laundry", "challenge", "fold"].indexOf(type) < 0) { b.className += " primary"; }
-        if (kind === "fool" && type === "reveal" && S.game.state.phase === "reveal" && to.indexOf(item.entry.player) >= 0) { b.className += " primary"; }
+        if (revealTurn && type === "reveal" && to.indexOf(item.entry.player) >= 0) { b.className += " primary"; }
       }
-      b.type = "button";
-      b.disabled = !fresh();  // until the actions of this version arrive
-      b.setAttribute("data-action", type);
-      b.setAttribute("data-player", item.entry.player || "");
-      b.addEventListener("click", (function (x) { return function () { actionClicked(x.entry, x.variant); }; })(item));
+      wireAction(b, item.entry, item.variant, type);
       row.appendChild(b);
     }
-    var primary = PRIMARY.indexOf(type) >= 0 || (type === "reveal" && kind === "fool" && S.game.state.phase === "reveal");
-    (primary ? actionsBox : moreBox).appendChild(row);
+    actionsBox.appendChild(row);
   }
+}
+
+/* A seat's action button: the action's word on screen (the seat names the player), the name
+ * "Knock: Ann" for a screen reader and a test (ui.md, "Names") from a label that is never laid
+ * out (aria-labelledby reads hidden text; a laid-out, visually hidden one costs a layout per
+ * tap), in its fixed place in the seat. */
+function seatButton(entry, slotted) {
+  var b = text("button", "action seat-action action-" + entry.type);
+  var word = WORDS[entry.type] || entry.type;
+  b.appendChild(text("span", "word", word));
+  var name = text("span", "seat-action-name", word + ": ");
+  name.appendChild(text("bdi", "", entry.player));
+  name.hidden = true;
+  name.id = "seat-action-" + entry.type + "-" + seatIndex(entry.player);
+  b.appendChild(name);
+  b.setAttribute("aria-labelledby", name.id);
+  b.style.gridRow = String(slotted[1]);
+  b.style.gridColumn = String(slotted[2]);
+  wireAction(b, entry, null, entry.type);
+  return b;
+}
+
+function wireAction(b, entry, variant, type) {
+  b.type = "button";
+  b.disabled = !fresh();  // until the actions of this version arrive
+  b.setAttribute("data-action", type);
+  b.setAttribute("data-player", entry.player || "");
+  b.addEventListener("click", function () { actionClicked(entry, variant); });
+}
+
+function seatIndex(player) {
+  var list = players();
+  for (var i = 0; i < list.length; i++) { if (list[i].name === player) { return i; } }
+  return -1;
+}
+
+function roomOf(player) {
+  var rooms = seatsBox.querySelectorAll(".seat-actions");
+  for (var i = 0; i < rooms.length; i++) { if (rooms[i].getAttribute("data-player") === player) { return rooms[i]; } }
+  return null;
 }
 
 export function renderCompose() {
   composeBox.hidden = !S.compose;
-  actionsBox.hidden = !!S.compose;  // while choosing cards only Confirm and Cancel act
-  moreBox.hidden = !!S.compose;
+  actionsBox.hidden = !!S.compose;  // while choosing cards only Confirm and Cancel act (the seats' actions too: table.css)
   root.classList.toggle("composing", !!S.compose);
   if (!S.compose) { return; }
   composeTitle.textContent = S.compose.title;
@@ -382,6 +421,7 @@ export function renderDeck() {
     if (S.compose) {
       var copies = Number(b.getAttribute("data-copies") || "1");
       var here = S.compose.slots[S.compose.at];
+      if (here && here.from === "centre") { b.disabled = true; continue; }  // a swap's take: from the centre only
       var usedHere = here ? here.cards.filter(function (x) { return x === code; }).length : 0;
       b.disabled = (copies > 1 && used >= copies) || (copies === 1 && used === 1 && usedHere === 0) ||
         (!!S.compose.possible && used === 0 && !listed(S.compose.possible, code));

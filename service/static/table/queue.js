@@ -344,12 +344,23 @@ export function pendingPlays() {
 }
 
 
-/* "Sending: …" in its own line (space kept for it); the taps waiting on the device (offline, or a
- * stopped queue) over the board, where the scorekeeper can fix a guessed player. */
+/* "Sending: …" over the foot of the status line's room, shown only once a write has waited 300 ms
+ * for its answer (a fast server's answers do not flash it on every tap; a timer, not a CSS
+ * animation, which would restyle the page every frame while it waits); the taps waiting on the
+ * device (offline, or a stopped queue) over the board, where the scorekeeper can fix a guessed
+ * player. */
+let sendingTimer = null;
 export function renderQueue() {
   var box = el("queue");
   var onDevice = S.queue.items.length > 0 && (S.offline || !!S.queue.stopped);
-  el("sending").textContent = S.queue.items.length && !onDevice ? sendingLine() : "";
+  var sending = el("sending");
+  sending.textContent = S.queue.items.length && !onDevice ? sendingLine() : "";
+  if (!sending.textContent) {
+    if (sendingTimer) { window.clearTimeout(sendingTimer); sendingTimer = null; }
+    sending.classList.remove("shown");
+  } else if (!sendingTimer && !sending.classList.contains("shown")) {
+    sendingTimer = window.setTimeout(function () { sendingTimer = null; sending.classList.add("shown"); }, 300);
+  }
   box.hidden = !onDevice;
   el("queue-refused").hidden = !S.queue.stopped;
   if (!onDevice) { return; }

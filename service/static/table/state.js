@@ -18,7 +18,7 @@ export const BOARD_KEY = "kibitz.board." + gameId;
 
 export const el = function (id) { return document.getElementById(id); };
 export const turnBox = el("turn"), alertBox = el("alert"), seatsBox = el("seats"), boardBox = el("board");
-export const actionsBox = el("actions"), moreBox = el("more-actions"), deckBox = el("deck"), undoButton = el("undo"), redoButton = el("redo");
+export const actionsBox = el("actions"), deckBox = el("deck"), undoButton = el("undo"), redoButton = el("redo");
 export const composeBox = el("compose"), composeTitle = el("compose-title"), composeBody = el("compose-body");
 export const confirmButton = el("compose-confirm");
 
@@ -41,6 +41,26 @@ export const WORDS = {knock: "Knock", stay: "Stay", fold: "Fold", laundry: "Laun
                     stop: "Stop", swap: "Swap", swap_all: "Swap all", draw: "Draw", show: "Show", reveal: "Reveal"};
 export const ORDER = ["deal", "stay", "fold", "swap", "swap_all", "stop", "show", "reveal", "knock", "laundry",
                     "challenge", "draw"];
+/* A seat's own actions, shown in that seat in places fixed for the whole hand: [type, row, column]
+ * per game and visibility (the actions a player may take at any moment of a hand, the others
+ * being answers or turns in the row above the deck). The seat keeps room for all of them, so a
+ * button that comes or goes never moves another (ui.md, "Nothing moves under a finger"). */
+export const SEAT_SLOTS = {
+  toepen: {table: [["knock", 1, 1], ["laundry", 1, 2], ["reveal", 2, 1]], open: [["knock", 1, 1], ["laundry", 1, 2]]},
+  fool: {table: [["reveal", 1, 1]], open: []}
+};
+export function seatSlots() { return (SEAT_SLOTS[kind] || {})[visibility] || []; }
+export function seatSlot(type) {
+  var slots = seatSlots();
+  for (var i = 0; i < slots.length; i++) { if (slots[i][0] === type) { return slots[i]; } }
+  return null;
+}
+export function seatRows() {
+  var rows = 0;
+  var slots = seatSlots();
+  for (var i = 0; i < slots.length; i++) { rows = Math.max(rows, slots[i][1]); }
+  return rows;
+}
 
 
 // ------------------------------------------------------------------ small helpers

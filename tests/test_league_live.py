@@ -73,6 +73,10 @@ def test_an_append_notifies_the_channel_when_its_transaction_commits(postgres_ur
 def test_a_lost_listening_connection_is_a_storage_fault(postgres_url: str) -> None:  # noqa: F811
     listener = postgres.listen(postgres_url, application_name=f"kibitz test {uuid.uuid4().hex[:8]}")
     try:
+        # a server that vanishes without a word is noticed too (docs/crowds.md)
+        assert {key: value for key, value in listener.info.get_parameters().items() if "keepalives" in key
+                or key == "tcp_user_timeout"} == {"keepalives": "1", "keepalives_idle": "5", "keepalives_interval": "2",
+                                                  "keepalives_count": "3", "tcp_user_timeout": "20000"}
         with psycopg.connect(postgres_url, autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s)", [listener.info.backend_pid])
         started = time.monotonic()

@@ -14,8 +14,8 @@ channel and tells what it hears to a :class:`Hearer` (``service.boards.BoardAnsw
   notifications are missed, so nothing remembered may be trusted.
 
 After a lost connection it connects again at once and, while that fails, again after 0.05 s,
-doubling up to 2 s, for as long as the process runs. :meth:`Listener.stop` ends the thread within about
-:data:`WAIT` seconds and closes its connection.
+doubling up to 2 s, for as long as the process runs. :meth:`Listener.stop` ends the thread
+within about :data:`WAIT` seconds and closes its connection.
 """
 
 from __future__ import annotations
@@ -36,11 +36,14 @@ RETRY_FIRST, RETRY_MOST = 0.05, 2.0
 class Hearer(Protocol):
     """What a :class:`Listener` tells (see the module); each is called on the listener's thread."""
 
-    def listening(self) -> None: ...
+    def listening(self) -> None:
+        """``LISTEN`` is in place (again): whatever was remembered before is stale."""
 
-    def heard(self, game_ids: list[str]) -> None: ...
+    def heard(self, game_ids: list[str]) -> None:
+        """Commits changed the games ``game_ids`` (an id once per event, in commit order)."""
 
-    def lost(self) -> None: ...
+    def lost(self) -> None:
+        """The connection is lost: trust nothing until :meth:`listening`."""
 
 
 class Listener:

@@ -65,6 +65,10 @@ def test_an_append_notifies_the_channel_when_its_transaction_commits(postgres_ur
         postgres.append(db, game_id, 3, "note", {"text": "kept too"}, WHEN)
         postgres.commit(db)
         assert _heard(listener, game_id, 1.0) == [game_id, game_id]  # one per event, delivered at commit
+
+        with postgres.immediate(db):  # revoked tokens: the game's remembered answers go stale too
+            postgres.revoke_tokens(db, game_id, WHEN)
+        assert _heard(listener, game_id, 1.0) == [game_id]
     finally:
         listener.close()
         db.close()

@@ -112,9 +112,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.converters["int"] = WholeNumberConverter
     app.url_map.converters["player"] = PlayerNameConverter
     app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
-    app.extensions["kibitz_boards"] = BoardAnswers(app.config["DATABASE"], app.config["SYNCHRONOUS"])
+    boards = app.extensions["kibitz_boards"] = BoardAnswers(app.config["DATABASE"], app.config["SYNCHRONOUS"])
     app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],
-                                                     **db.connect_options(app))
+                                                     on_commit=boards.committed, **db.connect_options(app))
     db.init_app(app)
     problems.register(app)
     app.before_request(secrecy.guard)  # every read of a game, API and pages: a sealed fork is 401

@@ -8,14 +8,25 @@ the last board read found and the public board rendered for it, so that ``servic
 can answer those polls in its event loop: no thread, no database query, no refold, no
 template.
 
-What it remembers is trusted only while nothing has been committed to the database since:
-each entry carries the ``PRAGMA data_version`` that a guard connection of its own showed just
-before the game row was read (``store.data_version``), and :meth:`BoardAnswers.current` hands
-it out only while the guard still shows that value. Any commit by another connection changes
-it, this process's own writer (a connection of its own) and other processes alike, so a poll
-that starts after a write's 201 never gets an older version from memory: it goes to the app,
-whose board read records the new version. Correct across processes through the database
-alone; one ``data_version`` costs tens of microseconds, far less than the request it saves.
+What it remembers is trusted only while nothing it depends on has been committed since. Each
+entry carries the *epoch* (:meth:`BoardAnswers.epoch`) taken just before the game row was
+read, and :meth:`BoardAnswers.current` hands it out only while the epoch is still the same:
+
+* **SQLite**: the ``PRAGMA data_version`` a guard connection of its own shows
+  (``store.data_version``). Any commit by another connection changes it, this process's own
+  writer (a connection of its own) and other processes alike, so a poll that starts after a
+  write's 201 never gets an older version from memory: it goes to the app, whose board read
+  records the new version. One ``data_version`` costs tens of microseconds.
+* **PostgreSQL**: counters kept in memory, with no query at all. Every append notifies the
+  database (``service.storage.postgres.CHANNEL``) and the process's :class:`~service.listener.Listener`
+  hears it within milliseconds of the commit and moves the game's counter on; this process's
+  own commits (:meth:`BoardAnswers.committed`, called by the group committer before it answers)
+  and each (re)connection of the listener move on the counter of everything; while the
+  listener has no connection, nothing is trusted. So a poll that starts after a 201 of this
+  process never gets an older version from memory, and one that starts after a 201 of
+  another process only within the notification's delay. A what-if fork's entry is trusted
+  only while no game at all changed (its public view can be sealed by the games it was
+  forked from).
 """
 
 from __future__ import annotations
@@ -26,23 +37,44 @@ from dataclasses import dataclass
 from cachetools import LRUCache
 from sqlite_utils import Database
 
+from service.listener import Listener
 from service.storage import backend as store
+
+#: An epoch: (the counter of everything, the counter of any game's change, the counter of
+#: this game's change). SQLite's ``data_version`` is all three.
+Epoch = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
 class Known:
-    """What a board read found: the game's ``version``, the guard's ``data_version`` before
-    the row was read (``epoch``), and the public board's HTML for that version when it is one
-    that every public reader gets (``board``, else None)."""
+    """What a board read found: the game's ``version``, the :data:`Epoch` before the row was
+    read (``epoch``), the public board's HTML for that version when it is one that every
+    public reader gets (``board``, else None), and whether the answer depends on this game's
+    record ``alone`` (False for a what-if fork)."""
 
     version: int
-    epoch: int
+    epoch: Epoch
     board: bytes | None = None
+    alone: bool = True
+
+
+class _Stamps(LRUCache[str, int]):
+    """Game id -> the count of notifications when its last one was heard; a game forgotten
+    to keep the size moves :attr:`floor` (the stamp of every game not kept) up to its own."""
+
+    floor = 0
+
+    def popitem(self) -> tuple[str, int]:
+        key, value = super().popitem()
+        self.floor = max(self.floor, value)
+        return key, value
 
 
 class BoardAnswers:
     """At most ``maxsize`` games' current versions and public boards, trusted through the
-    database's ``data_version`` (see the module). Thread-safe."""
+    database (see the module). Thread-safe. On PostgreSQL, :meth:`start` starts the
+    listener (``kibitz serve`` does) and :meth:`close` stops it; until then nothing is
+    trusted."""
 
     def __init__(self, database: str, synchronous: str = "FULL", maxsize: int = 1024) -> None:
         self._database = database
@@ -51,26 +83,45 @@ class BoardAnswers:
         self._lock = threading.Lock()
         self._guard: Database | None = None
         self._guard_lock = threading.Lock()
+        postgres = store.is_postgres(database)
+        self.listener: Listener | None = Listener(database, self) if postgres else None
+        self._listening = False
+        self._everything = 0
+        self._changes = 0
+        self._stamps = _Stamps(maxsize=maxsize * 16)
 
-    def epoch(self) -> int | None:
-        """The guard connection's ``data_version`` now; None when the database cannot be read
-        (nothing is then trusted)."""
+    def start(self) -> None:
+        """Start hearing of other processes' commits (PostgreSQL; nothing to do on SQLite)."""
+        if self.listener is not None:
+            self.listener.start()
+
+    def epoch(self, game_id: str) -> Epoch | None:
+        """The :data:`Epoch` of ``game_id`` now; None when nothing can be trusted (the SQLite
+        database cannot be read, PostgreSQL's listener is not listening)."""
+        if self.listener is not None:
+            with self._lock:
+                if not self._listening:
+                    return None
+                return self._everything, self._changes, self._stamps.get(game_id, self._stamps.floor)
         with self._guard_lock:
             try:
                 if self._guard is None:
                     self._guard = store.connect(self._database, self._synchronous)
-                return store.data_version(self._guard)
+                version = store.data_version(self._guard)
+                return version, version, version
             except Exception:  # noqa: BLE001 - a fault here only means: ask the app
                 if self._guard is not None:
                     self._guard.close()
                 self._guard = None
                 return None
 
-    def note(self, game_id: str, version: int, epoch: int | None, board: bytes | None = None) -> None:
-        """Remember that game ``game_id`` was at ``version`` when read after the guard showed
-        ``epoch`` (from :meth:`epoch`, taken *before* the row was read), with ``board`` its
-        public board at that version (or None: not one to share). An older version than the
-        one remembered is ignored, and a board is only kept beside the version it was read at."""
+    def note(self, game_id: str, version: int, epoch: Epoch | None, board: bytes | None = None, *,
+             alone: bool = True) -> None:
+        """Remember that game ``game_id`` was at ``version`` when read at ``epoch`` (from
+        :meth:`epoch`, taken *before* the row was read), with ``board`` its public board at
+        that version (or None: not one to share); ``alone``: the answer depends on this
+        game's record alone (False for a what-if fork). An older version than the one
+        remembered is ignored, and a board is only kept beside the version it was read at."""
         if epoch is None:
             return
         with self._lock:
@@ -79,19 +130,53 @@ class BoardAnswers:
                 return
             if board is None and known is not None and known.version == version and known.board is not None:
                 board = known.board
-            self._games[game_id] = Known(version, epoch, board)
+            self._games[game_id] = Known(version, epoch, board, alone)
 
     def current(self, game_id: str) -> Known | None:
-        """What is remembered of ``game_id`` if nothing has been committed since it was read;
-        None otherwise (the caller then asks the app)."""
+        """What is remembered of ``game_id`` if nothing it depends on has been committed since
+        it was read; None otherwise (the caller then asks the app)."""
         with self._lock:
             known = self._games.get(game_id)
         if known is None:
             return None
-        return known if self.epoch() == known.epoch else None
+        now = self.epoch(game_id)
+        if now is None or now[0] != known.epoch[0]:
+            return None
+        return known if (now[2] == known.epoch[2] if known.alone else now[1] == known.epoch[1]) else None
+
+    # --- what the listener and the writer tell (PostgreSQL) ---------------------------------
+
+    def listening(self) -> None:
+        """The listener is (again) in place: whatever was remembered before is stale."""
+        with self._lock:
+            self._everything += 1
+            self._listening = True
+
+    def heard(self, game_ids: list[str]) -> None:
+        """Another process (or this one) committed changes to ``game_ids``."""
+        with self._lock:
+            for game_id in game_ids:
+                self._changes += 1
+                self._stamps[game_id] = self._changes
+
+    def lost(self) -> None:
+        """The listener lost its connection: notifications may be missed until it listens again."""
+        with self._lock:
+            self._listening = False
+            self._everything += 1
+
+    def committed(self) -> None:
+        """This process committed a write (the group committer says so before it answers):
+        on PostgreSQL nothing remembered is trusted until read again, as on SQLite, where the
+        guard's ``data_version`` shows it by itself."""
+        if self.listener is not None:
+            with self._lock:
+                self._everything += 1
 
     def close(self) -> None:
-        """Close the guard connection."""
+        """Stop the listener (PostgreSQL) and close the guard connection (SQLite)."""
+        if self.listener is not None:
+            self.listener.stop()
         with self._guard_lock:
             if self._guard is not None:
                 self._guard.close()

@@ -452,8 +452,10 @@ class Server:
 
     def run(self) -> None:
         """Serve until SIGTERM or SIGINT, then finish the requests in progress (at most 10 s)
-        and return."""
+        and return. On PostgreSQL the listener of ``service.boards`` runs meanwhile (one
+        thread and one connection: ``service.listener``) and stops before it returns."""
         try:
+            self.front.boards.start()  # on PostgreSQL: hear of the other processes' moves
             self.uvicorn.run(sockets=[self.socket])
         finally:
             self.front.crowd.executor.shutdown(wait=True)

@@ -53,8 +53,11 @@ class GroupCommitter:
     """Runs write jobs on one connection, many per transaction, committing once per batch."""
 
     def __init__(self, database: str, synchronous: str, *, busy_timeout_ms: int | None = None,
-                 max_page_count: int | None = None) -> None:
+                 max_page_count: int | None = None, on_commit: Callable[[], None] | None = None) -> None:
+        """``on_commit`` (if given) is called after each commit, before any write of the batch
+        is answered (``service.boards.BoardAnswers.committed``)."""
         self._database = database
+        self._on_commit = on_commit
         self._synchronous = synchronous
         self._options: dict[str, Any] = {"busy_timeout_ms": busy_timeout_ms, "max_page_count": max_page_count}
         self._jobs: queue.Queue[tuple[Job, Future[Any]]] = queue.Queue()
@@ -156,6 +159,8 @@ class GroupCommitter:
                     store.release(db, "job")
                     outcomes.append((future, result, None))
             store.commit(db)
+            if self._on_commit is not None:
+                self._on_commit()
         except Exception as err:  # noqa: BLE001 - nothing of the batch is stored; each request is told
             unavailable = store.fault(err)
             if db is not None:

@@ -21,6 +21,14 @@ def serving(folder: Path, args: Sequence[str] = (), database: Path | None = None
     """Start ``kibitz serve`` on a free port with the database ``folder/kibitz.db`` (or
     ``database``) and any further ``args``; yield its base URL once ``/health`` answers; stop it
     afterwards."""
+    with serving_process(folder, args, database) as (base, _proc):
+        yield base
+
+
+@contextmanager
+def serving_process(folder: Path, args: Sequence[str] = (),
+                    database: Path | str | None = None) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """:func:`serving`, yielding the base URL and the server's process."""
     port = _free_port()
     log_path = folder / "server.log"
     with log_path.open("w") as log:
@@ -38,7 +46,7 @@ def serving(folder: Path, args: Sequence[str] = (), database: Path | None = None
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"kibitz serve did not start: {log_path.read_text()}")
                 time.sleep(0.1)
-            yield base
+            yield base, proc
         finally:
             proc.terminate()
             try:

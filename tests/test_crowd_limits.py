@@ -143,7 +143,7 @@ def test_what_memory_remembers_is_not_trusted_after_any_commit(tmp_path):
     other.execute("CREATE TABLE t (x)")
     answers = BoardAnswers(path)
     try:
-        epoch = answers.epoch()
+        epoch = answers.epoch("g")
         answers.note("g", 3, epoch, b"<p>board</p>")
         known = answers.current("g")
         assert known is not None and known.version == 3 and known.board == b"<p>board</p>"
@@ -151,10 +151,10 @@ def test_what_memory_remembers_is_not_trusted_after_any_commit(tmp_path):
         assert answers.current("g") == known
         other.execute("INSERT INTO t VALUES (1)")  # any commit by another connection
         assert answers.current("g") is None
-        answers.note("g", 3, answers.epoch())  # read again: the same version keeps its board
+        answers.note("g", 3, answers.epoch("g"))  # read again: the same version keeps its board
         again = answers.current("g")
         assert again is not None and again.board == b"<p>board</p>"
-        answers.note("g", 4, answers.epoch())
+        answers.note("g", 4, answers.epoch("g"))
         newer = answers.current("g")
         assert newer is not None and newer.version == 4 and newer.board is None
         assert answers.current("unknown") is None

@@ -329,19 +329,20 @@ def watch_board(game_id: str) -> Any:
     game that is not a what-if fork (a fork's public view can be sealed by its ancestors
     without its own version changing), so that the server answers the next polls from memory."""
     answers: BoardAnswers = current_app.extensions["kibitz_boards"]
-    epoch = answers.epoch()  # before the row is read: see service.boards
+    epoch = answers.epoch(game_id)  # before the row is read: see service.boards
     row = load_row(game_id)
+    alone = not row.get("forked_from_game")  # a fork's view can change with the games it was forked from
     if _not_modified(row["version"]):
         http.varies_with_token()  # the 200 it stands for differs with the token
-        answers.note(game_id, row["version"], epoch)
+        answers.note(game_id, row["version"], epoch, alone=alone)
         response = Response(status=304)
         response.headers["ETag"] = http.etag(row["version"])
         return response
     full = secrecy.reader(row)
     context = game_context(row, full)
     html = render_template("watch_board.html", **context)
-    shared = not full and not row.get("forked_from_game") and context["version"] == row["version"]
-    answers.note(game_id, row["version"], epoch, html.encode("utf-8") if shared else None)
+    shared = not full and alone and context["version"] == row["version"]
+    answers.note(game_id, row["version"], epoch, html.encode("utf-8") if shared else None, alone=alone)
     return _fragment(html, context["version"])
 
 

@@ -10,6 +10,10 @@ so an event's ``hash`` is the same on both backends. What the database itself en
 - :func:`append` chains the event's ``hash`` to the stored hash of the event before and
   sets ``games.record_hash``, inside the caller's transaction, and stores nothing unless
   ``seq`` follows the last stored event of the game;
+- :func:`append` notifies channel :data:`CHANNEL` with ``<game id>:<seq>`` (``pg_notify``,
+  delivered by the server when the transaction commits, never for one rolled back), so that
+  every ``kibitz serve`` process on the database hears of the move at once (:func:`listen`,
+  :func:`changes`; ``service.listener``);
 - :func:`begin_write` takes one write lock for the whole database
   (``pg_advisory_xact_lock``), held to the transaction's end, so writers from any number of
   processes or machines take turns exactly as they do on one SQLite file: reading a game's
@@ -52,6 +56,9 @@ MIGRATE_LOCK = 0x6B6962_02
 LOCK_TIMEOUT_MS = 10_000
 #: The levels ``connect`` takes, as SQLite's (``service.storage.sqlite.SYNCHRONOUS_LEVELS``).
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
+#: The channel each append notifies at commit (``<game id>:<seq>``; ``<game id>:tokens`` when
+#: its tokens are revoked): :func:`listen`, :func:`changes`.
+CHANNEL = "kibitz_events"
 
 
 def is_url(target: object) -> bool:
@@ -401,7 +408,14 @@ def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str,
     if cursor.rowcount != 1:
         raise RecordDamaged(game_id, seq, "games.version disagrees with the last stored event")
     db.execute("UPDATE games SET record_hash = %s WHERE id = %s", [event["hash"], game_id])
+    _notify(db, f"{game_id}:{seq}")
     return event
+
+
+def _notify(db: Connection, payload: str) -> None:
+    """Notify :data:`CHANNEL` with ``payload``: delivered to every listener when the open
+    transaction commits (at once outside one), dropped when it rolls back."""
+    db.execute("SELECT pg_notify(%s, %s)", [CHANNEL, payload])
 
 
 def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
@@ -488,6 +502,7 @@ def revoke_tokens(db: Connection, game_id: str, revoked_at: str) -> int:
     """Revoke every live write token of ``game_id`` as of ``revoked_at``; returns how many were live."""
     cursor = db.execute("UPDATE tokens SET revoked_at = %s WHERE game_id = %s AND revoked_at IS NULL",
                         [revoked_at, game_id])
+    _notify(db, f"{game_id}:tokens")
     return int(cursor.rowcount)
 
 
@@ -608,6 +623,47 @@ def data_version(db: Connection) -> int:
     row = db.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax").fetchone()
     assert row is not None
     return int(row["xmax"])
+
+
+# --- hearing of changes: LISTEN --------------------------------------------------------
+
+
+def listen(url: str, *, application_name: str = "kibitz listener") -> Connection:
+    """A connection of its own to the database at ``url`` listening on :data:`CHANNEL`
+    (``LISTEN``), in autocommit mode, named ``application_name`` in ``pg_stat_activity``.
+    TCP keepalives and a TCP user timeout make a silently lost server an error within some
+    20 s rather than hours. Raises :class:`StorageUnavailable` when the server cannot be
+    reached."""
+    try:
+        conn: Connection = psycopg.connect(
+            url, row_factory=dict_row, autocommit=True, application_name=application_name, connect_timeout=10,
+            keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3, tcp_user_timeout=20_000)
+    except psycopg.Error as err:
+        raise _lost(err) from err
+    try:
+        conn.execute(f"LISTEN {CHANNEL}")
+    except psycopg.Error as err:
+        conn.close()
+        raise _lost(err) from err
+    return conn
+
+
+def changes(conn: Connection, timeout: float) -> list[str]:
+    """The ids of the games whose changes were heard on ``conn`` (from :func:`listen`):
+    waits up to ``timeout`` seconds for a notification and returns as soon as one arrives
+    (with any that came with it), or ``[]``. Raises :class:`StorageUnavailable` when the
+    connection is lost (the server stopped, the backend was terminated, the network failed):
+    notifications may have been missed, so the caller must assume that anything changed."""
+    try:
+        return [note.payload.rpartition(":")[0] for note in conn.notifies(timeout=timeout, stop_after=1)
+                if note.channel == CHANNEL]
+    except psycopg.Error as err:
+        raise _lost(err) from err
+
+
+def _lost(err: psycopg.Error) -> StorageUnavailable:
+    return fault(err) or StorageUnavailable("cannot_open", FAULT_DETAILS["cannot_open"][0],
+                                            FAULT_DETAILS["cannot_open"][1], type(err).__name__)
 
 
 # --- the match-history projection ------------------------------------------------------

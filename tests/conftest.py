@@ -17,6 +17,7 @@ from flask.testing import FlaskClient
 from bench.playouts import NAMES, Playout, play
 from engine.stream import replay
 from service.app import create_app
+from service.storage import backend
 from tests.openapi_check import check_response
 from tests.postgres import postgres_url  # noqa: F401  (the fixture)
 
@@ -62,15 +63,17 @@ def db_path(tmp_path):
     return tmp_path / "kibitz.db"
 
 
-#: The API suite's files that run on both backends (``database`` is parametrized there): each
-#: test that does not reach into the SQLite file itself (``db_path``) runs on SQLite and on
-#: PostgreSQL (a fresh schema of ``KIBITZ_TEST_POSTGRES``'s server: tests/postgres.py).
-BOTH_BACKENDS = {"test_api_recording", "test_api_games", "test_api_reads", "test_correct_api", "test_hash_chain",
-                 "test_concurrency"}
+#: Every test that takes ``database`` (itself or through ``app``, ``client``, ``game`` …) runs on
+#: SQLite and on PostgreSQL (a fresh, empty schema of ``KIBITZ_TEST_POSTGRES``'s server:
+#: tests/postgres.py), except a test that reaches into the SQLite file itself (it takes
+#: ``db_path``), one that chooses its own database (``parametrize("database", …)``), and the
+#: files named here, each with the reason it runs on SQLite only.
+SQLITE_ONLY: dict[str, str] = {
+}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "database" not in metafunc.fixturenames or metafunc.module.__name__.rpartition(".")[2] not in BOTH_BACKENDS:
+    if "database" not in metafunc.fixturenames or metafunc.module.__name__.rpartition(".")[2] in SQLITE_ONLY:
         return
     own = inspect.signature(metafunc.function).parameters
     if "db_path" in own or any(
@@ -86,6 +89,16 @@ def database(request, db_path):
     if getattr(request, "param", "sqlite") == "postgresql":
         return request.getfixturevalue("postgres_url")
     return str(db_path)
+
+
+def stored_events(database: str, game_id: str) -> list[dict[str, Any]]:
+    """The events of ``game_id`` as stored in ``database`` (a ``database`` fixture's value, either
+    backend), read through the storage interface on a connection of their own."""
+    db = backend.connect(database)
+    try:
+        return backend.events(db, game_id)
+    finally:
+        db.close()
 
 
 @pytest.fixture

@@ -61,3 +61,4 @@ def test_a_migrated_schema_comes_back_empty_and_one_a_test_changed_is_never_reus
         assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", [first["s"]]).fetchone() == (0,)
     with pytest.raises(psycopg.OperationalError):
         left_open.execute("SELECT 1")
+    left_open.close()

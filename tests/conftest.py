@@ -17,8 +17,9 @@ from flask.testing import FlaskClient
 from bench.playouts import NAMES, Playout, play
 from engine.stream import replay
 from service.app import create_app
+from service.storage import backend
 from tests.openapi_check import check_response
-from tests.postgres import other_postgres_url, postgres_url  # noqa: F401  (the fixtures)
+from tests.postgres import _migrated_schemas, migrated_postgres_url, other_postgres_url, postgres_url  # noqa: F401
 
 #: ``../shared`` beside the repository: the spec and the recorded example games.
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -62,32 +63,82 @@ def db_path(tmp_path):
     return tmp_path / "kibitz.db"
 
 
-#: The API suite's files that run on both backends (``database`` is parametrized there): each
-#: test that does not reach into the SQLite file itself (``db_path``) runs on SQLite and on
-#: PostgreSQL (a fresh schema of ``KIBITZ_TEST_POSTGRES``'s server: tests/postgres.py).
-BOTH_BACKENDS = {"test_api_recording", "test_api_games", "test_api_reads", "test_correct_api", "test_hash_chain",
-                 "test_concurrency", "test_check_database", "test_check_against_the_log", "test_cli_transfer"}
-#: A test elsewhere runs on both with this mark (``database`` parametrized by hand).
+#: Every test that takes ``database`` (itself or through ``app``, ``client``, ``game`` …) runs on
+#: SQLite and on PostgreSQL (an empty, migrated schema of ``KIBITZ_TEST_POSTGRES``'s server:
+#: tests/postgres.py), except one that chooses its own database
+#: (``parametrize("database", …)``) and those named here, each with the reason it runs on
+#: SQLite alone: a whole file by its module name, one test as ``module::test``. A test that
+#: reaches into the SQLite file (it takes ``db_path`` or ``other_db_path``) must be named here.
+SQLITE_ONLY: dict[str, str] = {
+    "test_game_tokens": "drives kibitz token on the SQLite file (--db db_path), and makes that file read-only",
+    "test_already_imported::test_kibitz_import_refuses_a_game_already_stored":
+        "drives kibitz import on the SQLite files (--db db_path)",
+    "test_csv_columns::test_whole_game_columns_add_up": "drives kibitz export on the SQLite file (--db db_path)",
+    "test_fork_chain_secrecy::test_forks_stored_before_the_lineage_was_kept_are_filled_in_by_the_migration":
+        "writes a fork as an older Kibitz stored it into the SQLite file, then runs SQLite's migration",
+    "test_ids::test_created_forked_and_imported_games_get_such_ids":
+        "drives kibitz export on the second server's SQLite file (--db other_db_path)",
+    "test_problems::test_a_locked_database_is_503_not_500":
+        "SQLite's own write lock, held by a second connection to the file (PostgreSQL's: test_storage_postgres)",
+    "test_review::test_cli_replay_fits_80_columns": "drives kibitz replay on the SQLite file (--db db_path)",
+    "test_review::test_cli_replay_of_long_summaries_wraps": "drives kibitz replay on the SQLite file (--db db_path)",
+    "test_review::test_cli_replay_unknown_game": "drives kibitz replay on the SQLite file (--db db_path)",
+    "test_text_not_unicode::test_any_name_or_title_is_201_or_422_and_then_readable":
+        "drives kibitz replay/export on the SQLite file (--db db_path)",
+    "test_text_not_unicode::test_any_note_or_reason_is_201_or_422_and_then_readable": "drives kibitz replay/export on the SQLite file (--db db_path)",
+    "test_text_not_unicode::test_any_text_in_an_imported_export_is_201_or_422_and_then_readable": "drives kibitz replay/export on the SQLite file (--db db_path)",
+    "test_text_not_unicode::test_kibitz_import_of_a_file_with_a_lone_surrogate_is_refused":
+        "drives kibitz import on the SQLite file (--db db_path)",
+    "test_text_not_unicode::test_a_game_stored_with_lone_surrogates_before_the_fix_reads_and_exports":
+        "writes text as an older Kibitz stored it into the SQLite file; reads it back with kibitz replay/export",
+    "test_text_people_type::test_names_stored_before_keep_reading_and_matching_as_stored":
+        "writes names as an older Kibitz stored them into the SQLite file",
+    "test_text_people_type::test_the_migration_recomputes_the_match_keys_of_stored_games":
+        "writes match keys as an older Kibitz stored them into the SQLite file, then runs SQLite's migration",
+    "test_typed_text_on_pages::test_an_override_stored_before_the_rules_stays_inside_its_isolate":
+        "writes text as an older Kibitz stored it into the SQLite file",
+    "test_words_plurals::test_whole_games_say_it_right_everywhere": "drives kibitz replay/export on the SQLite file (--db db_path)",
+    "test_words_plurals::test_counts_of_one_in_the_texts": "drives kibitz replay/export on the SQLite file (--db db_path)",
+    "test_words_plurals::test_missing_hand_is_named_in_the_games_word":
+        "drives kibitz replay on the SQLite file (--db db_path)",
+}
+#: A test that chooses its database runs on both with this mark (``database`` parametrized by hand).
 ON_BOTH_BACKENDS = pytest.mark.parametrize("database", ["sqlite", "postgresql"], indirect=True)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "database" not in metafunc.fixturenames or metafunc.module.__name__.rpartition(".")[2] not in BOTH_BACKENDS:
+    if "database" not in metafunc.fixturenames:
         return
+    module = metafunc.module.__name__.rpartition(".")[2]
+    if module in SQLITE_ONLY or f"{module}::{metafunc.function.__name__}" in SQLITE_ONLY:
+        return
+    if any(mark.name == "parametrize" and "database" in str(mark.args[0]) for mark in metafunc.definition.iter_markers()):
+        return  # the test chooses its database
     own = inspect.signature(metafunc.function).parameters
-    if "db_path" in own or any(
-            mark.name == "parametrize" and "database" in str(mark.args[0]) for mark in metafunc.definition.iter_markers()):
-        return  # the test reaches into the SQLite file itself (or chooses its database)
+    if "db_path" in own or "other_db_path" in own:
+        pytest.fail(f"{module}::{metafunc.function.__name__} reaches into the SQLite file: name it in "
+                    "tests/conftest.py's SQLITE_ONLY with the reason, or take ``database`` instead", pytrace=False)
     metafunc.parametrize("database", ["sqlite", "postgresql"], indirect=True)
 
 
 @pytest.fixture
 def database(request, db_path):
-    """What ``DATABASE`` names: the SQLite file ``db_path``, or (parametrized as
-    ``postgresql``) the URL of a fresh PostgreSQL schema."""
+    """What ``DATABASE`` names: the SQLite file ``db_path`` (not there yet), or (parametrized as
+    ``postgresql``) the URL of a PostgreSQL schema with the migrations applied and no row in
+    it (tests/postgres.py, ``migrated_schema``: what the service makes of a new database)."""
     if getattr(request, "param", "sqlite") == "postgresql":
-        return request.getfixturevalue("postgres_url")
+        return request.getfixturevalue("migrated_postgres_url")
     return str(db_path)
+
+
+def stored_events(database: str, game_id: str) -> list[dict[str, Any]]:
+    """The events of ``game_id`` as stored in ``database`` (a ``database`` fixture's value, either
+    backend), read through the storage interface on a connection of their own."""
+    db = backend.connect(database)
+    try:
+        return backend.events(db, game_id)
+    finally:
+        db.close()
 
 
 @pytest.fixture
@@ -106,10 +157,19 @@ def other_db_path(tmp_path):
 
 
 @pytest.fixture
-def other_client(other_db_path):
+def other_database(request, database, other_db_path):
+    """The database of a second, separate server, on the backend of ``database``: the SQLite
+    file ``other_db_path``, or the URL of a second fresh PostgreSQL schema."""
+    if backend.is_postgres(database):
+        return request.getfixturevalue("other_postgres_url")
+    return str(other_db_path)
+
+
+@pytest.fixture
+def other_client(other_database):
     """A client of a second, separate server (its own database): where an export is imported
     when the game it was made from must not be stored there already (409 ``already_imported``)."""
-    return create_app({"TESTING": True, "DATABASE": str(other_db_path)}).test_client()
+    return create_app({"TESTING": True, "DATABASE": other_database}).test_client()
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ import hashlib
 import pytest
 from freezegun import freeze_time
 
-from service.storage import sqlite as store
-from tests.conftest import PLAYERS, assert_problem, create
+from service.storage import backend as store
+from tests.conftest import PLAYERS, assert_problem, create, stored_events
 
 
-def test_create_returns_game_token_and_state(client, db_path):
+def test_create_returns_game_token_and_state(client, database):
     response = client.post("/games", json={"game": "toepen", "players": PLAYERS, "title": "Friday club",
                                            "options": {"limit": 5}})
     assert response.status_code == 201
@@ -27,15 +27,18 @@ def test_create_returns_game_token_and_state(client, db_path):
     assert body["status"] == "in_progress"
     assert body["state"]["status"] == "in_progress"
     assert [p["name"] for p in body["state"]["players"]] == PLAYERS
-    db = store.connect(db_path)
-    assert store.live_token_hashes(db, body["id"]) == [hashlib.sha256(body["token"].encode()).hexdigest()]
-    assert body["token"] not in (str(list(db.query("select * from games"))) + str(list(db.query("select * from events")))
-                                 + str(list(db.query("select * from tokens"))))
+    db = store.connect(database)
+    try:
+        assert store.live_token_hashes(db, body["id"]) == [hashlib.sha256(body["token"].encode()).hexdigest()]
+        assert body["token"] not in "".join(str(db.execute(f"select * from {table}").fetchall())
+                                            for table in ("games", "events", "tokens"))
+    finally:
+        db.close()
 
 
-def test_game_created_event_holds_everything_needed_to_rebuild(client, db_path):
+def test_game_created_event_holds_everything_needed_to_rebuild(client, database):
     body = create(client, dealer="cas", title="T").body
-    [event] = store.events(store.connect(db_path), body["id"])
+    [event] = stored_events(database, body["id"])
     assert event["seq"] == 1 and event["type"] == "game_created"
     data = event["data"]
     assert data["game"] == "toepen"

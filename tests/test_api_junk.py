@@ -112,6 +112,24 @@ def test_junk_paths_never_500(client, path):
     assert client.get(path).status_code in (200, 404, 422)
 
 
+@pytest.mark.parametrize("path", ["/games/x%00y", "/games/x%00y/events", "/games/x%00y/export", "/players/x%00y",
+                                  "/watch/x%00y", "/table/x%00y"])
+def test_a_nul_in_a_looked_up_id_or_name_finds_nothing(client, game, path):
+    """PostgreSQL's text cannot hold a NUL: a lookup with one finds nothing there, as on SQLite."""
+    assert client.get(path, headers=game.auth).status_code == 404
+
+
+@pytest.mark.parametrize("query", ["player=%00", "game=%00", "forked_from=%00", "player=Ann%00"])
+def test_a_nul_in_a_list_filter_matches_no_game(client, game, query):
+    response = client.get(f"/games?{query}")
+    assert response.status_code == 200 and response.get_json()["games"] == [], response.get_json()
+    assert [row["id"] for row in client.get("/games").get_json()["games"]] == [game.id]
+
+
+def test_a_nul_in_the_status_filter_is_422(client, game):
+    assert_problem(client.get("/games?status=%00"), 422, "validation_failed")
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)

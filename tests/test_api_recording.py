@@ -6,14 +6,13 @@ import pytest
 from freezegun import freeze_time
 
 import engine.toepen
-from service.storage import sqlite as store
-from tests.conftest import OPEN_DEAL, assert_problem, create
+from tests.conftest import OPEN_DEAL, assert_problem, create, stored_events
 
 PLAY = {"type": "play", "player": "Bob", "card": "7H"}
 
 
-def stored(db_path, game_id):
-    return store.events(store.connect(db_path), game_id)
+def stored(database, game_id):
+    return stored_events(database, game_id)
 
 
 # --- 201 -----------------------------------------------------------------------------
@@ -34,15 +33,15 @@ def test_record_returns_event_and_state(open_game):
     assert body["state"]["to_act"] == ["Cas"]
 
 
-def test_stored_event_is_the_canonical_action_without_type_and_at(open_game, db_path):
+def test_stored_event_is_the_canonical_action_without_type_and_at(open_game, database):
     open_game.post({**PLAY, "card": "7h", "at": "2026-11-29T20:14:00Z"})
-    event = stored(db_path, open_game.id)[-1]
+    event = stored(database, open_game.id)[-1]
     assert event["type"] == "play"
     assert event["data"] == {"player": "Bob", "card": "7H"}
     assert event["at"] == "2026-11-29T20:14:00.000Z"
 
 
-def test_undo_and_redo_with_and_without_reason(open_game, client, db_path):
+def test_undo_and_redo_with_and_without_reason(open_game, client, database):
     open_game.post(PLAY)
     response = client.post(f"{open_game.url}/undo", headers=open_game.auth)  # empty body, no content type
     assert response.status_code == 201
@@ -52,7 +51,7 @@ def test_undo_and_redo_with_and_without_reason(open_game, client, db_path):
     assert redo.status_code == 201
     assert redo.get_json()["event"]["data"] == {"reason": "it was right after all"}
     assert redo.get_json()["state"]["to_act"] == ["Cas"]
-    assert [e["type"] for e in stored(db_path, open_game.id)] == ["game_created", "deal", "play", "undo", "redo"]
+    assert [e["type"] for e in stored(database, open_game.id)] == ["game_created", "deal", "play", "undo", "redo"]
 
 
 def test_nothing_to_undo_or_redo_is_409(game):
@@ -64,11 +63,11 @@ def test_nothing_to_undo_or_redo_is_409(game):
 # --- the order of checks -------------------------------------------------------------
 
 
-def test_409_rules_code_with_readable_detail_and_nothing_stored(open_game, db_path):
+def test_409_rules_code_with_readable_detail_and_nothing_stored(open_game, database):
     problem = assert_problem(open_game.post({"type": "play", "player": "Ann", "card": "TH"}), 409, "not_your_turn")
     assert problem["version"] == 2
     assert "Ann" in problem["detail"] or "Bob" in problem["detail"]
-    assert len(stored(db_path, open_game.id)) == 2
+    assert len(stored(database, open_game.id)) == 2
 
 
 def test_400_malformed_json(game, client):
@@ -149,10 +148,10 @@ def test_if_match_accepts_the_current_version(open_game, header):
 
 
 @pytest.mark.parametrize("header", ['"1"', "3", 'W/"7"', "abc", '""', "99999999999999999999999999"])
-def test_412_version_mismatch(open_game, db_path, header):
+def test_412_version_mismatch(open_game, database, header):
     problem = assert_problem(open_game.post(PLAY, **{"If-Match": header}), 412, "version_mismatch")
     assert problem["version"] == 2
-    assert len(stored(db_path, open_game.id)) == 2
+    assert len(stored(database, open_game.id)) == 2
 
 
 def test_412_comes_before_409(open_game):
@@ -164,14 +163,14 @@ def test_412_comes_before_409(open_game):
 # --- Idempotency-Key -----------------------------------------------------------------
 
 
-def test_idempotent_retry_returns_the_first_response_and_stores_nothing(open_game, db_path):
+def test_idempotent_retry_returns_the_first_response_and_stores_nothing(open_game, database):
     first = open_game.post(PLAY, **{"Idempotency-Key": "k1"})
     assert first.status_code == 201
     open_game.post({"type": "play", "player": "Cas", "card": "8H"})
     retry = open_game.post({"card": "7H", "player": "Bob", "type": "play"}, **{"Idempotency-Key": "k1"})
     assert retry.status_code == 201
     assert retry.get_json() == first.get_json()
-    assert [e["seq"] for e in stored(db_path, open_game.id)] == [1, 2, 3, 4]
+    assert [e["seq"] for e in stored(database, open_game.id)] == [1, 2, 3, 4]
 
 
 def test_idempotent_retry_wins_over_a_stale_if_match(open_game):
@@ -180,13 +179,13 @@ def test_idempotent_retry_wins_over_a_stale_if_match(open_game):
     assert retry.status_code == 201 and retry.get_json() == first.get_json()
 
 
-def test_reused_key_with_a_different_body_is_422(open_game, db_path):
+def test_reused_key_with_a_different_body_is_422(open_game, database):
     open_game.post(PLAY, **{"Idempotency-Key": "k1"})
     problem = assert_problem(open_game.post({**PLAY, "at": "2026-01-01T00:00:00Z"}, **{"Idempotency-Key": "k1"}),
                              422, "idempotency_key_reused")
     assert problem["version"] == 3
     assert_problem(open_game.post({}, "undo", **{"Idempotency-Key": "k1"}), 422, "idempotency_key_reused")
-    assert len(stored(db_path, open_game.id)) == 3
+    assert len(stored(database, open_game.id)) == 3
 
 
 def test_keys_are_per_game(open_game, client):
@@ -202,14 +201,14 @@ def test_refused_requests_are_not_remembered(open_game):
     assert open_game.post(PLAY, **{"Idempotency-Key": "k"}).status_code == 201
 
 
-def test_undo_retry_with_empty_body(open_game, client, db_path):
+def test_undo_retry_with_empty_body(open_game, client, database):
     open_game.post(PLAY)
     headers = {**open_game.auth, "Idempotency-Key": "u"}
     first = client.post(f"{open_game.url}/undo", headers=headers)
     again = client.post(f"{open_game.url}/undo", headers=headers)
     assert first.status_code == again.status_code == 201
     assert again.get_json() == first.get_json()
-    assert len(stored(db_path, open_game.id)) == 4
+    assert len(stored(database, open_game.id)) == 4
 
 
 @pytest.mark.parametrize("key", ["", "   ", "k" * 201])
@@ -234,11 +233,11 @@ def test_recording_folds_only_the_new_action(open_game, monkeypatch):
     assert calls == ["play", "play"]
 
 
-def test_a_second_process_writing_is_caught_up_incrementally(db_path, monkeypatch):
+def test_a_second_process_writing_is_caught_up_incrementally(database, monkeypatch):
     from service.app import create_app
 
-    one = create_app({"TESTING": True, "DATABASE": str(db_path)}).test_client()
-    two = create_app({"TESTING": True, "DATABASE": str(db_path)}).test_client()
+    one = create_app({"TESTING": True, "DATABASE": database}).test_client()
+    two = create_app({"TESTING": True, "DATABASE": database}).test_client()
     game = create(one, visibility="open")
     game.post(OPEN_DEAL)
     assert two.get(game.url).get_json()["version"] == 2  # app two folds the game once

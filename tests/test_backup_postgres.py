@@ -18,7 +18,7 @@ import psycopg
 import pytest
 
 from tests.club_server import kibitz, serve
-from tests.postgres import with_schema
+from tests.postgres import fresh_schema, with_schema
 from tests.test_check_database import make_database
 
 
@@ -129,7 +129,7 @@ def test_a_league_in_the_public_schema_is_backed_up_whole(fresh_database, tmp_pa
     assert ids
 
 
-def test_backup_refusals_are_one_line(postgres_url, other_postgres_url, tmp_path):
+def test_backup_refusals_are_one_line(postgres_url, tmp_path):
     make_database(postgres_url, games=1, notes=0)
     dest = tmp_path / "out.dump"
     dest.write_text("an older backup")
@@ -150,9 +150,10 @@ def test_backup_refusals_are_one_line(postgres_url, other_postgres_url, tmp_path
     [line] = failed.stderr.splitlines()
     assert line.startswith("Error: No backup was made: pg_dump failed (pg_dump: error: could not open output file"), line
 
-    unkibitz = kibitz("backup", str(tmp_path / "none.dump"), "--db", other_postgres_url)
+    with fresh_schema() as blank:  # a schema of the server that holds no Kibitz table
+        unkibitz = kibitz("backup", str(tmp_path / "none.dump"), "--db", blank)
     assert unkibitz.returncode == 1
-    assert unkibitz.stderr.strip() == (f"Error: {other_postgres_url} is not a Kibitz database "
+    assert unkibitz.stderr.strip() == (f"Error: {blank} is not a Kibitz database "
                                        "(no games, events, idempotency table).")
     unreachable = kibitz("backup", str(tmp_path / "none.dump"), "--db", "postgresql://ann:secret@127.0.0.1:1/league")
     assert unreachable.returncode == 1

@@ -12,8 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from service.storage import sqlite as store
-from tests.conftest import OPEN_DEAL, assert_problem, create
+from tests.conftest import OPEN_DEAL, assert_problem, create, stored_events
 
 # OPEN_DEAL: Bob leads. Trick 1: Bob 7H (3), Cas JH (4), Dee AH (5), Ann TH (6): Ann wins.
 # Trick 2: Ann 9C (7), Bob 8C (8), Cas TC (9), Dee 7C (10): Cas wins.
@@ -33,8 +32,8 @@ def played(open_game):
     return open_game
 
 
-def events(db_path, game) -> list[dict[str, Any]]:
-    return store.events(store.connect(db_path), game.id)
+def events(database, game) -> list[dict[str, Any]]:
+    return stored_events(database, game.id)
 
 
 def correct(game, target: int, action: dict[str, Any], **headers: str) -> Any:
@@ -44,7 +43,7 @@ def correct(game, target: int, action: dict[str, Any], **headers: str) -> Any:
 # --- 201 -----------------------------------------------------------------------------
 
 
-def test_correct_returns_the_stored_event_state_target_and_replacement(played, db_path):
+def test_correct_returns_the_stored_event_state_target_and_replacement(played, database):
     response = correct(played, 4, play("Cas", "8h"))
     assert response.status_code == 201, response.get_json()
     assert response.headers["ETag"] == '"11"'
@@ -56,8 +55,8 @@ def test_correct_returns_the_stored_event_state_target_and_replacement(played, d
     assert body["replacement"] == {"type": "play", "summary": "Cas played 8♥"}
     assert body["irregularities"] == []
     assert body["state"]["to_act"] == ["Cas"]  # Cas won trick 2 with 10♣: the rest still fits
-    assert [e["type"] for e in events(db_path, played)][-1] == "correct"
-    assert events(db_path, played)[3]["data"] == {"player": "Cas", "card": "JH"}  # the target keeps its data
+    assert [e["type"] for e in events(database, played)][-1] == "correct"
+    assert events(database, played)[3]["data"] == {"player": "Cas", "card": "JH"}  # the target keeps its data
 
 
 def test_the_corrected_record_is_the_game_recorded_that_way(played, client):
@@ -136,7 +135,7 @@ def test_nothing_to_correct_outside_the_game_actions(played, target):
     assert problem["version"] == 10
 
 
-def test_nothing_to_correct_for_bookkeeping_undone_and_equal(played, db_path):
+def test_nothing_to_correct_for_bookkeeping_undone_and_equal(played, database):
     played.post({"type": "note", "text": "Dee grumbles"})  # 11
     assert_problem(correct(played, 11, play("Cas", "8H")), 409, "nothing_to_correct")
     played.post({}, "undo")  # 12: cancels event 10
@@ -145,23 +144,23 @@ def test_nothing_to_correct_for_bookkeeping_undone_and_equal(played, db_path):
     problem = assert_problem(correct(played, 4, play("Cas", "JH")), 409, "nothing_to_correct")
     assert problem["detail"] == "Event 4 already reads Cas played J♥: there is nothing to correct."
     assert_problem(correct(played, 12, play("Cas", "8H")), 409, "nothing_to_correct")  # an undo
-    assert len(events(db_path, played)) == 12
+    assert len(events(database, played)) == 12
 
 
-def test_the_replacements_own_rules_code(played, db_path):
+def test_the_replacements_own_rules_code(played, database):
     problem = assert_problem(correct(played, 8, play("Bob", "KS")), 409, "must_follow_suit")
     assert "Bob" in problem["detail"]
     assert_problem(correct(played, 2, play("Bob", "KS")), 409, "wrong_phase")  # a deal is corrected into a deal
-    assert len(events(db_path, played)) == 10
+    assert len(events(database, played)) == 10
 
 
-def test_correction_conflict_names_the_first_later_entry_that_no_longer_fits(played, db_path):
+def test_correction_conflict_names_the_first_later_entry_that_no_longer_fits(played, database):
     problem = assert_problem(correct(played, 3, play("Bob", "8C")), 409, "correction_conflict")
     assert problem["conflicts_with"] == 4
     assert problem["rule_code"] == "must_follow_suit"
     assert problem["detail"].startswith("Event 4, Cas played J♥, no longer fits: Cas must follow clubs")
     assert problem["version"] == 10
-    assert len(events(db_path, played)) == 10
+    assert len(events(database, played)) == 10
 
 
 @pytest.mark.parametrize(("body", "field"), [
@@ -181,10 +180,10 @@ def test_correction_conflict_names_the_first_later_entry_that_no_longer_fits(pla
     ({"target": 4, "action": play("Cas", "8H"), "reason": "x" * 501}, "reason"),
     ({"target": 4, "action": play("Cas", "8H"), "card": "8H"}, "card"),
 ])
-def test_payload_errors_are_422_whatever_the_state(played, body, field, db_path):
+def test_payload_errors_are_422_whatever_the_state(played, body, field, database):
     problem = assert_problem(played.post(body, "correct"), 422, "validation_failed")
     assert field in problem["errors"], problem["errors"]
-    assert len(events(db_path, played)) == 10
+    assert len(events(database, played)) == 10
 
 
 def test_order_of_checks(played, client):
@@ -204,13 +203,13 @@ def test_order_of_checks(played, client):
     assert correct(played, 4, play("Cas", "8H"), **{"If-Match": '"10"'}).status_code == 201
 
 
-def test_idempotency_key(played, db_path):
+def test_idempotency_key(played, database):
     first = correct(played, 4, play("Cas", "8H"), **{"Idempotency-Key": "k1"})
     again = correct(played, 4, play("Cas", "8H"), **{"Idempotency-Key": "k1"})
     assert again.status_code == 201 and again.get_json() == first.get_json()
     assert_problem(correct(played, 4, play("Cas", "JH"), **{"Idempotency-Key": "k1"}), 422,
                    "idempotency_key_reused")
-    assert len(events(db_path, played)) == 11
+    assert len(events(database, played)) == 11
     # a refused correction is not remembered: its retry is judged afresh
     assert_problem(correct(played, 3, play("Bob", "8C"), **{"Idempotency-Key": "k2"}), 409, "correction_conflict")
     played.post({}, "undo")
@@ -265,14 +264,14 @@ def test_undo_of_an_action_recorded_after_a_correction(played):
 # --- dry runs -----------------------------------------------------------------------
 
 
-def test_dry_runs_store_and_remember_nothing(played, client, db_path):
+def test_dry_runs_store_and_remember_nothing(played, client, database):
     url = f"{played.url}/correct?dry_run=true"
     body = {"target": 4, "action": play("Cas", "8H")}
     response = client.post(url, json=body, headers={**played.auth, "Idempotency-Key": "d1"})
     assert response.status_code == 200
     out = response.get_json()
     assert out["dry_run"] is True and out["irregularities"] == []
-    assert len(events(db_path, played)) == 10
+    assert len(events(database, played)) == 10
     real = client.post(f"{played.url}/correct", json=body, headers={**played.auth, "Idempotency-Key": "d1"})
     assert real.status_code == 201  # the key was not remembered by the dry run
     assert real.get_json()["state"] == out["state"]
@@ -280,7 +279,7 @@ def test_dry_runs_store_and_remember_nothing(played, client, db_path):
     assert event.status_code == 200 and event.get_json()["state"]["to_act"] == ["Dee"]
     undo = client.post(f"{played.url}/undo?dry_run=true", headers=played.auth)
     assert undo.status_code == 200 and undo.get_json()["dry_run"] is True
-    assert len(events(db_path, played)) == 11
+    assert len(events(database, played)) == 11
     assert played.get().get_json()["version"] == 11
 
 
@@ -361,7 +360,7 @@ def test_publicly_the_card_first_recorded_is_not_named_while_the_hand_is_in_play
     assert undo.status_code == 201
 
 
-def test_a_corrected_open_deal_is_redacted_like_the_deal(open_game, client, db_path):
+def test_a_corrected_open_deal_is_redacted_like_the_deal(open_game, client, database):
     hands = {**OPEN_DEAL["hands"], "Ann": ["TH", "9C", "JD", "KS"], "Bob": ["7H", "8C", "AD", "QS"]}
     response = correct(open_game, 2, {**OPEN_DEAL, "hands": hands})
     assert response.status_code == 201, response.get_json()
@@ -383,17 +382,17 @@ def test_a_corrected_open_deal_is_redacted_like_the_deal(open_game, client, db_p
 # --- what follows the corrected record ------------------------------------------------
 
 
-def test_a_fork_copies_the_corrected_entry_and_no_correct_event(played, client, db_path):
+def test_a_fork_copies_the_corrected_entry_and_no_correct_event(played, client, database):
     correct(played, 4, play("Cas", "8H"))
     fork = played.post({"seq": 11}, "fork")
     assert fork.status_code == 201, fork.get_json()
     new = fork.get_json()
-    copied = store.events(store.connect(db_path), new["id"])
+    copied = stored_events(database, new["id"])
     assert [e["type"] for e in copied].count("correct") == 0
     assert copied[3]["data"] == {"player": "Cas", "card": "8H"}
     assert new["state"] == played.get().get_json()["state"]
     early = played.post({"seq": 10}, "fork").get_json()  # before the correction: as recorded then
-    assert store.events(store.connect(db_path), early["id"])[3]["data"] == {"player": "Cas", "card": "JH"}
+    assert stored_events(database, early["id"])[3]["data"] == {"player": "Cas", "card": "JH"}
 
 
 def test_export_and_import_carry_corrections(played, client):

@@ -8,10 +8,10 @@ from flask import Blueprint
 from tests.conftest import assert_problem
 
 
-def test_internal_errors_hide_internals(db_path):
+def test_internal_errors_hide_internals(database):
     from service.app import create_app
 
-    app = create_app({"DATABASE": str(db_path)})
+    app = create_app({"DATABASE": database})
     boom = Blueprint("boom", __name__)
 
     @boom.get("/boom")

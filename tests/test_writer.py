@@ -1,4 +1,7 @@
-"""The group committer: many writes per transaction, each refused write rolled back alone."""
+"""The group committer: many writes per transaction, each refused write rolled back alone.
+
+The committer runs on both backends (``database``: tests/conftest.py); the checkpoints of the
+write-ahead log are SQLite's."""
 
 from __future__ import annotations
 
@@ -7,23 +10,32 @@ import threading
 import pytest
 from sqlite_utils import Database
 
-from service.storage import sqlite as store
+from service.storage import backend as store
 from service.writer import GroupCommitter
 
 
 @pytest.fixture
-def committer(tmp_path):
-    path = str(tmp_path / "w.db")
-    db = store.connect(path)
+def committer(database):
+    db = store.connect(database)
     db.execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
     db.close()
-    return path, GroupCommitter(path, "FULL")
+    return database, GroupCommitter(database, "FULL")
+
+
+def sql(db, statement: str) -> str:
+    """``statement``, written with SQLite's ``?`` placeholders, in the dialect of ``db``'s driver."""
+    return statement.replace("?", "%s") if store.is_postgres(db) else statement
+
+
+def first(row) -> int:
+    """The first column of ``row`` (a tuple from SQLite, a dict from PostgreSQL)."""
+    return int(next(iter(row.values())) if isinstance(row, dict) else row[0])
 
 
 def stored(path: str) -> list[int]:
     db = store.connect(path)
     try:
-        return [row[0] for row in db.execute("SELECT n FROM t ORDER BY n").fetchall()]
+        return [first(row) for row in db.execute("SELECT n FROM t ORDER BY n").fetchall()]
     finally:
         db.close()
 
@@ -35,7 +47,7 @@ def test_concurrent_writes_all_land_and_refusals_roll_back_alone(committer):
 
     def job(n: int):
         def write(db: Database) -> int:
-            db.execute("INSERT INTO t (n) VALUES (?)", [n])
+            db.execute(sql(db, "INSERT INTO t (n) VALUES (?)"), [n])
             if n % 5 == 0:
                 raise ValueError(f"refused {n}")
             return n
@@ -60,9 +72,9 @@ def test_a_write_sees_the_writes_before_it_in_its_batch(committer):
     seen: list[int] = []
 
     def write(db: Database) -> None:
-        count = db.execute("SELECT count(*) FROM t").fetchone()[0]
+        count = first(db.execute("SELECT count(*) FROM t").fetchone())
         seen.append(count)
-        db.execute("INSERT INTO t (n) VALUES (?)", [count])
+        db.execute(sql(db, "INSERT INTO t (n) VALUES (?)"), [count])
 
     threads = [threading.Thread(target=writer.run, args=(write,)) for _ in range(20)]
     for thread in threads:
@@ -84,6 +96,7 @@ def test_the_result_comes_back_only_after_commit(committer):
     assert stored(path) == [7]
 
 
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)  # SQLite's write-ahead log
 def test_the_log_is_checkpointed_off_the_write_path(committer, monkeypatch):
     import sqlite3
     import time

@@ -310,6 +310,13 @@ def snapshot(db: Connection) -> Iterator[Connection]:
 # --- games ---------------------------------------------------------------------------
 
 
+def _unstorable(*texts: str | None) -> bool:
+    """True when one of ``texts`` holds a NUL character. PostgreSQL's text cannot hold one, so
+    no stored row has it: a read looking one up finds nothing, as it does on SQLite (psycopg
+    would refuse to send it, a ``DataError``)."""
+    return any(text is not None and "\x00" in text for text in texts)
+
+
 def insert_game(db: Connection, game_id: str, created: Mapping[str, Any], token_hash: str, created_at: str,
                 status: str) -> None:
     """Insert the ``games`` row of a new game from its ``game_created`` data (version 1) and
@@ -330,6 +337,8 @@ def get_game(db: Connection, game_id: str) -> dict[str, Any] | None:
     """Return the ``games`` row of ``game_id`` (JSON columns decoded, ``_rowid`` its place in
     the order of creation), or None. Raises :class:`RecordDamaged` for a column that is not
     what Kibitz writes."""
+    if _unstorable(game_id):
+        return None
     row = db.execute("SELECT rowid AS _rowid, * FROM games WHERE id = %s", [game_id]).fetchone()
     return None if row is None else _game(row)
 
@@ -361,6 +370,8 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
 
 def version_of(db: Connection, game_id: str) -> int | None:
     """The stored ``version`` of ``game_id`` (the seq of its last event), or None."""
+    if _unstorable(game_id):
+        return None
     row = db.execute("SELECT version FROM games WHERE id = %s", [game_id]).fetchone()
     return None if row is None else int(row["version"])
 
@@ -426,6 +437,8 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
     ``last_recorded_at``, ``last_at``, ``last_salt``, ``last_hash``; all None when there is
     none) and ``previous_hash`` (the stored hash of the event before it). None when there is
     no such game."""
+    if _unstorable(game_id):
+        return None
     found = db.execute(
         "SELECT g.version, g.status, g.record_hash, "
         + ("(SELECT count(*) FROM events WHERE game_id = g.id) AS count, " if count else "NULL AS count, ")
@@ -446,6 +459,8 @@ def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None
     """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first, each
     ``{"seq", "type", "data", "recorded_at", "at", "salt", "hash"}`` with ``data`` decoded;
     raises :class:`RecordDamaged` naming an event whose data is not a JSON object."""
+    if _unstorable(game_id):
+        return []
     rows = db.execute(
         "SELECT seq, type, data, recorded_at, at, salt, hash FROM events WHERE game_id = %s AND seq > %s "
         "AND seq <= %s ORDER BY seq", [game_id, after, 2**62 if upto is None else upto]).fetchall()
@@ -456,6 +471,8 @@ def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None
 
 def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
     """``(seq, hash)`` of every stored event of ``game_id``, oldest first."""
+    if _unstorable(game_id):
+        return []
     return [(int(row["seq"]), str(row["hash"])) for row in db.execute(
         "SELECT seq, hash FROM events WHERE game_id = %s AND hash IS NOT NULL ORDER BY seq", [game_id])]
 
@@ -465,6 +482,8 @@ def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
 
 def remembered(db: Connection, game_id: str, key: str) -> dict[str, Any] | None:
     """Return ``{"request_hash", "status", "response"}`` stored for ``key``, or None."""
+    if _unstorable(game_id, key):
+        return None
     row = db.execute("SELECT request_hash, status, response FROM idempotency WHERE game_id = %s AND key = %s",
                      [game_id, key]).fetchone()
     if row is None:
@@ -493,6 +512,8 @@ def add_token(db: Connection, game_id: str, token_hash: str, created_at: str) ->
 
 def live_token_hashes(db: Connection, game_id: str) -> list[str]:
     """The hex SHA-256 of every write token of ``game_id`` not revoked, oldest first."""
+    if _unstorable(game_id):
+        return []
     return [str(row["token_hash"]) for row in db.execute(
         "SELECT token_hash FROM tokens WHERE game_id = %s AND revoked_at IS NULL ORDER BY created_at, token_hash",
         [game_id])]
@@ -536,6 +557,8 @@ def list_games(db: Connection, *, game: str | None = None, player: str | None = 
         created_at, rowid = decode_cursor(cursor)
         where.append("(created_at < %s OR (created_at = %s AND rowid < %s))")
         params.extend([created_at, created_at, rowid])
+    if _unstorable(game, player, status, forked_from):
+        return [], None  # after the cursor is checked, as SQLite checks it
     sql = f"SELECT rowid AS _rowid, * FROM games WHERE {' AND '.join(where)} ORDER BY created_at DESC, rowid DESC LIMIT %s"
     rows = [_game(row) for row in db.execute(sql, [*params, limit + 1])]
     more = len(rows) > limit
@@ -552,6 +575,8 @@ def set_fork_lineage(db: Connection, game_id: str, lineage: list[list[Any]]) -> 
 
 def fork_lineage(db: Connection, game_id: str) -> list[tuple[str, int]]:
     """The stored lineage of ``game_id`` (``[]`` for a game that is not a fork, or shares nothing)."""
+    if _unstorable(game_id):
+        return []
     found = db.execute("SELECT fork_lineage FROM games WHERE id = %s", [game_id]).fetchone()
     if not found or not found["fork_lineage"]:
         return []
@@ -561,6 +586,8 @@ def fork_lineage(db: Connection, game_id: str) -> list[tuple[str, int]]:
 def lineage_secrets(db: Connection, game_id: str) -> list[tuple[str, int, int]]:
     """``(ancestor id, last hand shared, its secret_from_hand)`` for each game in ``game_id``'s
     lineage that still has a hand in play, nearest first, in one query."""
+    if _unstorable(game_id):
+        return []
     rows = db.execute(
         "SELECT g.id, (l.value ->> 1)::bigint AS shared, g.secret_from_hand "
         "FROM games AS f CROSS JOIN LATERAL json_array_elements(f.fork_lineage::json) WITH ORDINALITY AS l(value, n) "
@@ -582,6 +609,8 @@ def set_imported_at(db: Connection, game_id: str, imported_at: str) -> None:
 def stored_as(db: Connection, source: str) -> str | None:
     """The id of the stored game that is game ``source`` (the original itself, first) or an
     import of it (the earliest), or None."""
+    if _unstorable(source):
+        return None
     found = db.execute("SELECT id FROM games WHERE id = %s OR source_game = %s ORDER BY (id = %s) DESC, rowid "
                        "LIMIT 1", [source, source, source]).fetchone()
     return None if found is None else str(found["id"])
@@ -601,6 +630,8 @@ def set_secret_from_hand(db: Connection, game_id: str, secret_from_hand: int | N
 
 def is_fork(db: Connection, game_id: str) -> bool:
     """True when the stored game ``game_id`` is a what-if fork."""
+    if _unstorable(game_id):
+        return False
     found = db.execute("SELECT forked_from_game FROM games WHERE id = %s", [game_id]).fetchone()
     return bool(found and found["forked_from_game"])
 
@@ -705,6 +736,8 @@ _COUNTS = ("COUNT(*) AS games, SUM((status = 'finished')::int)::bigint AS finish
 def player_totals(db: Connection, since: str | None = None, until: str | None = None) -> list[dict[str, Any]]:
     """Per player key and game type, over the games created from ``since`` to ``until``, as
     ``service.storage.sqlite.player_totals`` (``name`` is the name of the latest game)."""
+    if _unstorable(since, until):
+        return []
     where, params = _period_clause(since, until)
     sql = (f"SELECT player_key, game, {_COUNTS}, MAX(created_at) AS latest, "
            f"(array_agg(name ORDER BY created_at DESC))[1] AS name FROM player_results {where} "
@@ -714,6 +747,8 @@ def player_totals(db: Connection, since: str | None = None, until: str | None = 
 
 def player_stats(db: Connection, player_key: str, counters: tuple[str, ...]) -> list[dict[str, Any]]:
     """Per game type for one player key, as ``service.storage.sqlite.player_stats``."""
+    if _unstorable(player_key):
+        return []
     sql = (f"SELECT game, {_COUNTS}, "
            + ", ".join(f"SUM({counter})::bigint AS {counter}" for counter in counters)
            + " FROM player_results WHERE player_key = %s GROUP BY game ORDER BY game")
@@ -723,6 +758,8 @@ def player_stats(db: Connection, player_key: str, counters: tuple[str, ...]) -> 
 def player_games(db: Connection, player_key: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
     """One player key's ``player_results`` rows with the game's ``title`` and ``players``
     (decoded), newest first."""
+    if _unstorable(player_key):
+        return []
     rows = db.execute(
         "SELECT r.*, g.title, g.players FROM player_results AS r JOIN games AS g ON g.id = r.game_id "
         "WHERE r.player_key = %s ORDER BY r.created_at DESC, r.game_id LIMIT %s OFFSET %s",
@@ -732,6 +769,8 @@ def player_games(db: Connection, player_key: str, limit: int | None = None, offs
 
 def player_game_count(db: Connection, player_key: str) -> int:
     """How many ``player_results`` rows one player key has."""
+    if _unstorable(player_key):
+        return 0
     row = db.execute("SELECT COUNT(*) AS n FROM player_results WHERE player_key = %s", [player_key]).fetchone()
     return 0 if row is None else int(row["n"])
 

@@ -13,7 +13,9 @@ anything not answered 201, the CPU seconds spent by the servers, by PostgreSQL's
 clients, and the load average (``os.getloadavg``) before and after.
 
 ``--profile`` runs one more PostgreSQL run with one server under yappi (CPU clock, every
-thread; ``pip install yappi``) and prints where that server's CPU went, by function.
+thread, from the start of the timed window; ``pip install yappi``) and prints where that
+server's CPU went, by package and by function. yappi slows the server several times over:
+its shares, not its moves/s, are the figures to read.
 
 Only loopback addresses; every run is bounded in time and the script stops by itself.
 
@@ -29,6 +31,7 @@ import http.client
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -48,8 +51,8 @@ from bench.crowd_bench import percentile  # noqa: E402
 HOST = "127.0.0.1"
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 SIDE_RATE = (0.12, 0.12)  # knock, fold or launder now and then, as real tables do
-#: Seconds the clients get to start and play their games out before the common start.
-WARM_UP = 6.0
+#: Seconds each client may take to start and play its games out before it is ready.
+WARM_UP = 120.0
 
 
 def free_port() -> int:
@@ -67,10 +70,11 @@ def with_schema(url: str, schema: str) -> str:
 # --------------------------------------------------------------------------- a client
 
 
-def client(port: int, seconds: float, start_at: float, seed: int) -> dict[str, Any]:
-    """Record random Toepen games through the server on ``port`` from ``start_at`` (a
-    ``time.time``) for ``seconds``, one keep-alive connection; returns the latencies (ms) of
-    the 201s, the statuses of anything else, and this process's CPU seconds in the window."""
+def client(port: int, seconds: float, out: Path, seed: int) -> dict[str, Any]:
+    """Play 12 random Toepen games out, say so (the file ``out`` + ``.ready``), wait for the
+    start time (a ``time.time`` in ``out`` + ``.go``), then record the games through the
+    server on ``port`` for ``seconds``, one keep-alive connection; returns the latencies (ms)
+    of the 201s, the statuses of anything else, and this process's CPU seconds in the window."""
     from bench.playouts import play
 
     rng = random.Random(seed)
@@ -85,7 +89,14 @@ def client(port: int, seconds: float, start_at: float, seed: int) -> dict[str, A
         reply = conn.getresponse()
         return reply.status, json.loads(reply.read() or b"null")
 
+    Path(f"{out}.ready").touch()
+    go = Path(f"{out}.go")
+    deadline = time.monotonic() + WARM_UP
+    while not go.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    start_at = float(go.read_text())
     time.sleep(max(0.0, start_at - time.time()))
+    began = time.time()
     cpu = time.process_time()
     stop = time.monotonic() + seconds
     latencies: list[float] = []
@@ -108,7 +119,8 @@ def client(port: int, seconds: float, start_at: float, seed: int) -> dict[str, A
             else:
                 other.append(status)
                 break  # the game's next moves would not fit
-    return {"latencies": latencies, "other": other, "games": games, "cpu": time.process_time() - cpu}
+    return {"latencies": latencies, "other": other, "games": games, "cpu": time.process_time() - cpu,
+            "late_s": began - start_at}
 
 
 # --------------------------------------------------------------------------- servers
@@ -215,13 +227,24 @@ def run(backend: str, processes: int, args: argparse.Namespace, folder: Path,
         return postgres_pids(args.postgres) if backend == "postgresql" else None
 
     try:
-        outs = [folder / f"client{n}.json" for n in range(args.clients)]
-        start_at = time.time() + WARM_UP
+        here = folder / f"{backend}-{processes}-{uuid.uuid4().hex[:6]}"
+        here.mkdir()
+        outs = [here / f"client{n}.json" for n in range(args.clients)]
         clients = [subprocess.Popen([sys.executable, __file__, "--role", "client", "--out", str(out),
                                      "--port", str(servers[n % processes][0]), "--seconds", str(args.seconds),
-                                     "--start-at", str(start_at), "--seed", str(1000 * processes + n)])
+                                     "--seed", str(1000 * processes + n)])
                    for n, out in enumerate(outs)]
+        deadline = time.monotonic() + WARM_UP
+        while not all(Path(f"{out}.ready").exists() for out in outs) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        start_at = time.time() + 0.5
+        for out in outs:
+            Path(f"{out}.go.tmp").write_text(str(start_at))
+            Path(f"{out}.go.tmp").rename(f"{out}.go")
         time.sleep(max(0.0, start_at - time.time()))
+        if profile is not None:
+            for _port, proc in servers:
+                proc.send_signal(signal.SIGUSR1)
         before = os.getloadavg()
         pids = [proc.pid for _port, proc in servers]
         server_cpu, pg_cpu = cpu_of(pids), cpu_of(pg() or [])
@@ -248,6 +271,7 @@ def run(backend: str, processes: int, args: argparse.Namespace, folder: Path,
         "server_cpu_s": server_cpu_s, "postgres_cpu_s": pg_cpu_s,
         "client_cpu_s": sum(result["cpu"] for result in results),
         "load_before": before, "load_after": after,
+        "clients_late_s": max(result["late_s"] for result in results),
     }
 
 
@@ -263,6 +287,7 @@ def profiled(out: Path, serve_args: list[str]) -> None:
 
     yappi.set_clock_type("cpu")
     yappi.start()
+    signal.signal(signal.SIGUSR1, lambda _signum, _frame: yappi.clear_stats())  # the window starts: no start-up
     try:
         main.main(serve_args, standalone_mode=False)
     finally:
@@ -332,12 +357,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--role", choices=["client", "profiled"], help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("serve", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.role == "client":
-        args.out.write_text(json.dumps(client(args.port, args.seconds, args.start_at, args.seed)))
+        args.out.write_text(json.dumps(client(args.port, args.seconds, args.out, args.seed)))
         return
     if args.role == "profiled":
         profiled(args.out, args.serve)
@@ -351,8 +375,8 @@ def main(argv: list[str] | None = None) -> None:
     if "postgresql" in backends:
         print(f"PostgreSQL: {postgres_settings(args.postgres)}")
     print("| backend | servers | moves/s | p50 ms | p99 ms | not 201 | server CPU s | PostgreSQL CPU s "
-          "| client CPU s | load before → after |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| client CPU s | load before → after | clients late |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="league-bench-") as tmp:
         folder = Path(tmp)
         for backend in backends:
@@ -362,7 +386,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"| {backend} | {processes} | {result['moves_per_s']:.0f} | {_fmt(result['p50_ms'])} "
                       f"| {_fmt(result['p99_ms'])} | {result['not_201']} | {_fmt(result['server_cpu_s'])} "
                       f"| {_fmt(result['postgres_cpu_s'])} | {_fmt(result['client_cpu_s'])} "
-                      f"| {_fmt(result['load_before'][0])} → {_fmt(result['load_after'][0])} |", flush=True)
+                      f"| {_fmt(result['load_before'][0])} → {_fmt(result['load_after'][0])} "
+                      f"| {result['clients_late_s']:.2f} s |", flush=True)
         if args.profile:
             out = folder / "profile.json"
             result = run("postgresql", 1, args, folder, profile=out)

@@ -40,6 +40,7 @@ class Tablet:
     bases: list[str]
     acknowledged: list[tuple[int, str, float]] = field(default_factory=list)  # (seq, text, when answered)
     failed: int = 0
+    refused: list[str] = field(default_factory=list)  # answers other than 201
 
     def run(self, until: float) -> None:
         n = 0
@@ -59,8 +60,7 @@ class Tablet:
                 if answer.status_code == 201:
                     self.acknowledged.append((answer.json()["seq"], text, time.monotonic()))
                 else:
-                    self.failed += 1
-                    assert answer.status_code == 503, answer.text  # a storage fault: nothing stored, said so
+                    self.refused.append(f"{answer.status_code} {answer.text[:200]}")
 
 
 def _load(bases: list[list[str]], games: list[dict[str, Any]], kill: subprocess.Popen[str]) -> tuple[list[Tablet], float]:
@@ -160,6 +160,8 @@ def test_a_kill_9_of_one_of_two_postgresql_servers_loses_no_acknowledged_event(
         assert doomed.returncode == -9
         acknowledged = [entry for tablet in tablets for entry in tablet.acknowledged]
         assert len(acknowledged) > 20, "too little load to test anything"
+        # no 503: the writers of two processes, each locking several games at once, never deadlock
+        assert [answer for tablet in tablets for answer in tablet.refused] == []
         assert any(when > killed_at + 0.1 for _seq, _text, when in acknowledged), "the survivor stopped recording"
         _check_record(postgres_url, second, tablets, games)
         restarted, again = start(folders[2], database=postgres_url)
@@ -181,6 +183,7 @@ def test_a_kill_9_of_a_sqlite_server_loses_no_acknowledged_event(tmp_path: Path)
         tablets, _killed_at = _load([[base]] * 8, games, doomed)
         assert doomed.returncode == -9
         assert sum(len(tablet.acknowledged) for tablet in tablets) > 20, "too little load to test anything"
+        assert [answer for tablet in tablets for answer in tablet.refused] == []
         restarted, again = start(tmp_path, database=database)
         _check_record(database, again, tablets, games)
         _record_once_more(again, games, database)

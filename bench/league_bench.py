@@ -22,6 +22,7 @@ Only loopback addresses; every run is bounded in time and the script stops by it
     python bench/league_bench.py --postgres postgresql://kibitz@127.0.0.1:5432/kibitz
     python bench/league_bench.py --backends sqlite --processes 1,2 --seconds 5
     python bench/league_bench.py --postgres URL --backends postgresql --processes 1 --profile
+    python bench/league_bench.py --postgres URL --backends postgresql --source /tmp/before  # other code
 """
 
 from __future__ import annotations
@@ -126,9 +127,14 @@ def client(port: int, seconds: float, out: Path, seed: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------- servers
 
 
-def start_servers(count: int, database: str, folder: Path, profile: Path | None = None) -> list[tuple[int, subprocess.Popen[bytes]]]:
+def start_servers(count: int, database: str, folder: Path, profile: Path | None = None,
+                  source: Path | None = None) -> list[tuple[int, subprocess.Popen[bytes]]]:
     """Start ``count`` ``kibitz serve`` processes on ``database`` (one after the other: the
-    first creates the tables); return (port, process) once each answers ``/health``."""
+    first creates the tables), this checkout's code or ``source``'s (first on ``PYTHONPATH``);
+    return (port, process) once each answers ``/health``."""
+    env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
     servers = []
     for n in range(count):
         port = free_port()
@@ -137,7 +143,8 @@ def start_servers(count: int, database: str, folder: Path, profile: Path | None 
             command = [sys.executable, __file__, "--role", "profiled", "--out", str(profile), "--", *serve]
         else:
             command = [sys.executable, "-m", "service.cli", *serve]
-        proc = subprocess.Popen(command, stdout=(folder / f"server{n}.log").open("w"), stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, stdout=(folder / f"server{n}.log").open("w"), stderr=subprocess.STDOUT,
+                                env=env, cwd=None if source is None else str(source))
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -222,7 +229,7 @@ def run(backend: str, processes: int, args: argparse.Namespace, folder: Path,
         database = with_schema(args.postgres, schema)
     else:
         database = str(folder / f"league-{processes}-{uuid.uuid4().hex[:6]}.db")
-    servers = start_servers(processes, database, folder, profile)
+    servers = start_servers(processes, database, folder, profile, args.source)
     def pg() -> list[int] | None:
         return postgres_pids(args.postgres) if backend == "postgresql" else None
 
@@ -353,6 +360,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--clients", type=int, default=8, help="client processes (default 8)")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each run (default 10)")
     parser.add_argument("--profile", action="store_true", help="one more PostgreSQL run, one server under yappi")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="serve another checkout's code (its folder goes first on PYTHONPATH)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     parser.add_argument("--role", choices=["client", "profiled"], help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -371,7 +380,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("give --postgres URL (or set KIBITZ_TEST_POSTGRES): tests/postgres_cluster.sh starts one")
     results = []
     print(f"machine: {os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.1f} GiB; "
-          f"{args.clients} client processes, {args.seconds:.0f} s per run")
+          f"{args.clients} client processes, {args.seconds:.0f} s per run; source: {args.source or 'this checkout'}")
     if "postgresql" in backends:
         print(f"PostgreSQL: {postgres_settings(args.postgres)}")
     print("| backend | servers | moves/s | p50 ms | p99 ms | not 201 | server CPU s | PostgreSQL CPU s "

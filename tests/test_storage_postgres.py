@@ -204,10 +204,11 @@ def test_a_game_write_locks_its_games_alone(db: Any, postgres_url: str) -> None:
     threads = {name: threading.Thread(target=write, args=(name, conn, game_id, games)) for name, conn, game_id, games in (
         ("same game", others[0], "g1", ["g1"]), ("other game", others[1], "g2", ["g2"]),
         ("whole database", others[2], "g2", None))}
-    for thread in threads.values():
-        thread.start()
+    threads["other game"].start()
     threads["other game"].join(10)
     assert done.get("other game") == 2  # g2 written and committed while g1 stays locked
+    threads["same game"].start()
+    threads["whole database"].start()  # (once it waits, new game writes queue behind it)
     threads["same game"].join(0.5)
     threads["whole database"].join(0.01)
     assert "same game" not in done and "whole database" not in done  # both waiting for db's locks

@@ -7,8 +7,8 @@ parsed input (``service.parsing``) and return the result. Each runs its storing 
 job of the process's group committer (``service.writer.GroupCommitter``): one write
 transaction shared with the other writes waiting at that moment, this write in its own
 ``SAVEPOINT``, naming the games it writes (``BEGIN IMMEDIATE`` holds a SQLite file whole;
-on PostgreSQL the transaction locks those games alone). The views, pages and CLI only translate their input into
-these calls and the results back.
+on PostgreSQL the transaction locks those games alone). The views, pages and CLI only
+translate their input into these calls and the results back.
 
 Errors: ``service.problems.ApiError`` (422/412/409 …; nothing of the write is stored),
 ``service.storage.sqlite.StorageUnavailable`` (503: nothing of the batch is stored).

@@ -10,6 +10,11 @@ batch (same connection), so versions, ``If-Match`` and idempotency keys behave e
 with one transaction per write; and ``BEGIN IMMEDIATE`` still serialises writers across
 processes.
 
+Each job names the games it writes (``run(job, games=...)``), and the batch's transaction
+locks those of all its jobs (``store.begin_write(db, games=...)``): on PostgreSQL only those
+games' writers in other processes wait for it, not the whole database's; a job that names
+none locks the whole database, as SQLite's ``BEGIN IMMEDIATE`` always does.
+
 Checkpoints of the write-ahead log are kept off the write path: the writer's connection
 does not checkpoint automatically (SQLite would do it inside the commit that crosses its
 threshold, stalling that batch); instead a second thread runs a ``PASSIVE`` checkpoint on
@@ -31,7 +36,7 @@ import contextlib
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -41,6 +46,8 @@ from service.storage import backend as store
 
 T = TypeVar("T")
 Job = Callable[[Database], Any]
+#: What a queued write is: the job, the games it writes (None: the whole database), its answer.
+Queued = tuple[Job, frozenset[str] | None, Future[Any]]
 
 IDLE_SECONDS = 5.0
 MAX_BATCH = 128
@@ -60,12 +67,16 @@ class GroupCommitter:
         self._on_commit = on_commit
         self._synchronous = synchronous
         self._options: dict[str, Any] = {"busy_timeout_ms": busy_timeout_ms, "max_page_count": max_page_count}
-        self._jobs: queue.Queue[tuple[Job, Future[Any]]] = queue.Queue()
+        self._jobs: queue.Queue[Queued] = queue.Queue()
         self._lock = threading.Lock()
         self._running = False
 
-    def run(self, job: Callable[[Database], T]) -> T:
+    def run(self, job: Callable[[Database], T], *, games: Iterable[str] | None = None) -> T:
         """Run ``job(db)`` inside a write transaction and return its result once committed.
+
+        ``games`` names every game ``job`` writes (or other text it must write alone: an
+        import names the game it was exported from), whose write locks the transaction
+        holds (``store.begin_write``); None locks the whole database.
 
         An exception raised by ``job`` rolls back what ``job`` wrote (and nothing else) and
         is raised here. A storage fault in the batch (``store.fault``), or an error
@@ -73,7 +84,7 @@ class GroupCommitter:
         (or the commit's error) for every job in it.
         """
         future: Future[T] = Future()
-        self._jobs.put((job, future))
+        self._jobs.put((job, None if games is None else frozenset(games), future))
         with self._lock:
             if not self._running:
                 self._running = True
@@ -135,7 +146,7 @@ class GroupCommitter:
             if db is not None:
                 db.close()
 
-    def _commit(self, db: Database | None, batch: list[tuple[Job, Future[Any]]]) -> Database | None:
+    def _commit(self, db: Database | None, batch: list[Queued]) -> Database | None:
         """Run ``batch`` in one transaction on ``db`` (opened if None); answer every future.
 
         Returns the connection to use for the next batch: None after a storage fault (the
@@ -145,8 +156,11 @@ class GroupCommitter:
             if db is None:
                 db = self._connect()
                 store.manual_checkpoints(db)
-            store.begin_write(db)
-            for job, future in batch:
+            named = [games for _job, games, _future in batch]
+            locked = None if any(games is None for games in named) else frozenset(
+                game for games in named if games is not None for game in games)
+            store.begin_write(db, games=locked)
+            for job, _games, future in batch:
                 store.savepoint(db, "job")
                 try:
                     result = job(db)
@@ -172,7 +186,7 @@ class GroupCommitter:
                     db = None
             failure: BaseException = unavailable or err
             done = {id(future): own for future, _result, own in outcomes if own is not None}
-            for _job, future in batch:
+            for _job, _games, future in batch:
                 future.set_exception(done.get(id(future)) or failure)
             return db
         for future, result, own in outcomes:

@@ -4,10 +4,11 @@
 event, ``abandon`` included), ``fork`` (``POST …/fork``), ``import_game``
 (``POST /games/import``, ``kibitz import``) and ``issue_token`` (``kibitz token``) take
 parsed input (``service.parsing``) and return the result. Each runs its storing part as one
-job of the process's group committer (``service.writer.GroupCommitter``): one
-``BEGIN IMMEDIATE`` transaction shared with the other writes waiting at that moment, this
-write in its own ``SAVEPOINT``. The views, pages and CLI only translate their input into
-these calls and the results back.
+job of the process's group committer (``service.writer.GroupCommitter``): one write
+transaction shared with the other writes waiting at that moment, this write in its own
+``SAVEPOINT``, naming the games it writes (``BEGIN IMMEDIATE`` holds a SQLite file whole;
+on PostgreSQL the transaction locks those games alone). The views, pages and CLI only
+translate their input into these calls and the results back.
 
 Errors: ``service.problems.ApiError`` (422/412/409 …; nothing of the write is stored),
 ``service.storage.sqlite.StorageUnavailable`` (503: nothing of the batch is stored).
@@ -90,10 +91,10 @@ def _row(db: Database, game_id: str) -> dict[str, Any]:
 
 
 def _run_new_game(committer: GroupCommitter, cache: FoldCache | None, write: Callable[[Database], dict[str, Any]],
-                  game_id: str, token: str, folded: replay.Folded) -> NewGame:
-    """Run a new game's ``write`` as one job of the group committer, then cache its fold:
-    the end that create, fork and import share."""
-    row = committer.run(write)
+                  game_id: str, token: str, folded: replay.Folded, *, also: tuple[str, ...] = ()) -> NewGame:
+    """Run a new game's ``write`` as one job of the group committer (locking the new game,
+    and ``also``), then cache its fold: the end that create, fork and import share."""
+    row = committer.run(write, games=(game_id, *also))
     if cache is not None:
         cache.put(game_id, folded, row.get("record_hash"))
     return NewGame(game_id, token, row, folded)
@@ -203,7 +204,7 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
         return Recorded(201, out), after
 
     try:
-        recorded, after = committer.run(write)
+        recorded, after = committer.run(write, games=(game_id,))
     except store.StorageUnavailable:  # nothing of the batch is stored: neither is its fold
         cache.discard(game_id)
         raise
@@ -300,7 +301,8 @@ def import_game(committer: GroupCommitter, cache: FoldCache | None, doc: Any) ->
         history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
         return _row(db, game_id)
 
-    return _run_new_game(committer, cache, write, game_id, token, folded)
+    # the source's lock: two imports of one export, through two processes, take turns at the check
+    return _run_new_game(committer, cache, write, game_id, token, folded, also=(source,) if source else ())
 
 
 def issue_token(committer: GroupCommitter, game_id: str, *, revoke: bool) -> Issued:
@@ -314,4 +316,4 @@ def issue_token(committer: GroupCommitter, game_id: str, *, revoke: bool) -> Iss
         store.add_token(db, game_id, digest, now)
         return Issued(token, revoked, len(store.live_token_hashes(db, game_id)))
 
-    return committer.run(write)
+    return committer.run(write, games=(game_id,))

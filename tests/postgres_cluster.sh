@@ -9,7 +9,8 @@
 # Uses Debian's PostgreSQL (`apt-get install postgresql`): initdb and pg_ctl live in
 # /usr/lib/postgresql/<version>/bin, not on PATH, and refuse to run as root, so as root they
 # run as the `postgres` user (runuser). The cluster trusts local connections and listens on
-# 127.0.0.1 only; it holds nothing but test data. Set KIBITZ_PG_BIN to use another bin folder.
+# 127.0.0.1 only; it holds nothing but test data. Set KIBITZ_PG_BIN to use another bin folder, and
+# KIBITZ_PG_FSYNC=on for a server that flushes to disk as a real one does (benchmarks; fsync=off by default).
 set -euo pipefail
 
 usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
@@ -38,7 +39,7 @@ start)
     as_owner "$bin/initdb" -D "$dir/data" -U kibitz --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${KIBITZ_PG_FSYNC:-off} -c max_connections=200" start >/dev/null \
         || { cat "$dir/server.log" >&2; exit 1; }
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U kibitz kibitz
     echo "postgresql://kibitz@127.0.0.1:$port/kibitz"

@@ -16,44 +16,61 @@ import requests
 from tests.test_server import _free_port, _kibitz
 
 
-@contextmanager
-def serving(folder: Path, args: Sequence[str] = (), database: Path | None = None) -> Iterator[str]:
+def start(folder: Path, args: Sequence[str] = (), database: Path | str | None = None) -> tuple[subprocess.Popen[str], str]:
     """Start ``kibitz serve`` on a free port with the database ``folder/kibitz.db`` (or
-    ``database``) and any further ``args``; yield its base URL once ``/health`` answers; stop it
-    afterwards."""
-    with serving_process(folder, args, database) as (base, _proc):
+    ``database``: a path or a ``postgresql://`` URL) and any further ``args``, its output in
+    ``folder/server.log``; return the process and its base URL once ``/health`` answers (the
+    caller stops it: :func:`stop`)."""
+    port = _free_port()
+    log_path = folder / "server.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(database or folder / "kibitz.db"),
+                                 *args], stdout=log, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if requests.get(f"{base}/health", timeout=1).status_code == 200:
+                return proc, base
+        except requests.ConnectionError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop(proc)
+            pytest.fail(f"kibitz serve did not start: {log_path.read_text()}")
+        time.sleep(0.1)
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """Stop a ``kibitz serve`` started by :func:`start` (SIGTERM, then SIGKILL after 10 s)."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@contextmanager
+def serving(folder: Path, args: Sequence[str] = (), database: Path | str | None = None) -> Iterator[str]:
+    """Start ``kibitz serve`` (:func:`start`); yield its base URL once ``/health`` answers;
+    stop it afterwards."""
+    proc, base = start(folder, args, database)
+    try:
         yield base
+    finally:
+        stop(proc)
 
 
 @contextmanager
 def serving_process(folder: Path, args: Sequence[str] = (),
                     database: Path | str | None = None) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """:func:`serving`, yielding the base URL and the server's process."""
-    port = _free_port()
-    log_path = folder / "server.log"
-    with log_path.open("w") as log:
-        proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(database or folder / "kibitz.db"),
-                                 *args], stdout=log, stderr=subprocess.STDOUT, text=True)
-        try:
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if requests.get(f"{base}/health", timeout=1).status_code == 200:
-                        break
-                except requests.ConnectionError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"kibitz serve did not start: {log_path.read_text()}")
-                time.sleep(0.1)
-            yield base, proc
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    proc, base = start(folder, args, database)
+    try:
+        yield base, proc
+    finally:
+        stop(proc)
 
 
 def raw_exchange(port: int, request: bytes) -> tuple[str, dict[str, str], bytes]:

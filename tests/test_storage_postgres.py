@@ -177,6 +177,81 @@ def test_writers_on_two_connections_take_turns(db: Any, postgres_url: str) -> No
         (2, "first"), (3, "second")]
 
 
+def _note_after(conn: Any, game_id: str, text: str) -> int:
+    """Append a note after the stored version of ``game_id`` in ``conn``'s open transaction."""
+    version = postgres.version_of(conn, game_id)
+    assert version is not None
+    postgres.append(conn, game_id, version + 1, "note", {"text": text}, WHEN)
+    postgres.set_version(conn, game_id, version + 1, "in_progress", secret_from_hand=1)
+    return version + 1
+
+
+def test_a_game_write_locks_its_games_alone(db: Any, postgres_url: str) -> None:  # noqa: F811
+    """A transaction locking game g1 keeps g1's other writers waiting (they then append after
+    it, no gap, no duplicate) and a write of the whole database too, but not g2's writers."""
+    for game_id in ("g1", "g2"):
+        new_game(db, game_id)
+    others = [postgres.connect(postgres_url) for _ in range(3)]
+    postgres.begin_write(db, games=["g1"])
+    _note_after(db, "g1", "first")
+    done: dict[str, int] = {}
+
+    def write(name: str, conn: Any, game_id: str, games: list[str] | None) -> None:
+        postgres.begin_write(conn, games=games)
+        done[name] = _note_after(conn, game_id, name)
+        postgres.commit(conn)
+
+    threads = {name: threading.Thread(target=write, args=(name, conn, game_id, games)) for name, conn, game_id, games in (
+        ("same game", others[0], "g1", ["g1"]), ("other game", others[1], "g2", ["g2"]),
+        ("whole database", others[2], "g2", None))}
+    threads["other game"].start()
+    threads["other game"].join(10)
+    assert done.get("other game") == 2  # g2 written and committed while g1 stays locked
+    threads["same game"].start()
+    threads["whole database"].start()  # (once it waits, new game writes queue behind it)
+    threads["same game"].join(0.5)
+    threads["whole database"].join(0.01)
+    assert "same game" not in done and "whole database" not in done  # both waiting for db's locks
+    postgres.commit(db)
+    for thread in threads.values():
+        thread.join(10)
+    for conn in others:
+        conn.close()
+    assert done["same game"] == 3 and done["whole database"] == 3
+    assert [(event["seq"], event["data"]["text"]) for event in postgres.events(db, "g1", after=1)] == [
+        (2, "first"), (3, "same game")]
+
+
+def test_a_whole_database_write_holds_off_game_writes(db: Any, postgres_url: str) -> None:  # noqa: F811
+    new_game(db)
+    other = postgres.connect(postgres_url)
+    other.execute("SET lock_timeout = 300")
+    postgres.begin_write(db)
+    try:
+        with pytest.raises(psycopg.errors.LockNotAvailable):
+            postgres.begin_write(other, games=["g9"])
+    finally:
+        postgres.rollback(db)
+    assert other.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    postgres.begin_write(other, games=["g9"])  # free again
+    postgres.rollback(other)
+    other.close()
+
+
+def test_appending_to_a_game_the_transaction_did_not_lock_is_refused(db: Any) -> None:
+    for game_id in ("g1", "g2"):
+        new_game(db, game_id)
+    postgres.begin_write(db, games=["g1"])
+    try:
+        with pytest.raises(RuntimeError, match="game g2: written without its write lock"):
+            postgres.append(db, "g2", 2, "note", {"text": "x"}, WHEN)
+        postgres.append(db, "g1", 2, "note", {"text": "x"}, WHEN)
+    finally:
+        postgres.rollback(db)
+    with postgres.immediate(db):  # the whole database's lock covers every game
+        postgres.append(db, "g2", 2, "note", {"text": "x"}, WHEN)
+
+
 def test_a_lock_held_too_long_is_a_busy_storage_fault(db: Any, postgres_url: str) -> None:  # noqa: F811
     other = postgres.connect(postgres_url)
     other.execute("SET lock_timeout = 200")

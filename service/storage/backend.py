@@ -7,7 +7,7 @@ SQLite's).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -174,9 +174,9 @@ def revoke_tokens(db: Connection, game_id: str, revoked_at: str) -> int:
     return of(db).revoke_tokens(db, game_id, revoked_at)
 
 
-def begin_write(db: Connection) -> None:
+def begin_write(db: Connection, *, games: Iterable[str] | None = None) -> None:
     """``begin_write`` of the backend of ``db``."""
-    return of(db).begin_write(db)
+    return of(db).begin_write(db, games=games)
 
 
 def commit(db: Connection) -> None:

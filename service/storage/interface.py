@@ -9,7 +9,7 @@ errors every backend raises, whatever its driver, are defined here: :class:`Reco
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
@@ -129,9 +129,11 @@ class EventLog(Protocol):
         live. Revoked tokens stay stored (hashed), marked, and never work again."""
         ...
 
-    def begin_write(self, db: Connection) -> None:
-        """Open a write transaction that holds the database's write lock from its start (``BEGIN IMMEDIATE``:
-        other writers wait up to the busy timeout)."""
+    def begin_write(self, db: Connection, *, games: Iterable[str] | None = None) -> None:
+        """Open a write transaction that holds its write locks from its start (other writers wait up to the
+        busy timeout): without ``games`` the whole database's; with ``games`` (the ids of the games the
+        transaction writes, or other text it must write alone) at least those games' (PostgreSQL locks
+        each game; SQLite's ``BEGIN IMMEDIATE`` holds the whole file either way)."""
         ...
 
     def commit(self, db: Connection) -> None:

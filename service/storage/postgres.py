@@ -14,10 +14,12 @@ so an event's ``hash`` is the same on both backends. What the database itself en
   delivered by the server when the transaction commits, never for one rolled back), so that
   every ``kibitz serve`` process on the database hears of the move at once (:func:`listen`,
   :func:`changes`; ``service.listener``);
-- :func:`begin_write` takes one write lock for the whole database
-  (``pg_advisory_xact_lock``), held to the transaction's end, so writers from any number of
-  processes or machines take turns exactly as they do on one SQLite file: reading a game's
-  version and appending after it happen under that lock.
+- writes lock per game (:func:`begin_write` with ``games``): a transaction holds the write
+  lock of each game it writes (``pg_advisory_xact_lock``, to the transaction's end), so
+  writers in any number of processes or machines take turns on one game (reading its version
+  and appending after it happen under its lock) while other games' writes go on; a write of
+  the whole database (:func:`immediate`, :func:`begin_write` without ``games``) holds the
+  database's write lock alone, waiting for every game write and making them wait.
 
 The migrations are the project's numbered ones (:data:`MIGRATIONS`, the names of
 ``service.storage.migrations.MIGRATIONS``) in PostgreSQL's dialect, recorded in the
@@ -30,7 +32,9 @@ hands it the calls made on its connections (``kibitz serve --db postgresql://…
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+import weakref
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -48,8 +52,11 @@ from service.storage.sqlite import decode_cursor, encode_cursor
 #: A connection of this backend: psycopg's, in autocommit mode, rows as dicts.
 Connection = psycopg.Connection[dict[str, Any]]
 
-#: The key of the advisory lock every write transaction holds (``begin_write``).
+#: The key of the database's advisory write lock (``begin_write``): held alone by a write of
+#: the whole database, shared by every write of some games.
 WRITE_LOCK = 0x6B6962_01
+#: The first key of a game's advisory write lock (the second: :func:`game_lock_key`).
+GAME_LOCK = 0x6B6962_03
 #: The key of the advisory lock :func:`migrate` holds.
 MIGRATE_LOCK = 0x6B6962_02
 #: How long a write waits for another's lock before it is a ``busy`` storage fault.
@@ -245,25 +252,63 @@ def fault(err: BaseException) -> StorageUnavailable | None:
 # --- transactions ----------------------------------------------------------------------
 
 
-def begin_write(db: Connection, *, lock: int = WRITE_LOCK) -> None:
-    """Open a write transaction holding the database's write lock from its start (an
-    advisory lock, released at commit or rollback): other writers wait up to
-    :data:`LOCK_TIMEOUT_MS`, then fail with a ``busy`` fault."""
-    db.execute("BEGIN")
+def game_lock_key(game_id: str) -> int:
+    """The second key (a signed 32-bit number, CRC-32 of the id's UTF-8) of the advisory lock
+    of game ``game_id``; two ids may share one, which only makes their writes take turns."""
+    return zlib.crc32(game_id.encode("utf-8", "surrogatepass")) - 2**31
+
+
+#: What each connection's open write transaction locked (:func:`begin_write`): None for the
+#: whole database, else the game lock keys; no entry outside a write transaction.
+_HELD: weakref.WeakKeyDictionary[Connection, frozenset[int] | None] = weakref.WeakKeyDictionary()
+
+
+def begin_write(db: Connection, *, lock: int = WRITE_LOCK, games: Iterable[str] | None = None) -> None:
+    """Open a write transaction holding its write locks from its start (advisory locks,
+    released at commit or rollback; other writers wait up to :data:`LOCK_TIMEOUT_MS`, then
+    fail with a ``busy`` fault).
+
+    Without ``games``: the database's write lock ``lock`` alone, as one SQLite writer holds
+    the file (any game may be written; every other write waits). With ``games`` (game ids,
+    or any text naming what the transaction must write alone, such as the game an import
+    was exported from): the database's lock shared, then each game's lock
+    (:func:`game_lock_key`) in ascending order of key, all in one round trip, so
+    transactions locking overlapping games never deadlock. :func:`append` then refuses a
+    game whose lock is not held. ``games`` may be empty (a new game's id is its own)."""
+    keys = None if games is None else frozenset(game_lock_key(game) for game in games)
+    statements = ["BEGIN"]
+    if keys is None:
+        statements.append(f"SELECT pg_advisory_xact_lock({int(lock)})")
+    else:
+        statements.append(f"SELECT pg_advisory_xact_lock_shared({int(lock)})")
+        statements += [f"SELECT pg_advisory_xact_lock({GAME_LOCK}, {key})" for key in sorted(keys)]
     try:
-        db.execute("SELECT pg_advisory_xact_lock(%s)", [lock])
+        db.execute("; ".join(statements).encode())  # integers only: one round trip, no parameters
     except BaseException:
         rollback(db)
         raise
+    _HELD[db] = keys
+
+
+def _check_held(db: Connection, game_id: str) -> None:
+    """Raise ``RuntimeError`` when ``db``'s write transaction locked some games, not ``game_id``."""
+    keys = _HELD.get(db)
+    if keys is None or db.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        return  # the whole database's lock, or not in one of begin_write's transactions (ended elsewhere)
+    if game_lock_key(game_id) not in keys:
+        raise RuntimeError(f"game {game_id}: written without its write lock (begin_write(games=...) "
+                           "does not name it)")
 
 
 def commit(db: Connection) -> None:
     """Commit the open transaction."""
+    _HELD.pop(db, None)
     db.execute("COMMIT")
 
 
 def rollback(db: Connection) -> None:
     """Roll back the open transaction, if there is one (a no-op otherwise)."""
+    _HELD.pop(db, None)
     if db.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         db.execute("ROLLBACK")
 
@@ -286,8 +331,8 @@ def rollback_to(db: Connection, name: str) -> None:
 
 @contextmanager
 def immediate(db: Connection, *, lock: int = WRITE_LOCK) -> Iterator[Connection]:
-    """A write transaction (:func:`begin_write`) committed at the end of the block, rolled
-    back if it raises."""
+    """A write of the whole database (:func:`begin_write` without ``games``: every other
+    write waits for it) committed at the end of the block, rolled back if it raises."""
     begin_write(db, lock=lock)
     try:
         yield db
@@ -398,7 +443,9 @@ def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str,
     to event ``seq - 1``'s, ``games.record_hash`` set, in the caller's transaction. Raises
     ``psycopg.errors.UniqueViolation`` if the idempotency key (or the seq) is taken, and
     :class:`RecordDamaged`, storing nothing, unless ``seq`` follows the last stored event
-    of the game and that event has its hash."""
+    of the game and that event has its hash; ``RuntimeError`` when the transaction locked
+    some games (:func:`begin_write`), not this one."""
+    _check_held(db, game_id)
     if seq == 1:
         previous: str | None = chain.GENESIS
     else:

@@ -31,7 +31,7 @@ import base64
 import binascii
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -524,9 +524,10 @@ def revoke_tokens(db: Database, game_id: str, revoked_at: str) -> int:
 # --- transactions (the group committer's and the request threads') --------------------
 
 
-def begin_write(db: Database) -> None:
+def begin_write(db: Database, *, games: Iterable[str] | None = None) -> None:
     """Open a write transaction that holds the database's write lock from its start
-    (``BEGIN IMMEDIATE``: other writers wait up to the busy timeout)."""
+    (``BEGIN IMMEDIATE``: other writers wait up to the busy timeout). ``games`` (the games
+    the transaction writes) changes nothing here: one SQLite writer holds the whole file."""
     db.execute("BEGIN IMMEDIATE")
 
 

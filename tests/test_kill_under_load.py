@@ -1,0 +1,195 @@
+"""A ``kill -9`` of a ``kibitz serve`` process under load loses no acknowledged event
+(docs/league.md): two processes on one PostgreSQL, tablets recording into several games
+through both (each game through both processes, without ``If-Match``), one process killed
+mid-load; and one process on a SQLite file, killed and started again.
+
+Afterwards every move that got a 201 is in the log at the seq its 201 named (read through
+the surviving or restarted process and through the storage), each game's seqs run 1..n with
+no gap or duplicate, every hash chains to the one before and ends in the game's
+``record_hash``, the survivor went on recording, and a restarted process serves the same
+games and records after them. The load runs a few seconds."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from replays import chain
+from service.storage import backend as store
+from tests.conftest import PLAYERS
+from tests.postgres import postgres_url  # noqa: F401  (the fixture)
+from tests.serving import start, stop
+from tests.test_server import _kibitz
+
+#: Seconds of load before the kill, and after it.
+BEFORE_KILL, AFTER_KILL = 2.0, 1.5
+
+
+@dataclass
+class Tablet:
+    """One client recording notes into one game, through ``bases[0]`` until it fails, then the next."""
+
+    name: str
+    game: dict[str, Any]
+    bases: list[str]
+    acknowledged: list[tuple[int, str, float]] = field(default_factory=list)  # (seq, text, when answered)
+    failed: int = 0
+    refused: list[str] = field(default_factory=list)  # answers other than 201
+
+    def run(self, until: float) -> None:
+        n = 0
+        with requests.Session() as session:
+            while time.monotonic() < until and self.bases:
+                n += 1
+                text = f"{self.name} move {n}"
+                try:
+                    answer = session.post(f"{self.bases[0]}/games/{self.game['id']}/events",
+                                          json={"type": "note", "text": text}, timeout=10,
+                                          headers={"Authorization": f"Bearer {self.game['token']}"})
+                except requests.ConnectionError:  # the process is gone: on to the next, as behind a proxy
+                    self.failed += 1
+                    self.bases.pop(0)
+                    session.close()
+                    continue
+                if answer.status_code == 201:
+                    self.acknowledged.append((answer.json()["seq"], text, time.monotonic()))
+                else:
+                    self.refused.append(f"{answer.status_code} {answer.text[:200]}")
+
+
+def _load(bases: list[list[str]], games: list[dict[str, Any]], kill: subprocess.Popen[str]) -> tuple[list[Tablet], float]:
+    """Two tablets per game (``bases[i]`` the processes of tablet i, in order), recording for
+    :data:`BEFORE_KILL` + :data:`AFTER_KILL` s; ``kill`` gets SIGKILL after :data:`BEFORE_KILL` s.
+    Returns the tablets and when the kill was sent."""
+    until = time.monotonic() + BEFORE_KILL + AFTER_KILL
+    tablets = [Tablet(f"t{n}", games[n // 2], list(bases[n])) for n in range(len(bases))]
+    threads = [threading.Thread(target=tablet.run, args=(until,)) for tablet in tablets]
+    for thread in threads:
+        thread.start()
+    time.sleep(BEFORE_KILL)
+    kill.kill()  # SIGKILL: no finishing of requests, no shutdown of anything
+    killed_at = time.monotonic()
+    kill.wait(10)
+    for thread in threads:
+        thread.join(30)
+    return tablets, killed_at
+
+
+def _logged(base: str, game_id: str) -> list[tuple[int, str]]:
+    """``(seq, text)`` of every event of the game, read page by page over HTTP."""
+    out: list[tuple[int, str]] = []
+    after: int | None = 0
+    while after is not None:
+        page = requests.get(f"{base}/games/{game_id}/events", params={"after": after, "limit": 1000}, timeout=10)
+        assert page.status_code == 200, page.text
+        body = page.json()
+        out += [(event["seq"], event["data"].get("text", "")) for event in body["events"]]
+        after = body["next_after"]
+    return out
+
+
+def _check_record(database: str, base: str, tablets: list[Tablet], games: list[dict[str, Any]]) -> None:
+    """Every acknowledged move is in the log at its seq, through ``base`` and the storage;
+    seqs 1..n; the hash chain intact up to ``record_hash``; no move stored twice."""
+    db = store.connect(database)
+    try:
+        for game in games:
+            logged = _logged(base, game["id"])
+            assert [seq for seq, _ in logged] == list(range(1, len(logged) + 1))
+            texts = [text for _seq, text in logged[1:]]
+            assert len(texts) == len(set(texts))  # nothing stored twice
+            stored = store.events(db, game["id"])
+            assert [(event["seq"], event["data"].get("text", "")) for event in stored] == logged
+            expected = chain.GENESIS
+            for event in stored:
+                expected = chain.event_hash(expected, event)
+                assert event["hash"] == expected, f"game {game['id']}: the chain breaks at event {event['seq']}"
+            row = store.get_game(db, game["id"])
+            assert row is not None and row["version"] == len(stored) and row["record_hash"] == expected
+            for tablet in tablets:
+                if tablet.game is game:
+                    for seq, text, _when in tablet.acknowledged:
+                        assert logged[seq - 1] == (seq, text), f"acknowledged {text!r} at {seq} is not in the log"
+    finally:
+        db.close()
+
+
+def _new_games(base: str, count: int) -> list[dict[str, Any]]:
+    games = []
+    for _ in range(count):
+        created = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
+                                timeout=10)
+        assert created.status_code == 201, created.text
+        games.append(created.json())
+    return games
+
+
+def _record_once_more(base: str, games: list[dict[str, Any]], database: str) -> None:
+    """The process at ``base`` serves each game at its stored version and records after it."""
+    db = store.connect(database)
+    try:
+        versions = {game["id"]: store.version_of(db, game["id"]) for game in games}
+    finally:
+        db.close()
+    for game in games:
+        assert requests.get(f"{base}/games/{game['id']}", timeout=10).json()["version"] == versions[game["id"]]
+        answer = requests.post(f"{base}/games/{game['id']}/events", json={"type": "note", "text": "after the kill"},
+                               headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+        assert answer.status_code == 201, answer.text
+        assert answer.json()["seq"] == versions[game["id"]] + 1  # type: ignore[operator]
+
+
+def test_a_kill_9_of_one_of_two_postgresql_servers_loses_no_acknowledged_event(
+        tmp_path: Path, postgres_url: str) -> None:  # noqa: F811
+    folders = [tmp_path / name for name in ("a", "b", "a2")]
+    for folder in folders:
+        folder.mkdir()
+    doomed, first = start(folders[0], database=postgres_url)
+    survivor, second = start(folders[1], database=postgres_url)
+    restarted = None
+    try:
+        games = _new_games(first, 4)
+        # each game gets one tablet through each process; the first's move on to the survivor
+        tablets, killed_at = _load([[first, second], [second]] * 4, games, doomed)
+        assert doomed.returncode == -9
+        acknowledged = [entry for tablet in tablets for entry in tablet.acknowledged]
+        assert len(acknowledged) > 20, "too little load to test anything"
+        # no 503: the writers of two processes, each locking several games at once, never deadlock
+        assert [answer for tablet in tablets for answer in tablet.refused] == []
+        assert any(when > killed_at + 0.1 for _seq, _text, when in acknowledged), "the survivor stopped recording"
+        _check_record(postgres_url, second, tablets, games)
+        restarted, again = start(folders[2], database=postgres_url)
+        _check_record(postgres_url, again, tablets, games)
+        _record_once_more(again, games, postgres_url)
+        _record_once_more(second, games, postgres_url)
+    finally:
+        for proc in (doomed, survivor, restarted):
+            if proc is not None:
+                stop(proc)
+
+
+def test_a_kill_9_of_a_sqlite_server_loses_no_acknowledged_event(tmp_path: Path) -> None:
+    database = str(tmp_path / "kibitz.db")
+    doomed, base = start(tmp_path, database=database)
+    restarted = None
+    try:
+        games = _new_games(base, 4)
+        tablets, _killed_at = _load([[base]] * 8, games, doomed)
+        assert doomed.returncode == -9
+        assert sum(len(tablet.acknowledged) for tablet in tablets) > 20, "too little load to test anything"
+        assert [answer for tablet in tablets for answer in tablet.refused] == []
+        restarted, again = start(tmp_path, database=database)
+        _check_record(database, again, tablets, games)
+        _record_once_more(again, games, database)
+    finally:
+        for proc in (doomed, restarted):
+            if proc is not None:
+                stop(proc)
+    checked = subprocess.run([*_kibitz(), "check", "--db", database], capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

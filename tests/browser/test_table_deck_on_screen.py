@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import PHONE, TABLET
 from tests.browser.pages_checks import keep_token
 from tests.browser.recorded import Recorder, bus_game, create, fool_game, fuji_game, toepen_table_game
-from tests.browser.table import open_table, pick
+from tests.browser.table import open_table, pick, settle, version
 
 #: the deck's card buttons on screen: how many, the bottom of the first row of them (those at the
 #: smallest top) and of the last, in the viewport's coordinates
@@ -94,3 +94,29 @@ def test_a_toepen_hand_just_dealt_every_seat_action_whole_and_the_deck_on_screen
         assert width >= 44 and height >= 44 and not cut, (action, width, height)
         assert action.split(":")[0] in ("knock", "laundry", "reveal")
     deck_on_screen(page, viewport, whole=viewport is TABLET)
+
+
+#: where each seat action is: name -> [left, top, width, height]
+PLACES = """() => Object.fromEntries(Array.from(document.querySelectorAll('#seats .seat-action')).map(b => {
+  const r = b.getBoundingClientRect();
+  return [b.getAttribute('data-action') + ':' + b.getAttribute('data-player'), [r.left, r.top, r.width, r.height]]; }))"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390x844", "1024x768"])
+def test_a_seat_action_that_goes_away_moves_no_other(server, new_context, viewport):
+    """Laundry is offered only before the hand's first card (rules/toepen.md): once it is gone,
+    Knock and Reveal are where they were, on a phone's one row too."""
+    game = create(server.base, game="toepen", players=["Ann", "Bob", "Cas", "Dee"], dealer="Ann")
+    game.post({"type": "deal"})
+    page = opened(server, new_context, viewport, game)
+    before = page.evaluate(PLACES)
+    assert sorted({name.split(":")[0] for name in before}) == ["knock", "laundry", "reveal"]
+    shown = version(page)
+    page.locator('#deck button[data-card][aria-disabled="false"]').first.click()
+    settle(page, shown + 1)
+    after = page.evaluate(PLACES)
+    assert not any(name.startswith("laundry:") for name in after), after
+    assert {name for name in after if name.split(":")[0] in ("knock", "reveal")} == \
+           {name for name in before if name.split(":")[0] in ("knock", "reveal")}
+    for name, box in after.items():
+        assert box == before[name], (name, before[name], box)

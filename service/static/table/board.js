@@ -253,9 +253,9 @@ export function renderSeats(s) {
  * on a phone, where the actions stand in one row, it makes each column as wide as its word
  * whether or not the action is offered now, so a button that comes or goes never moves another. */
 function seatRoom(player, rows) {
-  var room = text("div", "seat-actions rows-" + rows);
-  room.setAttribute("data-player", player);
   var slots = seatSlots();
+  var room = text("div", "seat-actions rows-" + rows + " slots-" + slots.length);
+  room.setAttribute("data-player", player);
   for (var i = 0; i < slots.length; i++) {
     var size = text("span", "slot-size");
     size.setAttribute("aria-hidden", "true");

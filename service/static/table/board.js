@@ -2,7 +2,7 @@
 import {renderActions, renderCompose, renderDeck, renderUndo} from "./controls.js";
 import {renderMenu} from "./menu.js";
 import {fresh, guessNext, guessing, pendingPlays, pendingWho, renderQueue, stillIn, waiting} from "./queue.js";
-import {K, S, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, root, seatRows, seatsBox, text, turnBox} from "./state.js";
+import {K, S, WORDS, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, root, seatRows, seatSlots, seatsBox, text, turnBox} from "./state.js";
 import {renderEnd} from "./end.js";
 
 // ------------------------------------------------------------------ what to say in the status line
@@ -242,12 +242,28 @@ export function renderSeats(s) {
     var known = p.hand_known || p.cards_known || [];
     if (known.length) { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
     if (rows) {  // room for the seat's own actions (controls.js fills it), kept whether or not they are offered
-      var room = text("div", "seat-actions rows-" + rows);
-      room.setAttribute("data-player", p.name);
-      seat.appendChild(room);
+      seat.appendChild(seatRoom(p.name, rows));
     }
     seatsBox.appendChild(seat);
   }
+}
+
+/* A seat's room for its own actions: a grid whose places are fixed for the whole hand. Each slot
+ * also gets a line of no height holding its word, never seen nor read out (generated text, hidden):
+ * on a phone, where the actions stand in one row, it makes each column as wide as its word
+ * whether or not the action is offered now, so a button that comes or goes never moves another. */
+function seatRoom(player, rows) {
+  var slots = seatSlots();
+  var room = text("div", "seat-actions rows-" + rows + " slots-" + slots.length);
+  room.setAttribute("data-player", player);
+  for (var i = 0; i < slots.length; i++) {
+    var size = text("span", "slot-size");
+    size.setAttribute("aria-hidden", "true");
+    size.setAttribute("data-word", WORDS[slots[i][0]] || slots[i][0]);
+    size.style.setProperty("--slot", String(i + 1));
+    room.appendChild(size);
+  }
+  return room;
 }
 
 /* While cards are chosen for a player's action (a swap's give, a show, a reveal): only that

@@ -1,7 +1,7 @@
 /* Taps, multi-card selections, the action buttons, the deck, Undo and Redo. */
 import {render} from "./board.js";
 import {fresh, guessNext, localUndoable, pendingPlays, saveQueue, waiting, write} from "./queue.js";
-import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, players, redoButton, refresh, refreshActions, root, say, seatSlot, seatsBox, text, undoButton, visibility} from "./state.js";
+import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, players, redoButton, refresh, refreshActions, root, say, seatSlot, seatSlots, seatsBox, text, undoButton, visibility} from "./state.js";
 
 
 export function tapCard(code, owner) {
@@ -324,8 +324,9 @@ function seatButton(entry, slotted) {
   name.id = "seat-action-" + entry.type + "-" + seatIndex(entry.player);
   b.appendChild(name);
   b.setAttribute("aria-labelledby", name.id);
-  b.style.gridRow = String(slotted[1]);
-  b.style.gridColumn = String(slotted[2]);
+  b.style.setProperty("--row", String(slotted[1]));  // its place (table.css): row and column on a tablet,
+  b.style.setProperty("--col", String(slotted[2]));
+  b.style.setProperty("--slot", String(seatSlots().indexOf(slotted) + 1));  // its column in a phone's one row
   wireAction(b, entry, null, entry.type);
   return b;
 }

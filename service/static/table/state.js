@@ -44,7 +44,9 @@ export const ORDER = ["deal", "stay", "fold", "swap", "swap_all", "stop", "show"
 /* A seat's own actions, shown in that seat in places fixed for the whole hand: [type, row, column]
  * per game and visibility (the actions a player may take at any moment of a hand, the others
  * being answers or turns in the row above the deck). The seat keeps room for all of them, so a
- * button that comes or goes never moves another (ui.md, "Nothing moves under a finger"). */
+ * button that comes or goes never moves another (ui.md, "Nothing moves under a finger"). On a
+ * phone (table.css) they stand side by side in one row instead, in this order, each column as
+ * wide as its word. */
 export const SEAT_SLOTS = {
   toepen: {table: [["knock", 1, 1], ["laundry", 1, 2], ["reveal", 2, 1]], open: [["knock", 1, 1], ["laundry", 1, 2]]},
   fool: {table: [["reveal", 1, 1]], open: []}

@@ -279,7 +279,7 @@ def backup(dest: str, database: str, force: bool) -> None:
                f"{copied.bytes:,} bytes.")
     if store.is_postgres(database):
         click.echo(f"{copied.path} is a pg_dump custom-format archive: restore it into an empty database with "
-                   f"pg_restore --no-owner --dbname postgresql://USER@HOST/DATABASE {copied.path}")
+                   f"pg_restore --no-owner --dbname postgresql://USER@HOST:PORT/DATABASE {copied.path}")
 
 
 @main.command()

@@ -151,7 +151,7 @@ def test_backup_refusals_are_one_line(postgres_url, tmp_path):
     failed = kibitz("backup", "/proc/kibitz.dump", "--db", postgres_url)  # pg_dump cannot write there
     assert failed.returncode == 1
     [line] = failed.stderr.splitlines()
-    assert line.startswith("Error: No backup was made: pg_dump failed (pg_dump: error: could not open output file"), line
+    assert line.startswith("Error: No backup was made: pg_dump failed: pg_dump: error: could not open output file"), line
 
     with fresh_schema() as blank:  # a schema of the server that holds no Kibitz table
         unkibitz = kibitz("backup", str(tmp_path / "none.dump"), "--db", blank)

@@ -109,12 +109,13 @@ def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: s
 
     from service.app import create_app
     from service.server import Limits, open_files_for
+    from service.storage import backend
 
     shown = url.split("@")[-1]  # never print a password
     try:
         app = create_app({"DATABASE": url, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key})
     except psycopg.Error as err:
-        raise click.ClickException(f"Cannot use the PostgreSQL database {shown}: {err}") from err
+        raise click.ClickException(f"Cannot use the PostgreSQL database {shown}: {backend.one_sentence(err)}") from err
     except ValueError as err:
         raise click.ClickException(str(err)) from err
     allowed = open_files_for(connection_limit)
@@ -278,7 +279,7 @@ def backup(dest: str, database: str, force: bool) -> None:
                f"{copied.bytes:,} bytes.")
     if store.is_postgres(database):
         click.echo(f"{copied.path} is a pg_dump custom-format archive: restore it into an empty database with "
-                   f"pg_restore --no-owner --dbname postgresql://USER@HOST/DATABASE {copied.path}")
+                   f"pg_restore --no-owner --dbname postgresql://USER@HOST:PORT/DATABASE {copied.path}")
 
 
 @main.command()

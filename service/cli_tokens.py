@@ -4,7 +4,9 @@ A token is shown once, when its game is created; a tablet that lost it (a cleare
 new device) gets a new one here. The command works on the database file itself, so only
 someone who can run programs on the server machine can use it: that is the permission. The
 new token is printed with the table page's share link (``/table/<id>#token=<token>``, the
-fragment the pages read, ``service.pages.share``) and, on a terminal, its QR code.
+fragment the pages read, ``service.pages.share``) and, on a terminal, its QR code. Without
+``--url`` the link's address is a guess (this machine's LAN address, which a server started
+without ``--lan`` does not listen on), and a line under it says so.
 ``--revoke`` first revokes every token the game has, so that only the new one works.
 """
 
@@ -27,15 +29,29 @@ DEFAULT_DB = "./kibitz.db"
 DEFAULT_PORT = 8000
 
 
-def share_base(url: str | None, port: int) -> str:
-    """The origin of the share link: ``url`` when given, else this machine's first LAN
-    address on ``port`` (what ``kibitz serve --lan`` prints first), else loopback."""
+#: Said under a share link built on a guessed LAN address: whether a tablet can open it
+#: depends on how the server was started, which ``kibitz token`` cannot see (the words of the
+#: table page's Share panel, ``service.pages.share_warning``).
+LAN_GUESS = ("This link uses this machine's network address: it works only when the server was started for the "
+             "club with kibitz serve --lan (it then listens on the club's network); otherwise give --url with "
+             "the address the tablets open.")
+#: Said under a share link built on loopback (this machine has no LAN address).
+LOOPBACK_GUESS = ("This link names this computer's own address, which other devices cannot open: give --url with "
+                  "the address the tablets open.")
+
+
+def share_base(url: str | None, port: int) -> tuple[str, str | None]:
+    """The origin of the share link and what to say about it: ``url`` when given (nothing to
+    say), else this machine's first LAN address on ``port`` (what ``kibitz serve --lan``
+    prints first; :data:`LAN_GUESS`), else loopback (:data:`LOOPBACK_GUESS`)."""
     if url:
-        return url.rstrip("/")
+        return url.rstrip("/"), None
     from service import lan
 
     urls = lan.lan_urls(port)
-    return urls[0].rstrip("/") if urls else f"http://127.0.0.1:{port}"
+    if urls:
+        return urls[0].rstrip("/"), LAN_GUESS
+    return f"http://127.0.0.1:{port}", LOOPBACK_GUESS
 
 
 @click.command("token")
@@ -57,7 +73,11 @@ def token(game_id: str, database: str, revoke: bool, url: str | None, port: int,
     """
     db: Any = None
     try:
-        db = store.connect(database)
+        try:
+            db = store.connect(database)
+        except (sqlite3.Error, psycopg.Error) as err:
+            raise click.ClickException(f"No token was issued: cannot open the database {shown(database)}: "
+                                       f"{store.one_sentence(err)}") from err
         if store.is_postgres(db):
             postgres.migrate(db)
         else:
@@ -74,11 +94,14 @@ def token(game_id: str, database: str, revoke: bool, url: str | None, port: int,
     finally:
         if db is not None:
             db.close()
-    link = f"{share_base(url, port)}/table/{row['id']}#token={issued.token}"
+    base, guessed = share_base(url, port)
+    link = f"{base}/table/{row['id']}#token={issued.token}"
     described = " · ".join(str(part) for part in (row["title"], row["game"], ", ".join(row["players"])) if part)
     click.echo(f"New token for game {row['id']} ({described}):")
     click.echo(f"  {issued.token}")
     click.echo(f"Share link (opens the table page with the token): {link}")
+    if guessed is not None:
+        click.echo(guessed)
     if qr if qr is not None else sys.stdout.isatty():
         from service import lan
 

@@ -94,23 +94,18 @@ def shown(target: str) -> str:
     return target
 
 
-def _first_line(err: BaseException) -> str:
-    lines = str(err).strip().splitlines()
-    return lines[0] if lines else type(err).__name__
-
-
 def open_source(src: str) -> Connection:
     """Open SRC read-only (``store.connect_read_only``) and check that it is a Kibitz database
     with every migration applied. Raises :class:`CopyError` otherwise."""
     try:
         db = store.connect_read_only(src)
     except Exception as err:
-        raise CopyError(f"Cannot open {shown(src)} to read it: {_first_line(err)}") from err
+        raise CopyError(f"Cannot open {shown(src)} to read it: {store.one_sentence(err)}") from err
     try:
         pending = _pending(db)
     except Exception as err:
         db.close()
-        raise CopyError(f"{shown(src)} is not a Kibitz database ({_first_line(err)}).") from err
+        raise CopyError(f"{shown(src)} is not a Kibitz database: {store.one_sentence(err)}") from err
     if pending:
         db.close()
         raise CopyError(f"{shown(src)} is not at this version's schema (migrations {', '.join(pending)} not applied): "
@@ -133,7 +128,7 @@ def open_destination(dst: str) -> Connection:
     try:
         db = store.connect(dst)
     except Exception as err:
-        raise CopyError(f"Cannot open {shown(dst)} to write to it: {_first_line(err)}") from err
+        raise CopyError(f"Cannot open {shown(dst)} to write to it: {store.one_sentence(err)}") from err
     try:
         if store.is_postgres(db):
             postgres.migrate(db)
@@ -141,7 +136,7 @@ def open_destination(dst: str) -> Connection:
             migrations.migrate(db)
     except Exception as err:
         db.close()
-        raise CopyError(f"Cannot create or migrate the tables of {shown(dst)}: {_first_line(err)}") from err
+        raise CopyError(f"Cannot create or migrate the tables of {shown(dst)}: {store.one_sentence(err)}") from err
     return db
 
 

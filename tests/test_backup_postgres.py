@@ -6,12 +6,15 @@ not a Kibitz database), never a traceback."""
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 import subprocess
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -80,7 +83,7 @@ def test_a_backup_while_kibitz_serve_records_restores_with_pg_restore(postgres_u
     assert said.startswith(f"Backed up {postgres_url} to {dest}: 4 games, ")
     assert said.endswith(f" events, {dest.stat().st_size:,} bytes.")
     assert how == (f"{dest} is a pg_dump custom-format archive: restore it into an empty database with "
-                   f"pg_restore --no-owner --dbname postgresql://USER@HOST/DATABASE {dest}")
+                   f"pg_restore --no-owner --dbname postgresql://USER@HOST:PORT/DATABASE {dest}")
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []  # no temp left
     listed = subprocess.run(["pg_restore", "--list", str(dest)], capture_output=True, text=True, check=True)
     data = [line for line in listed.stdout.splitlines() if "TABLE DATA" in line]
@@ -148,7 +151,7 @@ def test_backup_refusals_are_one_line(postgres_url, tmp_path):
     failed = kibitz("backup", "/proc/kibitz.dump", "--db", postgres_url)  # pg_dump cannot write there
     assert failed.returncode == 1
     [line] = failed.stderr.splitlines()
-    assert line.startswith("Error: No backup was made: pg_dump failed (pg_dump: error: could not open output file"), line
+    assert line.startswith("Error: No backup was made: pg_dump failed: pg_dump: error: could not open output file"), line
 
     with fresh_schema() as blank:  # a schema of the server that holds no Kibitz table
         unkibitz = kibitz("backup", str(tmp_path / "none.dump"), "--db", blank)
@@ -171,3 +174,48 @@ def test_a_password_goes_to_pg_dump_through_its_environment():
     target, env = postgres_admin._dump_target("postgresql://ann:s3cret@db.example:5433/league?sslmode=prefer")
     assert "s3cret" not in target and env["PGPASSWORD"] == "s3cret"
     assert {"host=db.example", "port=5433", "dbname=league", "user=ann", "sslmode=prefer"} <= set(target.split())
+
+
+def test_the_documented_restore_steps_run_as_written(fresh_database, tmp_path):
+    """docs/league.md "Backing up a league": the restore block, run line by line against the
+    test server with only its user, host, port, the archive's path and the new database's name
+    put in (no PGUSER, PGHOST or PGPORT to make up for a step that names less), creates the
+    database, restores the archive, checks it clean and serves it."""
+    make_database(fresh_database, games=2, notes=1)
+    dump = tmp_path / "league.dump"
+    assert kibitz("backup", str(dump), "--db", fresh_database).returncode == 0
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "league.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Backing up a league"):doc.index("## Checking a league")]
+    block = section[section.index("To restore,"):]
+    block = block[block.index("```sh\n") + 6:]
+    lines = block[:block.index("```")].strip().splitlines()
+    server = urlsplit(fresh_database)
+    name = f"restored_{uuid.uuid4().hex[:12]}"
+    fill = {"kibitz@db.league.example:5432": f"{server.username}@{server.hostname}:{server.port}",
+            "league_restored": name, "/srv/backups/league-2026-12-03.dump": str(dump)}
+    assert all("postgresql://kibitz@db.league.example:5432/" in line for line in lines), lines  # user, host, port
+    assert all(placeholder in "\n".join(lines) for placeholder in fill), lines
+    steps = []
+    for line in lines:
+        for placeholder, value in fill.items():
+            line = line.replace(placeholder, value)
+        steps.append(shlex.split(line))
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PG")}
+    create, restore, check, served = steps
+    try:
+        assert create[0] == "psql"
+        made = subprocess.run(create, capture_output=True, text=True, env=env, timeout=60)
+        assert made.returncode == 0, made.stderr
+        assert restore[0] == "pg_restore"
+        restored = subprocess.run(restore, capture_output=True, text=True, env=env, timeout=120)
+        assert restored.returncode == 0, restored.stderr
+        assert check[:3] == ["kibitz", "check", "--db"] and len(check) == 4
+        checked = kibitz(*check[1:], env={key: "" for key in os.environ if key.startswith("PG")})
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert checked.stdout.strip() == f"{check[3]}: no problems (2 games, 8 events checked)."
+        assert served[:3] == ["kibitz", "serve", "--db"] and len(served) == 4 and served[3] == check[3]
+        with serve(served[3], log_dir=tmp_path) as again:
+            assert again.new_game()
+    finally:
+        with psycopg.connect(fresh_database, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

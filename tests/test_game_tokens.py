@@ -35,6 +35,7 @@ def issue(db_path: Path, game_id: str, *args: str) -> tuple[str, str, str]:
     token = lines[1].strip()
     found = LINK.search(done.stdout)
     assert found, done.stdout
+    assert "--url" not in done.stdout  # the address was given: nothing guessed, nothing to say
     return token, found.group(1), done.stdout
 
 
@@ -81,6 +82,31 @@ def test_token_and_revoke_on_either_backend(client, database):
         db.close()
     unknown = kibitz("token", "NoSuchGame", "--db", database)
     assert unknown.returncode == 1 and unknown.stderr.strip() == f"Error: There is no game 'NoSuchGame' in {database}."
+
+
+def test_a_guessed_address_says_when_the_link_works(client, db_path):
+    """Without ``--url`` the link names this machine's first LAN address (or loopback when it
+    has none), which a server started without ``--lan`` does not listen on: one line under the
+    link says so, in the Share panel's words, and names ``--url``."""
+    from service import lan
+
+    game = create(client)
+    done = kibitz("token", game.id, "--db", str(db_path), "--no-qr", "--port", "8001")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    found = LINK.search(done.stdout)
+    assert found
+    said = lines[lines.index(found.group(0)) + 1]
+    urls = lan.lan_urls(8001)
+    if urls:
+        assert found.group(1).startswith(f"{urls[0]}table/{game.id}#token=")
+        assert said == ("This link uses this machine's network address: it works only when the server was started "
+                        "for the club with kibitz serve --lan (it then listens on the club's network); otherwise "
+                        "give --url with the address the tablets open.")
+    else:
+        assert found.group(1).startswith(f"http://127.0.0.1:8001/table/{game.id}#token=")
+        assert said == ("This link names this computer's own address, which other devices cannot open: give --url "
+                        "with the address the tablets open.")
 
 
 def test_revoke_stops_every_old_token_and_the_new_one_records(client, db_path, tmp_path):

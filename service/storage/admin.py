@@ -26,6 +26,7 @@ from typing import Any
 
 from schemas.common import scrub
 from service.storage import sqlite as store
+from service.storage.messages import one_sentence
 
 #: The tables without which a file is not a Kibitz database at all.
 TABLES = ("games", "events", "idempotency")
@@ -103,7 +104,7 @@ def backup(source: str | Path, dest: str | Path, *, force: bool = False) -> Copi
                     "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM events)").fetchone()
         os.replace(temp, dest)
     except sqlite3.Error as err:
-        raise BackupError(f"Could not back up {source}: {err}.") from err
+        raise BackupError(f"Could not back up {source}: {one_sentence(err)}") from err
     finally:
         for leftover in (temp, temp.with_name(temp.name + "-journal")):
             if leftover.exists():

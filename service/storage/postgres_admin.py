@@ -35,6 +35,7 @@ from psycopg import conninfo
 
 from schemas.common import scrub
 from service.storage.admin import SCHEMA, TABLES, BackupError, BadEvent, Copied, decode_json
+from service.storage.messages import one_sentence
 
 #: The driver's errors, as ``service.storage.admin.Error`` is SQLite's.
 Error = psycopg.Error
@@ -215,11 +216,6 @@ def _dump_target(url: str) -> tuple[str, dict[str, str]]:
     return conninfo.make_conninfo(**{key: str(value) for key, value in params.items()}), env
 
 
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "no message"
-
-
 def backup(source: str | Path, dest: str | Path, *, force: bool = False) -> Copied:
     """Back up the PostgreSQL database at URL ``source`` (live: servers may go on writing) into
     ``dest``: a ``pg_dump`` custom-format archive (``pg_dump --format=custom``) of the whole
@@ -265,14 +261,14 @@ def backup(source: str | Path, dest: str | Path, *, force: bool = False) -> Copi
             except OSError as err:
                 raise BackupError(f"No backup was made: pg_dump could not be run ({err}).") from err
             if dumped.returncode != 0:
-                raise BackupError(f"No backup was made: pg_dump failed ({_last_line(dumped.stderr)}).")
+                raise BackupError(f"No backup was made: pg_dump failed: {one_sentence(dumped.stderr)}")
         listed = subprocess.run([pg_restore, "--list", str(temp)], capture_output=True, text=True, check=False)
         if listed.returncode != 0 or "TABLE DATA" not in listed.stdout:
-            raise BackupError(f"No backup was made: pg_restore cannot read the archive pg_dump wrote "
-                              f"({_last_line(listed.stderr)}).")
+            raise BackupError(f"No backup was made: pg_restore cannot read the archive pg_dump wrote: "
+                              f"{one_sentence(listed.stderr)}")
         os.replace(temp, dest)
     except psycopg.Error as err:
-        raise BackupError(f"Could not back up {where}: {_last_line(str(err))}.") from err
+        raise BackupError(f"Could not back up {where}: {one_sentence(err)}") from err
     finally:
         if temp.exists():
             temp.unlink()

@@ -115,6 +115,13 @@ def public_once_over(over: bool, action: Mapping[str, Any], hidden: Mapping[str,
     return dict(action) if over else redact_fields(action, hidden)
 
 
+#: The past tense of the actions that take only a ``player``: the one wording of each, used
+#: by the Undo and Redo buttons (``engine.stream.summary``) and by the timeline's sentences
+#: (the games' ``describe``), so that the same event reads the same everywhere.
+PAST_TENSE = {"knock": "knocked", "stay": "stayed in", "fold": "folded", "laundry": "asked for a laundry",
+              "stop": "stopped the bus"}
+
+
 #: Nouns of the games' texts whose plural is not the singular with an ``s``.
 IRREGULAR = {"life": "lives", "copy": "copies"}
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Set
 from typing import Any, NamedTuple
 
-from engine.core import Action, OptionError, RulesError, without_hand_cards
+from engine.core import PAST_TENSE, Action, OptionError, RulesError, without_hand_cards
 from engine.interface import GameRules
 
 UNDO, REDO, NOTE, CREATED = "undo", "redo", "note", "game_created"
@@ -406,8 +406,8 @@ def target_json(rules: GameRules, step: Step, full: bool, hidden: Set[int] = fro
     """``{"seq", "type", "summary"}`` of an undo's or redo's target ``step`` (api.md, undo's
     ``target``), the :func:`summary` written for this reader (``full``: the token holder);
     ``hidden``: the seqs whose cards a public reader may not see (``replays.secrecy.hidden``),
-    whose summary leaves the card out ("Cas played a card"; for a ``correct``, its
-    replacement's card: "Correct event 3: Bob played a card")."""
+    whose summary leaves the card out ("Cas played a card"; for a ``correct``, both its
+    replacement's card and the card first recorded: "Fix: Bob played a card")."""
     if not full and step.seq in hidden:
         step = withheld(step)
     return {"seq": step.seq, "type": step.action["type"], "summary": summary(rules, step, full)}
@@ -415,26 +415,35 @@ def target_json(rules: GameRules, step: Step, full: bool, hidden: Set[int] = fro
 
 def withheld(step: Step) -> Step:
     """``step`` without the cards taken from (and now back in) a player's hand
-    (``engine.core.without_hand_cards``); for a ``correct`` step, its replacement's cards, which
-    are what its :func:`summary` names."""
+    (``engine.core.without_hand_cards``); for a ``correct`` step, its replacement's cards and
+    the target's cards as first recorded, which are what its :func:`summary` names."""
     if step.fix is not None:
-        replacement = step.fix.replacement
-        fix = step.fix._replace(replacement=replacement._replace(action=without_hand_cards(replacement.action)))
+        replacement, stood = step.fix.replacement, step.fix.stood
+        fix = step.fix._replace(replacement=replacement._replace(action=without_hand_cards(replacement.action)),
+                                stood=stood._replace(action=without_hand_cards(stood.action)))
         return step._replace(fix=fix)
     return step._replace(action=without_hand_cards(step.action))
 
 
 def summary(rules: GameRules, step: Step, full: bool) -> str:
     """A short phrase naming who did what in ``step``, without what the rules derived from
-    it: ``"Cas played 10♣"``, ``"Bob knocked"``, ``"Ann dealt"``; a ``correct`` step reads
-    ``"Correct event 14: Dee played 9♣"`` (its replacement's summary).
+    it: ``"Cas played 10♣"``, ``"Bob knocked"``, ``"Ann dealt"``, ``"Game abandoned"``; a
+    ``correct`` step reads ``"Fix: Dee played 9♣, not 9♠"`` (its replacement's summary, then
+    what differed in the entry first recorded: ``"Fix: Cas played 10♣, not Bob"``; for a reader
+    without the token, ``full`` False, only the replacement: ``"Fix: Dee played 9♣"``), with no
+    event number and no type name (ui.md, "Words for card players"; docs/corrections.md).
+    It is the name of the Undo and Redo buttons, so it stays short: an abandon's reason is
+    left to the timeline's ``describe``.
 
     ``rules`` is the game's engine module (its ``card_text`` writes a card, its ``redact``
     hides what a reader without the token, ``full`` False, may not see). The same words for
     every game; the timeline's ``describe`` adds the outcomes.
     """
-    if step.fix is not None:  # a correct: "Correct event 14: Dee played 9♣"
-        return f"Correct event {step.fix.stood.seq}: {summary(rules, step.fix.replacement, full)}"
+    if step.fix is not None:  # a correct: "Fix: Dee played 9♣, not 9♠"
+        now = summary(rules, step.fix.replacement, full)
+        # the entry first recorded only for the token holder: its card may be back in a hand
+        was = differing(now, summary(rules, step.fix.stood, True)) if full else ""
+        return f"Fix: {now}" + (f", not {was}" if was else "")
     action = step.action if full else {"type": step.action["type"], **rules.redact(step.action)}
     kind = str(action["type"])
     who = str(action.get("player", ""))
@@ -462,13 +471,31 @@ def summary(rules: GameRules, step: Step, full: bool) -> str:
         amount = int(action["amount"])
         return f"Ruling: {who} {'+' if amount >= 0 else ''}{amount} ({action.get('reason', '')})"
     if kind == ABANDON:
-        return f"The game was abandoned: {action.get('reason', '')}"
+        return "Game abandoned"
     return f"{who} {_VERBS.get(kind, kind)}".strip()
 
 
-#: The past tense of the actions that take only a ``player``.
-_VERBS = {"knock": "knocked", "stay": "stayed in", "fold": "folded", "laundry": "asked for a laundry",
-          "stop": "stopped the bus"}
+def differing(now: str, was: str) -> str:
+    """What the phrase ``was`` says that ``now`` does not: the words after those both begin
+    with ("Dee played 9♣" / "Dee played 9♠" → "9♠"), else the words before those both end with
+    ("Cas played 10♣" / "Bob played 10♣" → "Bob"); "" when both read the same (a deal whose
+    cards were fixed: "Ann dealt"), the whole of ``was`` when nothing is shared."""
+    new, old = now.split(), was.split()
+    if new == old:
+        return ""
+    head = 0
+    while head < min(len(new), len(old)) and new[head] == old[head]:
+        head += 1
+    if head:
+        return " ".join(old[head:])
+    tail = 0
+    while tail < min(len(new), len(old)) and new[-1 - tail] == old[-1 - tail]:
+        tail += 1
+    return " ".join(old[:len(old) - tail])
+
+
+#: The past tense of the actions that take only a ``player`` (one wording: ``engine.core``).
+_VERBS = PAST_TENSE
 
 
 #: Game actions whose ``cards`` are chosen by the player: they get ``possible`` in table games.

@@ -32,6 +32,7 @@ from typing import Any
 
 from engine.cards import SUIT_NAMES, SUIT_SINGULAR, parse_french, pretty, suit_of
 from engine.core import (
+    PAST_TENSE,
     Action,
     OptionError,
     RulesError,
@@ -1544,17 +1545,17 @@ def describe(before: State, action: Action, after: State, full: bool) -> str:
     elif kind == "play":
         text = _describe_play(before, action, after)
     elif kind == "knock":
-        text = f"{who} knocked: the stake is now {after.hand.stake if after.hand else '?'}"
+        text = f"{who} {PAST_TENSE['knock']}: the stake is now {after.hand.stake if after.hand else '?'}"
     elif kind == "stay":
-        text = f"{who} stays in"
+        text = f"{who} {PAST_TENSE['stay']}"
     elif kind == "fold":
         hand = after.hand or after.history[-1]
         lost = next((f.lost for f in hand.folds if f.seq == action.get("seq")), 0)
-        text = f"{who} folded and loses {plural(lost, 'life')}"
+        text = f"{who} {PAST_TENSE['fold']} and loses {plural(lost, 'life')}"
     elif kind == "laundry":
-        text = f"{who} exchanged their hand (laundry)"
+        text = f"{who} {PAST_TENSE['laundry']}"
         if full and action.get("cards"):
-            text += f" for {_cards(action['cards'])}"
+            text += f": new cards {_cards(action['cards'])}"
     elif kind == "challenge":
         text = _describe_challenge(action, after)
     elif kind == "reveal":

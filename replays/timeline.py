@@ -69,7 +69,7 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
             summary = corrected_words(rules, streams.withheld(fixing) if seq in kept else fixing, shown,
                                       event["data"].get("reason"))
         elif kind == streams.ABANDON:
-            summary = streams.summary(rules, step.stream.done.head, True) + "."
+            summary = f"The game was abandoned: {event['data'].get('reason', '')}."
         elif seq in kept:  # its card is back in a hand: who did what, not which card
             summary = secrecy.public_summary(rules, seq, step.action, after)
         elif kind == streams.NOTE:
@@ -150,14 +150,8 @@ def changed(rules: GameRules, old: streams.Step, new: streams.Step, shown: bool)
     now = streams.summary(rules, new, shown)
     if not shown:
         return f"{now}; another {'card was' if old.action['type'] != 'deal' else 'deal was'} first recorded"
-    was = streams.summary(rules, old, True)
-    if was == now:
-        return f"{now}, with other cards than first recorded"
-    ours, theirs = now.split(" "), was.split(" ")
-    same = 0
-    while same < min(len(ours), len(theirs)) - 1 and ours[same] == theirs[same]:
-        same += 1
-    return f"{now}, not {' '.join(theirs[same:])}"
+    was = streams.differing(now, streams.summary(rules, old, True))
+    return f"{now}, not {was}" if was else f"{now}, with other cards than first recorded"
 
 
 def _correction(kind: str, reason: Any, target: int | None, summaries: Mapping[int, str]) -> str:

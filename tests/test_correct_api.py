@@ -109,7 +109,7 @@ def test_a_later_correct_of_the_same_target_replaces_the_earlier_one(played):
     assert log[3]["corrected_by"] == 12
     assert played.get("/hands/1/tricks/1").get_json()["plays"][1]["card"] == "JH"
     undo = played.post({}, "undo").get_json()
-    assert undo["target"] == {"seq": 12, "type": "correct", "summary": "Correct event 4: Cas played J♥"}
+    assert undo["target"] == {"seq": 12, "type": "correct", "summary": "Fix: Cas played J♥, not 8♥"}
     assert played.get("/events").get_json()["events"][3]["corrected_by"] == 11
     assert played.get("/hands/1/tricks/1").get_json()["plays"][1]["card"] == "8H"
 
@@ -231,12 +231,12 @@ def test_undo_restores_the_entry_as_it_was_and_redo_puts_the_correction_back(pla
     corrected = correct(played, 4, play("Cas", "8H")).get_json()["state"]
     undo = played.post({}, "undo")
     assert undo.status_code == 201
-    assert undo.get_json()["target"] == {"seq": 11, "type": "correct", "summary": "Correct event 4: Cas played 8♥"}
+    assert undo.get_json()["target"] == {"seq": 11, "type": "correct", "summary": "Fix: Cas played 8♥, not J♥"}
     assert undo.get_json()["state"] == before
     log = played.get("/events").get_json()["events"]
     assert log[10]["undone"] is True and log[3]["corrected_by"] is None
     redo = played.post({}, "redo")
-    assert redo.get_json()["target"]["summary"] == "Correct event 4: Cas played 8♥"
+    assert redo.get_json()["target"]["summary"] == "Fix: Cas played 8♥, not J♥"
     assert redo.get_json()["state"] == corrected
     assert played.get("/events").get_json()["events"][3]["corrected_by"] == 11
     steps = played.get("/timeline").get_json()["steps"]

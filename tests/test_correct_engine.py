@@ -40,7 +40,7 @@ def bus() -> streams.Stream:
 def test_a_stop_the_bus_centre_is_corrected(bus):
     after = correct(bus, 2, {"type": "deal", "centre": ["QC", "9C", "KD"]})
     assert stop_the_bus.view(after.state, True)["centre"] == ["9H", "2S", "KD"]
-    assert streams.summary(stop_the_bus, after.done.head, True) == "Correct event 2: Ann dealt"
+    assert streams.summary(stop_the_bus, after.done.head, True) == "Fix: Ann dealt"
 
 
 def test_a_centre_card_taken_later_cannot_be_corrected_away(bus):

@@ -39,6 +39,6 @@ def test_correct_over_real_http(tmp_path):
         assert requests.post(f"{url}/correct", json={"target": 1, "action": fix["action"]}, headers=auth,
                              timeout=10).json()["code"] == "nothing_to_correct"
         undo = requests.post(f"{url}/undo", headers=auth, timeout=10).json()
-        assert undo["target"]["summary"] == "Correct event 4: Cas played 8♥"
+        assert undo["target"]["summary"] == "Fix: Cas played 8♥, not J♥"
         log = requests.get(f"{url}/events", headers=auth, timeout=10).json()["events"]
         assert log[3]["corrected_by"] is None and log[6]["undone"] is True

@@ -68,12 +68,12 @@ def test_an_undone_correction_names_its_card_in_no_public_summary(client):
     assert steps[fixed - 1]["summary"] == "Event 3 corrected: Bob played a card; another card was first recorded."
     assert steps[fixed]["summary"].startswith(f"Undo: cancelled event {fixed} (Event 3 corrected: Bob played a card")
     redo = next(a for a in game.get("/actions", token=False).get_json()["actions"] if a["type"] == "redo")
-    assert redo["target"]["summary"] == "Correct event 3: Bob played a card"
+    assert redo["target"]["summary"] == "Fix: Bob played a card"
     # the scorekeeper still reads the card
     mine = json.dumps(game.get("/timeline").get_json(), ensure_ascii=False)
     assert "Bob played 8♠" in mine
     redo = next(a for a in game.get("/actions").get_json()["actions"] if a["type"] == "redo")
-    assert redo["target"]["summary"] == "Correct event 3: Bob played 8♠"
+    assert redo["target"]["summary"] == "Fix: Bob played 8♠, not 7♠"
 
 
 def test_a_correction_replaced_by_a_later_one_names_its_card_nowhere_publicly(client):

@@ -84,7 +84,10 @@ def lead_words(game: str, lead: str | None) -> str | None:
 
 def turn_words(game: dict[str, Any], state: dict[str, Any]) -> str:
     """Whose turn it is, in words, from the public state (``phase``, ``to_act``): the game
-    page's headline ("Cas to play", "Bob: stay or fold?", "Deal round 2 — dealer Cas")."""
+    page's headline ("Cas to play", "Ann knocked — Bob: stay or fold?", "Deal round 2 — dealer
+    Cas"). The table page's status line (``service/static/table/board.js``, ``turnWords``) says
+    the same words for the same state: tests/browser/test_words_one_sentence.py holds the two
+    side by side."""
     kind, to_act = game["game"], state["to_act"]
     if state["status"] == "finished":
         winners = state.get("winners") or []
@@ -108,13 +111,14 @@ def turn_words(game: dict[str, Any], state: dict[str, Any]) -> str:
             return f"{who} to play — {knocked} knocked (stake {state.get('stake')}): {_names(may_fold)} may fold"
         return f"{who} to play"
     if kind == "fool" and phase == "reveal":
-        return f"Round over — reveal the cards left: {who}"
+        return f"Round over: reveal {who}'s cards"
     if kind == "stop_the_bus":
         if phase == "showdown":
             return f"Showdown: {who} to show"
         if phase == "final_turns":
-            return f"{who}: one more turn ({state.get('stopped_by')} stopped the bus)"
-        return f"{who} to swap"
+            return f"{state.get('stopped_by')} stopped the bus — {who} to swap"
+        can_stop = to_act[0] in (state.get("can_stop") or [])
+        return f"{who} to swap" + (" or stop" if can_stop else "")
     return f"{who} to play"
 
 

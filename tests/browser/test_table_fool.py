@@ -34,7 +34,7 @@ def test_a_whole_fool_game_with_reveals(server, page):
         page.get_by_role("button", name="Reveal: Ann", exact=True).click()
         pick(page, f"Green {28 - r}")
         confirm(page)
-    expect_status(page, "Game over: winners Cas and Dee")
+    expect_status(page, "Game over: Cas and Dee won.")
     state = server.get(f"/games/{game['id']}", game["token"])["state"]
     assert [p["score"] for p in state["players"]] == [-102, 0, 40, 40]
     reveals = [e["data"] for e in server.events(game) if e["type"] == "reveal"]

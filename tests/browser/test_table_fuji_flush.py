@@ -20,7 +20,7 @@ def test_a_whole_fuji_flush_game_recorded_by_tapping(server, page):
     tap(page, "5")
     expect(page.locator("#board")).to_contain_text("×2 = 10")
     tap(page, "3")
-    expect_status(page, "Game over: winners Ann and Bob; lost: Cas")
+    expect_status(page, "Game over: Ann and Bob won.")
     assert server.get(f"/games/{game['id']}", game["token"])["state"]["winners"] == ["Ann", "Bob"]
 
 

@@ -40,7 +40,7 @@ def test_a_whole_stop_the_bus_game_with_swap_stop_and_showdown(server, page):
     page.get_by_role("button", name="Show: Bob", exact=True).click()
     pick(page, "A♠", "A♦")
     confirm(page)
-    expect_status(page, "Game over: winner Bob; lost: Ann")
+    expect_status(page, "Game over: Bob won.")
     state = server.get(f"/games/{game['id']}", game["token"])["state"]
     assert state["winners"] == ["Bob"]
     shows = {e["data"]["player"]: sorted(e["data"]["cards"]) for e in server.events(game) if e["type"] == "show"}

@@ -25,7 +25,7 @@ def test_a_whole_toepen_game_recorded_by_tapping(server, page):
         expect_status(page, after)
     expect(page.locator(".trick.current")).to_contain_text("Ann")
     tap(page, "8♣")
-    expect_status(page, "Game over: winner Ann; lost: Bob and Cas")
+    expect_status(page, "Game over: Ann won.")
     final = server.get(f"/games/{game['id']}", game["token"])
     assert final["status"] == "finished"
     assert final["state"]["losers"] == ["Bob", "Cas"]
@@ -61,12 +61,12 @@ def test_a_knock_answered_with_fold_and_stay(server, page):
     act(page, "Deal")
     tap(page, "7♥")
     act(page, "Knock: Cas")
-    expect_status(page, "Dee: stay or fold?")
+    expect_status(page, "Cas knocked — Dee: stay or fold?")
     expect(page.locator(".seat.to-act")).to_have_attribute("data-player", "Dee")
     act(page, "Fold: Dee")
-    expect_status(page, "Ann: stay or fold?")
+    expect_status(page, "Cas knocked — Ann: stay or fold?")
     act(page, "Stay: Ann")
-    expect_status(page, "Bob: stay or fold?")
+    expect_status(page, "Cas knocked — Bob: stay or fold?")
     act(page, "Stay: Bob")
     expect_status(page, "Cas to play")
     dee = server.get(f"/games/{game['id']}", game["token"])["state"]["players"][3]
@@ -80,7 +80,7 @@ def test_an_implicit_knock_and_a_fold(server, page):
     open_table(page, server, game)
     act(page, "Deal")
     act(page, "Knock: Ann")
-    expect_status(page, "Ann knocked: fold now or play on — Bob to play")
+    expect_status(page, "Bob to play — Ann knocked (stake 2): Bob and Cas may fold")
     act(page, "Fold: Cas")
     tap(page, "7♥")
     expect_status(page, "Ann to play")

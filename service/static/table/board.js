@@ -13,42 +13,43 @@ export function statusSentence() {
   var waitingNote = "";
   if (S.queue.stopped) { waitingNote = "A waiting tap was refused: choose what to keep. "; }
   else if (S.offline) { waitingNote = "Offline: " + S.queue.items.length + " waiting. "; }
-  if (s.status === "finished") {
-    var parts = [];
-    if (s.winners && s.winners.length) { parts.push("winner" + (s.winners.length > 1 ? "s " : " ") + names(s.winners)); }
-    if (s.losers && s.losers.length) { parts.push("lost: " + names(s.losers)); }
-    return waitingNote + "Game over" + (parts.length ? ": " + parts.join("; ") : "");
-  }
-  if (s.status === "abandoned") { return waitingNote + "Game abandoned"; }
-  var to = s.to_act || [];
-  if (guessing() && !S.queue.stopped) {
+  if (s.status === "in_progress" && guessing() && !S.queue.stopped) {
     var guess = guessNext();
     if (guess && entries("play").length) { return waitingNote + guess + " to play (guessed)"; }
   }
-  var hand = kind === "fool" || kind === "stop_the_bus" ? "round" : "hand";
+  return waitingNote + turnWords(s);
+}
+
+/* Whose turn it is, in words, from the state: the same words as the game page's headline
+ * (service/pages/review.py, turn_words), so the table and the game page say one thing for one
+ * state (tests/browser/test_words_one_sentence.py holds them side by side). */
+export function turnWords(s) {
+  var to = s.to_act || [];
+  var who = names(to);
+  if (s.status === "finished") {
+    return s.winners && s.winners.length ? "Game over: " + names(s.winners) + " won." : "Game over.";
+  }
+  if (s.status === "abandoned") { return "The game was abandoned."; }
   if (s.phase === "deal") {
-    var dealer = s.next_dealer || s.dealer;
-    if (kind === "fuji_flush") { return waitingNote + "Deal — " + (s.first_player || "") + " plays first"; }
-    return waitingNote + "Deal " + hand + " " + ((s.hand_number || 0) + 1) + " — dealer " + dealer;
+    if (kind === "fuji_flush") { return "Deal — " + (s.first_player || "") + " plays first"; }
+    var hand = kind === "toepen" ? "hand" : "round";
+    return "Deal " + hand + " " + ((s.hand_number || 0) + 1) + " — dealer " + (s.next_dealer || s.dealer);
   }
+  if (!to.length) { return "Waiting for the next move"; }
   if (kind === "toepen") {
-    if (s.phase === "answering" && to.length) { return waitingNote + to[0] + ": stay or fold?"; }
-    var playing = to.length ? to[0] + " to play" : "";
+    if (s.phase === "answering") { return s.last_knocker + " knocked — " + who + ": stay or fold?"; }
     if (s.last_knocker && (s.can_fold || []).length) {
-      return waitingNote + s.last_knocker + " knocked: fold now or play on" + (playing ? " — " + playing : "");
+      return who + " to play — " + s.last_knocker + " knocked (stake " + s.stake + "): " + names(s.can_fold) + " may fold";
     }
-    return waitingNote + playing;
+    return who + " to play";
   }
-  if (kind === "fool" && s.phase === "reveal") {
-    return waitingNote + "Round over: reveal " + names(to) + "'s cards";
-  }
+  if (kind === "fool" && s.phase === "reveal") { return "Round over: reveal " + who + "'s cards"; }
   if (kind === "stop_the_bus") {
-    if (s.phase === "showdown") { return waitingNote + "Showdown: " + names(to) + " to show"; }
-    if (s.phase === "final_turns") { return waitingNote + s.stopped_by + " stopped the bus — " + names(to) + " to swap"; }
-    var canStop = (s.can_stop || []).indexOf(to[0]) >= 0;
-    return waitingNote + names(to) + " to swap" + (canStop ? " or stop" : "");
+    if (s.phase === "showdown") { return "Showdown: " + who + " to show"; }
+    if (s.phase === "final_turns") { return s.stopped_by + " stopped the bus — " + who + " to swap"; }
+    return who + " to swap" + ((s.can_stop || []).indexOf(to[0]) >= 0 ? " or stop" : "");
   }
-  return waitingNote + (to.length ? names(to) + " to play" : s.phase);
+  return who + " to play";
 }
 
 // ------------------------------------------------------------------ the hand just ended
@@ -211,8 +212,9 @@ export function renderSeats(s) {
     head.appendChild(text("span", "seat-name", p.name));
     var badges = text("div", "seat-badges");  // a line of its own, so a badge never moves the seat's name
     if (acting) { badges.appendChild(text("span", "badge act", guess ? "next?" : "to act")); }
-    var dealer = s.phase === "deal" ? (s.next_dealer || s.dealer) : s.dealer;
-    if (kind !== "fuji_flush" && dealer === p.name) { badges.appendChild(text("span", "badge", "dealer")); }
+    // between hands the next dealer; once the game is over nobody deals (api.md: next_dealer null)
+    var dealer = s.status !== "in_progress" ? null : s.phase === "deal" ? (s.next_dealer || s.dealer) : s.dealer;
+    if (kind !== "fuji_flush" && dealer && dealer === p.name) { badges.appendChild(text("span", "badge", "dealer")); }
     // the hand's own markers only while it is played: they are the ended hand's between hands
     if (!over && p.in_hand === false) { badges.appendChild(text("span", "badge", "folded")); }
     if (p.eliminated) { badges.appendChild(text("span", "badge", "out")); }
@@ -224,7 +226,7 @@ export function renderSeats(s) {
     seat.appendChild(head);
     seat.appendChild(badges);
     var info = scoreLine(p);
-    if (kind !== "fuji_flush" && (s.phase !== "deal" || kind === "fool")) { info.push(p.hand_size + (p.hand_size === 1 ? " card" : " cards")); }
+    if (kind !== "fuji_flush" && (!over || kind === "fool")) { info.push(p.hand_size + (p.hand_size === 1 ? " card" : " cards")); }
     var infoBox = text("div", "seat-info");
     for (var f = 0; f < info.length; f++) {  // each fact kept on one line (count and word together)
       if (f) { infoBox.appendChild(document.createTextNode(" · ")); }
@@ -327,7 +329,7 @@ export function renderBoard(s) {
   boardBox.innerHTML = "";
   var facts = [];
   var handWord = kind === "fool" || kind === "stop_the_bus" ? "Round " : "Hand ";
-  if (s.hand_number) { facts.push((kind === "fuji_flush" ? "" : handWord + s.hand_number + (s.phase === "deal" ? " (over)" : ""))); }
+  if (s.hand_number) { facts.push((kind === "fuji_flush" ? "" : handWord + s.hand_number + (handOver(s) ? " (over)" : ""))); }
   if (kind === "toepen" && s.stake) { facts.push("stake " + s.stake); }
   if (kind === "toepen" && s.stock_size !== null && s.stock_size !== undefined) { facts.push("stock " + s.stock_size); }
   if (kind === "fool" && s.lead_colour) { facts.push("lead colour " + ({G: "Green", R: "Red", Y: "Yellow", B: "Blue"}[s.lead_colour] || s.lead_colour)); }

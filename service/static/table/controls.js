@@ -434,9 +434,10 @@ export function renderDeck() {
     b.disabled = false;
     var off = waiting() || !fresh() ? !(entries("play").length || pendingPlays().length || (S.game.state.to_act || []).length)
       : !canPlay(code, null);
-    /* a card already waiting on the device (offline, or behind a refusal) looks waiting, not
-     * playable: a tap on it says it waits (table.js) and records nothing */
-    var queued = S.offline || S.queue.stopped ? pendingPlays().some(function (it) { return String(it.body.card) === code; }) : false;
+    /* a card already waiting on the device (offline, or behind a refusal), every copy of it,
+     * looks waiting, not playable: a tap on it says it waits (table.js) and queues nothing */
+    var queued = S.offline || S.queue.stopped ? pendingPlays().filter(function (it) { return String(it.body.card) === code; }).length >=
+      Number(b.getAttribute("data-copies") || "1") : false;  // every copy of it waits (Fool!'s 1, Fuji Flush's numbers: several)
     b.classList.toggle("queued", queued);
     b.setAttribute("aria-disabled", off || queued ? "true" : "false");
   }

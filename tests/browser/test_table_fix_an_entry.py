@@ -147,7 +147,7 @@ def test_a_fix_on_a_sheet_its_cards_as_the_deck_its_refusal_in_the_panel_and_the
     offered = page.evaluate(ROWS, "#fix .fixing button.card")
     deck = {name: (row, h, w) for name, row, h, w in page.evaluate(ROWS, "#deck button[data-card]")}
     assert len({row for _, row, _, _ in offered}) >= 2, offered
-    for name, row, height, width in offered:
+    for name, row, height, _width in offered:
         assert (row, height) == deck[name][:2], (name, row, height, deck[name])
     assert in_view(page, replacement.get_by_role("button", name="8♣", exact=True))  # scrolled into view
     # a replacement a later entry no longer fits: the service's sentence, whole, in the panel

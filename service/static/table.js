@@ -11,10 +11,10 @@
  * 422) of a tap that waited stops the queue and shows the service's sentence.
  */
 import {render, statusSentence} from "./table/board.js";
-import {composeTap, confirmCompose, endCompose, explainCard, redo, startSwap, tapCard, undo} from "./table/controls.js";
+import {cancelCompose, composeTap, confirmCompose, explainCard, redo, startSwap, tapCard, undo} from "./table/controls.js";
 import {drain, dropStopped, loadQueue, saveQueue, waiting} from "./table/queue.js";
 import {wireMenu} from "./table/menu.js";
-import {K, S, boardBox, changesSince, confirmButton, deckBox, el, entries, fetchActions, gameId, joinSummaries, loadBoard, redoButton, refresh, say, seatsBox, turnBox, undoButton} from "./table/state.js";
+import {K, S, boardBox, cardName, changesSince, confirmButton, deckBox, el, entries, fetchActions, gameId, joinSummaries, loadBoard, redoButton, refresh, say, seatsBox, turnBox, undoButton} from "./table/state.js";
 import {chooseToken} from "./table/token.js";
 import {keepAwake} from "./table/awake.js";
 import {wireEnd} from "./table/end.js";
@@ -26,6 +26,10 @@ S.queue = loadQueue();
 deckBox.addEventListener("click", function (event) {
   var b = event.target.closest("button[data-card]");
   if (!b || b.disabled) { return; }
+  if (b.classList.contains("queued")) {
+    say(cardName(b.getAttribute("data-card")) + " already waits on this device: it is sent when the service answers.");
+    return;
+  }
   if (b.getAttribute("aria-disabled") === "true") { explainCard(b.getAttribute("data-card")); return; }
   tapCard(b.getAttribute("data-card"), null);
 });
@@ -41,7 +45,7 @@ boardBox.addEventListener("click", function (event) {
   if (swap) { startSwap(swap, b.getAttribute("data-card")); }
 });
 confirmButton.addEventListener("click", confirmCompose);
-el("compose-cancel").addEventListener("click", endCompose);
+el("compose-cancel").addEventListener("click", cancelCompose);
 undoButton.addEventListener("click", undo);
 redoButton.addEventListener("click", redo);
 wireMenu();

@@ -94,14 +94,14 @@ def test_no_empty_band_under_the_status_line_and_a_message_moves_nothing(server,
     settle(page)
     after = page.evaluate(where)
     assert after == before
-    # the message is shown whole on screen, in the status line's room, over nothing that can be tapped
+    # the message is shown whole on screen, under the status line (which stays in view), over the board
     page.evaluate("() => window.scrollTo(0, 0)")
-    seats_top = page.locator("#seats").evaluate(BOX)[1]
-    left, a_top, right, a_bottom = page.locator("#notices").evaluate(BOX)
-    assert left >= 0 and right <= viewport["width"] and a_bottom <= seats_top and a_top >= 0
+    turn_bottom = page.get_by_role("status").evaluate(BOX)[3]
+    left, a_top, right, a_bottom = page.locator("#alert").evaluate(BOX)
+    assert left >= 0 and right <= viewport["width"] and a_top >= turn_bottom and a_bottom <= viewport["height"]
     assert a_bottom - a_top >= 20
     # a tap on the message puts it away and shows the status line again
-    page.locator("#notices").click()
+    page.locator("#alert").click()
     expect(page.locator("#alert")).to_have_text("")
     expect(page.get_by_role("status")).to_be_visible()
 
@@ -248,9 +248,9 @@ def test_sending_shows_over_the_status_line_only_once_an_answer_takes_a_moment(s
     assert "Sending" in page.locator("#sending").inner_text()  # read out at once (aria-live)
     # not flashed on screen for a quick answer: shown only once it has waited 300 ms
     assert seen["shown"] - seen["tap"] >= 299, seen
-    assert page.evaluate(opacity) == "1"  # the answer takes a while: shown, over the status line's room
+    assert page.evaluate(opacity) == "1"  # the answer takes a while: shown, under the status line, not over it
     left, top, right, bottom = page.locator("#sending").evaluate(BOX)
-    r_left, r_top, r_right, r_bottom = page.locator(".status-room").evaluate(BOX)
-    assert r_left <= left and right <= r_right and r_top <= top and bottom <= r_bottom
+    r_left, r_top, r_right, r_bottom = page.get_by_role("status").evaluate(BOX)
+    assert r_left <= left and right <= TABLET["width"] and r_bottom <= top
     latency.settled(3)
     assert page.evaluate(opacity) == "0" and page.locator("#sending").inner_text() == ""

@@ -1,9 +1,9 @@
 """The deck on screen without scrolling (ui.md, "Where the page lives", "One tap per card"): the
 deck is the scorekeeper's main target, so a hand in progress shows its first row of cards before
 any scrolling on a portrait phone (390×844) in all four games, and on a landscape tablet
-(1024×768) the whole deck of Toepen and Fuji Flush (Fool!'s 83 cards and Stop the Bus's 52 start
-on screen there); the seats' own actions above the deck stay whole (every label readable, at
-least 44×44 CSS pixels).
+(1024×768) the whole deck of Toepen and Fuji Flush, and of Stop the Bus while a deal's, a swap's
+or a show's cards are chosen (Fool!'s 83 cards start on screen there); the seats' own actions
+above the deck stay whole (every label readable, at least 44×44 CSS pixels).
 
 The games are the club evening's (``tests/browser/recorded.py``, the state of the screenshots):
 Toepen with four players and Dee's knock pending, Fool! in its third trick, Stop the Bus with a
@@ -42,8 +42,9 @@ SEAT_ACTIONS = """() => Array.from(document.querySelectorAll('#seats .seat-actio
           || word.getBoundingClientRect().left < r.left + 2]; })"""
 
 GAMES = {"toepen": toepen_table_game, "fool": fool_game, "stop_the_bus": bus_game, "fuji_flush": fuji_game}
-#: the games whose whole deck fits on a landscape tablet's screen
-WHOLE_ON_TABLET = ("toepen", "fuji_flush")
+#: the games whose whole deck fits on a landscape tablet's screen (Stop the Bus's while a deal's,
+#: a swap's or a show's cards are chosen)
+WHOLE_ON_TABLET = ("toepen", "fuji_flush", "stop_the_bus")
 
 
 def opened(server: Any, new_context: Any, viewport: dict[str, int], game: Recorder) -> Any:
@@ -120,3 +121,32 @@ def test_a_seat_action_that_goes_away_moves_no_other(server, new_context, viewpo
            {name for name in before if name.split(":")[0] in ("knock", "reveal")}
     for name, box in after.items():
         assert box == before[name], (name, before[name], box)
+
+
+def test_stop_the_bus_on_a_tablet_the_whole_deck_is_on_screen_in_the_deal_swap_and_show_panels(server, new_context):
+    """A 1024×768 tablet: the 52-card deck, clubs' row included, is on screen without scrolling
+    while a deal's centre, a swap's give and a show's cards are chosen."""
+    game = create(server.base, game="stop_the_bus", players=["Ann", "Bob"], dealer="Ann", options={"chips": 1})
+    page = opened(server, new_context, TABLET, game)
+    page.get_by_role("button", name="Deal", exact=True).click()  # the deal's three centre cards
+    expect(page.locator("#deck")).to_be_visible()
+    deck_on_screen(page, TABLET, whole=True)
+    pick(page, "2♥", "3♥", "4♥")
+    shown = version(page)
+    page.get_by_role("button", name="Confirm", exact=True).click()
+    settle(page, shown + 1)
+    page.get_by_role("button", name="Swap: Bob", exact=True).click()  # a swap's give
+    pick(page, "2♥", group="Centre")
+    deck_on_screen(page, TABLET, whole=True)
+    page.get_by_role("button", name="Cancel", exact=True).click()
+    shown = version(page)
+    page.get_by_role("button", name="Stop: Bob", exact=True).click()
+    settle(page, shown + 1)
+    pick(page, "3♥", group="Centre")
+    pick(page, "8♦")
+    shown = version(page)
+    page.get_by_role("button", name="Confirm", exact=True).click()
+    settle(page, shown + 1)
+    page.get_by_role("button", name="Show: Ann", exact=True).click()  # a show's cards
+    expect(page.locator("#deck")).to_be_visible()
+    deck_on_screen(page, TABLET, whole=True)

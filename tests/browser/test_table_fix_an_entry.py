@@ -106,3 +106,62 @@ def test_a_fix_that_a_later_entry_no_longer_fits_shows_the_services_sentence(ser
     page.get_by_role("group", name="Replacement: Bob", exact=True).get_by_role("button", name="8♣", exact=True).click()
     expect(page.get_by_role("alert")).to_have_text(re.compile(r"^Event 4, Cas played 8♣, no longer fits"))
     assert server.get(f"/games/{game['id']}")["version"] == 4  # nothing stored
+
+
+#: where the seats are on the page and on screen, the sticky bar's foot and the scroll position
+WHERE = """() => { const s = document.getElementById('seats').getBoundingClientRect();
+  const bar = document.querySelector('.topbar').getBoundingClientRect();
+  return {seatsPage: s.top + window.scrollY, seatsTop: s.top, barBottom: bar.bottom, scrollY: window.scrollY,
+          height: window.innerHeight}; }"""
+
+#: each replacement card: its name and the label of its row; and the deck's the same way
+ROWS = """sel => Array.from(document.querySelectorAll(sel)).map(b =>
+  [b.textContent, b.closest('.deck-row').getAttribute('aria-label'), b.offsetHeight, b.offsetWidth])"""
+
+
+def in_view(page, locator) -> bool:
+    return bool(locator.evaluate("e => { const r = e.getBoundingClientRect(); "
+                                 "return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0; }"))
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1024, "height": 768}, {"width": 390, "height": 844}],
+                         ids=["1024x768", "390x844"])
+def test_a_fix_on_a_sheet_its_cards_as_the_deck_its_refusal_in_the_panel_and_the_table_back_in_view(
+        server, new_context, viewport):
+    game = server.create(game="toepen", players=["Ann", "Bob", "Cas", "Dee"], dealer="Dee")
+    server.post(game, {"type": "deal"})
+    page = new_context(viewport=viewport).new_page()
+    open_table(page, server, game, base=server.lan_base)
+    for card in ("7♣", "8♣", "9♣", "10♣"):
+        tap(page, card)
+    _needs_corrections(server, game)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    before = page.evaluate(WHERE)
+    open_fix(page)
+    page.locator("#fix-list button.fix-entry").nth(3).click()  # event 3, Ann's lead: the oldest entry but the deal
+    replacement = page.get_by_role("group", name="Replacement: Ann", exact=True)
+    expect(replacement.get_by_role("button", name="8♣", exact=True)).to_be_visible()
+    # the table is not pushed down by the panel: a sheet over it
+    assert page.evaluate(WHERE)["seatsPage"] == before["seatsPage"]
+    # the replacement laid out as the recording deck: its suit rows, the same size of button
+    offered = page.evaluate(ROWS, "#fix .fixing button.card")
+    deck = {name: (row, h, w) for name, row, h, w in page.evaluate(ROWS, "#deck button[data-card]")}
+    assert len({row for _, row, _, _ in offered}) >= 2, offered
+    for name, row, height, _width in offered:
+        assert (row, height) == deck[name][:2], (name, row, height, deck[name])
+    assert in_view(page, replacement.get_by_role("button", name="8♣", exact=True))  # scrolled into view
+    # a replacement a later entry no longer fits: the service's sentence, whole, in the panel
+    replacement.get_by_role("button", name="8♣", exact=True).click()
+    answer = page.locator("#fix .fix-answer")
+    expect(answer).to_have_text(re.compile(r"^Event 4, Bob played 8♣, no longer fits: .+"))
+    expect(page.get_by_role("alert")).to_have_text(answer.inner_text())
+    assert in_view(page, answer)
+    assert answer.evaluate("e => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1")
+    assert server.get(f"/games/{game['id']}")["version"] == 6  # nothing stored
+    # a fix that fits: the panel closes and the status line and the seats are in view
+    page.locator("#fix .fixing").get_by_role("button", name="J♣", exact=True).click()
+    expect(page.locator("#changes")).to_have_text(re.compile(r"^Fixed: "))
+    expect(page.locator("#fix")).to_be_hidden()
+    after = page.evaluate(WHERE)
+    assert after["barBottom"] - 1 <= after["seatsTop"] <= after["height"] / 2, after
+    expect(page.get_by_role("status")).to_be_in_viewport()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import PHONE, TABLET
 from tests.browser.table import act, deck, open_table, settle, tap
 
 PLAYERS = ["Ann", "Bob", "Cas"]
@@ -75,15 +79,53 @@ def test_a_refused_waiting_tap_stops_the_queue_with_its_sentence(own_server, pag
     server.stop()
     deck(page, "7♥").click()
     expect(page.locator("#table")).to_have_attribute("data-offline", "true")
-    deck(page, "7♥").click()  # a mis-tap: the same card again (guessed for Cas)
-    deck(page, "8♥").click()
+    deck(page, "8♥").click()  # guessed for Cas
+    page.get_by_role("button", name="8♥ by Bob", exact=True).click()  # a mis-tap: Bob again
+    deck(page, "9♥").click()
     server.start()
     alert = page.get_by_role("alert")
-    expect(alert).to_contain_text("Cas plays 7♥")
-    expect(alert).to_contain_text("7♥")
+    expect(alert).to_contain_text("Bob plays 8♥")
+    expect(alert).to_contain_text("8♥")
     expect(page.locator("#table")).to_have_attribute("data-pending", "2")
     expect(page.locator("#queue-list li.refused")).to_have_count(1)
     page.get_by_role("button", name="Drop this tap", exact=True).click()
     settle(page)
     plays = [(e["data"]["player"], e["data"]["card"]) for e in server.events(game) if e["type"] == "play"]
-    assert plays == [("Bob", "7H"), ("Cas", "8H")]
+    assert plays == [("Bob", "7H"), ("Cas", "9H")]
+
+
+@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390x844", "1024x768"])
+def test_offline_the_seats_stay_in_view_queued_cards_look_waiting_and_the_chooser_reads_apart(
+        own_server, new_context, viewport):
+    server = own_server
+    game = server.create(game="toepen", players=["Ann", "Bob", "Cas", "Dee"], dealer="Dee")
+    server.post(game, {"type": "deal"})
+    page = new_context(viewport=viewport).new_page()
+    open_table(page, server, game)
+    tap(page, "9♣")
+    server.stop()
+    deck(page, "8♣").click()
+    expect(page.locator("#table")).to_have_attribute("data-offline", "true")
+    deck(page, "K♣").click()
+    expect(page.locator("#table")).to_have_attribute("data-pending", "2")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    # the waiting taps lie over the board, not over the seats: the seat to act can be seen
+    queue = page.locator("#queue").evaluate("e => e.getBoundingClientRect().top")
+    seats = page.locator("#seats").evaluate("e => e.getBoundingClientRect().bottom")
+    assert queue >= seats - 1, (queue, seats)
+    expect(page.locator("#seats .seat.to-act")).to_be_in_viewport()
+    to_act = page.locator("#seats .seat.to-act").evaluate(
+        "e => { const r = e.getBoundingClientRect(); const hit = document.elementFromPoint(r.left + r.width / 2, r.top + 8);"
+        " return !!hit && !!hit.closest('.seat.to-act'); }")
+    assert to_act  # nothing over it
+    # the queued cards do not look playable, and a tap on one queues nothing more
+    for name in ("8♣", "K♣"):
+        expect(deck(page, name)).to_have_attribute("aria-disabled", "true")
+        expect(deck(page, name)).to_have_class(re.compile(r"\bqueued\b"))
+    deck(page, "K♣").click(force=True)  # a finger's tap: aria-disabled buttons still take it
+    expect(page.get_by_role("alert")).to_contain_text("K♣")
+    expect(page.locator("#table")).to_have_attribute("data-pending", "2")
+    # the player chooser reads as separate names: "K♣ by Ann, Bob, Cas or Dee (guessed)"
+    second = page.locator("#queue-list li").nth(1)
+    assert re.search(r"K♣ by Ann, Bob, Cas or Dee", second.text_content() or ""), second.text_content()
+    expect(second.get_by_role("group", name="Who played K♣", exact=True).get_by_role("button")).to_have_count(4)

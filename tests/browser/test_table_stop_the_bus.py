@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import PHONE, TABLET
+from tests.browser.pages_checks import keep_token
+from tests.browser.recorded import bus_game
 from tests.browser.table import act, confirm, expect_status, open_table, pick, settle, version
 
 
@@ -86,3 +90,32 @@ def test_an_open_deal_gives_the_centre_then_every_hand(server, page):
     assert deal["centre"] == ["2H", "3H", "4H"]
     assert deal["hands"] == {"Ann": ["AS", "AD", "AC"], "Bob": ["KS", "KD", "KC"]}
     expect(page.get_by_role("group", name="Hand: Bob", exact=True)).to_contain_text("K♠")
+
+
+#: the seats on screen, the sticky bar's foot and the scroll position
+SEATS_IN_VIEW = """() => { const s = document.getElementById('seats').getBoundingClientRect();
+  const bar = document.querySelector('.topbar').getBoundingClientRect();
+  return {seatsTop: s.top, barBottom: bar.bottom, height: window.innerHeight, scrollY: window.scrollY}; }"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390x844", "1024x768"])
+@pytest.mark.parametrize("how", ["Confirm", "Cancel"])
+def test_after_a_swap_whose_card_needed_scrolling_the_status_line_and_the_seats_are_in_view(
+        server, new_context, viewport, how):
+    game = bus_game(server.base)
+    context = new_context(viewport=viewport)
+    keep_token(context, game.id, game.token)
+    page = context.new_page()
+    open_table(page, server, {"id": game.id, "token": game.token})
+    page.get_by_role("button", name="Swap: Cas", exact=True).click()
+    pick(page, "7♠", group="Centre")
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # the deck's last row: scrolled to
+    pick(page, "2♣")
+    assert page.evaluate("() => window.scrollY") > 0
+    shown = version(page)
+    page.get_by_role("button", name=how, exact=True).click()
+    settle(page, shown + (1 if how == "Confirm" else 0))
+    expect(page.locator("#compose")).to_be_hidden()
+    seen = page.evaluate(SEATS_IN_VIEW)
+    assert seen["barBottom"] - 1 <= seen["seatsTop"] <= seen["height"] / 2, seen  # not under the sticky bar
+    expect(page.get_by_role("status")).to_be_in_viewport()

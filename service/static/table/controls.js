@@ -1,7 +1,7 @@
 /* Taps, multi-card selections, the action buttons, the deck, Undo and Redo. */
 import {render} from "./board.js";
 import {fresh, guessNext, localUndoable, pendingPlays, saveQueue, waiting, write} from "./queue.js";
-import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, players, redoButton, refresh, refreshActions, root, say, seatSlot, seatSlots, seatsBox, text, undoButton, visibility} from "./state.js";
+import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, players, redoButton, refresh, refreshActions, root, say, seatSlot, showTable, seatSlots, seatsBox, text, undoButton, visibility} from "./state.js";
 
 
 export function tapCard(code, owner) {
@@ -45,6 +45,8 @@ export function startCompose(spec) {
 }
 
 export function endCompose() { S.compose = null; render(); }
+/* Cancel: the panel closes and the table comes back into view */
+export function cancelCompose() { endCompose(); showTable(); }
 
 export function slotFull(slot) { return slot.max !== undefined && slot.cards.length >= slot.max; }
 
@@ -116,10 +118,9 @@ export function confirmCompose() {
   write("events", body, spec.label).then(function (outcome) {
     if (outcome !== "refused" && S.compose === spec) {
       endCompose();
-      /* the panel is gone: bring the board (and the next actions) back into view, once the
+      /* the panel is gone: bring the status line and the seats back into view, once the
        * answer is in, never while the tap is pending */
-      var board = document.getElementById("play-area") || document.getElementById("turn");
-      if (board && board.getBoundingClientRect().top < 0) { board.scrollIntoView({block: "start"}); }
+      showTable();
     }
   });
 }
@@ -417,6 +418,7 @@ export function renderDeck() {
     var count = b.querySelector(".count");
     if (count) { count.textContent = used > 1 || (used === 1 && Number(b.getAttribute("data-copies")) > 1) ? "×" + used : ""; }
     b.classList.toggle("picked", used > 0);
+    b.classList.remove("queued");
     b.removeAttribute("aria-disabled");  // set again below only where a tap asks the service why
     if (!S.token || !deckUsed) { b.disabled = true; continue; }
     if (S.compose) {
@@ -432,7 +434,12 @@ export function renderDeck() {
     b.disabled = false;
     var off = waiting() || !fresh() ? !(entries("play").length || pendingPlays().length || (S.game.state.to_act || []).length)
       : !canPlay(code, null);
-    b.setAttribute("aria-disabled", off ? "true" : "false");
+    /* a card already waiting on the device (offline, or behind a refusal), every copy of it,
+     * looks waiting, not playable: a tap on it says it waits (table.js) and queues nothing */
+    var queued = S.offline || S.queue.stopped ? pendingPlays().filter(function (it) { return String(it.body.card) === code; }).length >=
+      Number(b.getAttribute("data-copies") || "1") : false;  // every copy of it waits (Fool!'s 1, Fuji Flush's numbers: several)
+    b.classList.toggle("queued", queued);
+    b.setAttribute("aria-disabled", off || queued ? "true" : "false");
   }
 }
 

@@ -7,6 +7,7 @@
  * result, or the service's sentence naming the later entry that no longer fits, is shown. A fix
  * needs the service's answer: while it cannot be reached the panel says so and nothing waits. */
 import {K, S, WORDS, base, cardName, cardValue, el, ended, kind, refresh, say, text} from "./state.js";
+import {showPanel} from "./menu.js";
 
 const BOOKKEEPING = ["game_created", "undo", "redo", "note", "adjust", "abandon", "correct"];
 const ONE_TAP = ["knock", "stay", "fold", "laundry", "stop"];
@@ -89,23 +90,35 @@ function offer(step, actions, box) {
     if (a.player !== step.player && step.type !== "deal") { continue; }  // the same player's entry, another way
     if (a.type === "play") {
       var allowed = a.cards || a.possible || null;
-      var group = text("div", "row-cards fix-cards");
+      /* laid out as the recording deck: its suit (or colour) rows, the same card buttons */
+      var group = text("div", "deck fix-cards");
       group.setAttribute("role", "group");
       group.setAttribute("aria-label", "Replacement: " + a.player);
-      var deck = document.querySelectorAll("#deck button[data-card]");
-      for (var c = 0; c < deck.length; c++) {
-        var code = deck[c].getAttribute("data-card");
-        if (allowed && allowed.map(String).indexOf(code) < 0) { continue; }
-        if (step.type === "play" && step.data && String(step.data.card) === code && step.player === a.player) { continue; }
-        var b = text("button", deck[c].className.replace(/\bpicked\b/, ""), cardName(code));
-        b.type = "button";
-        b.addEventListener("click", (function (player, card) {
-          return function () { send(step, {type: "play", player: player, card: cardValue(card)}, box); };
-        })(a.player, code));
-        group.appendChild(b);
-        offered += 1;
+      var rows = document.querySelectorAll("#deck .deck-row");
+      for (var r = 0; r < rows.length; r++) {
+        var deck = rows[r].querySelectorAll("button[data-card]");
+        var label = rows[r].querySelector(".row-label");
+        var row = text("div", "deck-row");
+        row.setAttribute("role", "group");
+        row.setAttribute("aria-label", rows[r].getAttribute("aria-label") || "");
+        var rowLabel = row.appendChild(text("span", "row-label", label ? label.textContent : ""));
+        rowLabel.setAttribute("aria-hidden", "true");
+        var cards = row.appendChild(text("div", "row-cards"));
+        for (var c = 0; c < deck.length; c++) {
+          var code = deck[c].getAttribute("data-card");
+          if (allowed && allowed.map(String).indexOf(code) < 0) { continue; }
+          if (step.type === "play" && step.data && String(step.data.card) === code && step.player === a.player) { continue; }
+          var b = text("button", deck[c].className.replace(/\b(picked|queued)\b/g, ""), cardName(code));
+          b.type = "button";
+          b.addEventListener("click", (function (player, card) {
+            return function () { send(step, {type: "play", player: player, card: cardValue(card)}, box); };
+          })(a.player, code));
+          cards.appendChild(b);
+          offered += 1;
+        }
+        if (cards.childNodes.length) { group.appendChild(row); }
       }
-      box.appendChild(text("p", "row-label", a.player + " plays:"));
+      box.appendChild(text("p", "fix-who", a.player + " plays:"));
       box.appendChild(group);
     } else if (ONE_TAP.indexOf(a.type) >= 0 && step.type !== "play") {
       var one = text("button", "action", (WORDS[a.type] || a.type) + ": " + a.player);
@@ -118,10 +131,23 @@ function offer(step, actions, box) {
     }
   }
   if (!offered) { box.appendChild(text("p", "hint", "Nothing this page can offer in its place: use Undo for this entry.")); }
+  /* the service's answer to a fix is shown here too, where the scorekeeper is looking */
+  box.appendChild(text("p", "fix-answer"));
+  box.scrollIntoView({block: "nearest"});
+}
+
+/* The service's sentence shown whole in the opened entry (and in the page's alert). */
+function answered(box, sentence) {
+  var where = box.querySelector(".fix-answer");
+  if (where) {
+    where.textContent = sentence;
+    where.scrollIntoView({block: "nearest"});
+  }
+  say(sentence);
 }
 
 function send(step, action, box) {
-  if (S.offline) { say("The service cannot be reached: fixing an entry needs its answer, so nothing was sent."); return; }
+  if (S.offline) { answered(box, "The service cannot be reached: fixing an entry needs its answer, so nothing was sent."); return; }
   var body = {target: step.seq, action: action};
   K.api("POST", base + "/correct", {body: body, token: S.token, ifMatch: S.version, key: K.newKey()}).then(function (answer) {
     var b = answer.body || {};
@@ -130,17 +156,17 @@ function send(step, action, box) {
       var now = b.replacement && b.replacement.summary ? b.replacement.summary : "";
       el("changes").textContent = ended("Fixed: " + was + (now ? " is now " + now : ""));
       say("");
-      el("fix").hidden = true;
+      showPanel(null);  // the panel closes and the table comes back into view
       refresh();
       return;
     }
     if (answer.status >= 500 && b.code !== "record_damaged") {
-      say("The service cannot be reached: fixing an entry needs its answer, so it was not fixed. Try again when it answers.");
+      answered(box, "The service cannot be reached: fixing an entry needs its answer, so it was not fixed. Try again when it answers.");
       return;
     }
-    say(ended(b.detail || ("The service answered " + answer.status + ".")));
+    answered(box, ended(b.detail || ("The service answered " + answer.status + ".")));
     if (answer.status === 412) { refresh(); }
   }, function () {
-    say("The service cannot be reached: fixing an entry needs its answer, so it was not fixed. Try again when it answers.");
+    answered(box, "The service cannot be reached: fixing an entry needs its answer, so it was not fixed. Try again when it answers.");
   });
 }

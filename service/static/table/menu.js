@@ -1,13 +1,16 @@
 /* The menu: note, ruling, abandon, share scorekeeping. */
 import {write} from "./queue.js";
-import {K, S, UNITS, el, entries, gameId, hasBookkeeping, kind, playerNames, text} from "./state.js";
+import {K, S, UNITS, el, entries, gameId, hasBookkeeping, kind, playerNames, showTable, text} from "./state.js";
 import {openFix, showEarlier} from "./fix.js";
 
 
 export function showPanel(id) {
   var panels = ["form-note", "form-ruling", "form-abandon", "share", "fix"];
+  var wasOpen = panels.some(function (p) { return !el(p).hidden; });
   for (var i = 0; i < panels.length; i++) { el(panels[i]).hidden = panels[i] !== id; }
+  document.body.classList.toggle("sheet-open", id === "fix");
   closeMenu();
+  if (!id && wasOpen) { showTable(); }
   if (id) {
     var first = el(id).querySelector("textarea, input, select, button");
     if (first) { first.focus(); }

@@ -364,6 +364,11 @@ export function renderQueue() {
   box.hidden = !onDevice;
   el("queue-refused").hidden = !S.queue.stopped;
   if (!onDevice) { return; }
+  /* over the board, under the seats: the seat to act stays in view */
+  var seatsBox = el("seats");
+  var under = seatsBox.offsetTop + seatsBox.offsetHeight;
+  box.style.top = under + "px";
+  box.style.maxHeight = Math.max(box.parentNode.offsetHeight - under, 128) + "px";  // the deck below stays free
   var damagedRecord = S.queue.stopped && S.queue.stopped.code === "record_damaged";
   var note = damagedRecord ? S.queue.stopped.detail + " These taps wait on this device:"
     : S.queue.stopped ? "Refused: " + S.queue.stopped.detail + " Choose what to keep."
@@ -379,14 +384,22 @@ export function renderQueue() {
       li.appendChild(chip(it.body.card));
       li.appendChild(document.createTextNode(" by "));
       var seats = players();
+      /* the player chooser: one button per seat, read as "Ann, Bob, Cas or Dee" (separators
+       * for screen readers; on screen the buttons stand apart) */
+      var chooser = li.appendChild(text("span", "who-chooser"));
+      chooser.setAttribute("role", "group");
+      chooser.setAttribute("aria-label", "Who played " + cardName(it.body.card));
+      var choices = seats.filter(function (p) { return stillIn(p) || p.name === it.body.player; });
       for (var j = 0; j < seats.length; j++) {
         if (!stillIn(seats[j]) && seats[j].name !== it.body.player) { continue; }
+        var at = choices.indexOf(seats[j]);
+        if (at > 0) { chooser.appendChild(text("span", "visually-hidden", at === choices.length - 1 ? " or " : ", ")); }
         var who = text("button", "who" + (seats[j].name === it.body.player ? " primary" : ""), seats[j].name);
         who.type = "button";
         who.setAttribute("aria-label", cardName(it.body.card) + " by " + seats[j].name);
         who.setAttribute("aria-pressed", seats[j].name === it.body.player ? "true" : "false");
         who.addEventListener("click", (function (n, name) { return function () { setPlayer(n, name); }; })(i, seats[j].name));
-        li.appendChild(who);
+        chooser.appendChild(who);
       }
       if (it.guessed) { li.appendChild(text("span", "hint", " (guessed)")); }
     } else if (it.body.type === "play") {

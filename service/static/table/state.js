@@ -137,6 +137,17 @@ export function hasBookkeeping() {
   return false;
 }
 
+/* After a panel closes (a multi-card action's, Fix an entry, a menu form): if the page was left
+ * scrolled so that the seats sit under the sticky bar (or far down the screen), scroll back to
+ * the top, so the status line and the seats are in view. Never called while a tap is pending. */
+export function showTable() {
+  var seats = document.getElementById("seats");
+  var bar = document.querySelector(".table-page .topbar");
+  if (!seats || !bar || window.scrollY === 0) { return; }
+  var top = seats.getBoundingClientRect().top;
+  if (top < bar.getBoundingClientRect().bottom || top > window.innerHeight / 2) { window.scrollTo(0, 0); }
+}
+
 export function say(sentence) {
   lastSentence = sentence || "";
   alertBox.textContent = lastSentence;

@@ -290,6 +290,31 @@ def begin_write(db: Connection, *, lock: int = WRITE_LOCK, games: Iterable[str] 
     _HELD[db] = keys
 
 
+def try_begin_write(db: Connection, games: Iterable[str]) -> frozenset[str]:
+    """Open a write transaction like :func:`begin_write` with ``games``, but take each game's
+    lock without waiting (``pg_try_advisory_xact_lock``): returns the games whose lock another
+    transaction holds (none of them may be written in this transaction; an empty set when
+    every lock was taken). Only the database's shared lock is waited for (up to
+    :data:`LOCK_TIMEOUT_MS`, then a ``busy`` fault), as a write of the whole database holds it.
+    A lock taken without waiting never waits while holding another, so no deadlock arises."""
+    by_key: dict[int, list[str]] = {}
+    for game in games:
+        by_key.setdefault(game_lock_key(game), []).append(game)
+    try:
+        db.execute(f"BEGIN; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK})".encode())
+        busy: set[int] = set()
+        if by_key:
+            keys = ", ".join(str(int(key)) for key in sorted(by_key))
+            rows = db.execute(f"SELECT k, pg_try_advisory_xact_lock({GAME_LOCK}, k) AS taken "
+                              f"FROM unnest(ARRAY[{keys}]::integer[]) AS k".encode()).fetchall()
+            busy = {row["k"] for row in rows if not row["taken"]}
+    except BaseException:
+        rollback(db)
+        raise
+    _HELD[db] = frozenset(by_key) - busy
+    return frozenset(game for key in busy for game in by_key[key])
+
+
 def _check_held(db: Connection, game_id: str) -> None:
     """Raise ``RuntimeError`` when ``db``'s write transaction locked some games, not ``game_id``."""
     keys = _HELD.get(db)

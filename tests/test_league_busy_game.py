@@ -1,5 +1,5 @@
 """A game whose write lock another connection holds delays and fails only its own writes
-(docs/league.md, "One database, many servers"): through a real ``kibitz serve`` on PostgreSQL,
+(docs/league.md, "What works now"): through a real ``kibitz serve`` on PostgreSQL,
 writes to other games and new games answer at once while it is held; its own write is a
 ``busy`` 503 after the lock timeout, the next one waits its turn and is stored once the lock
 is free, in order, with nothing lost or duplicated."""

@@ -34,7 +34,8 @@ A storage fault anywhere in a batch (disk full, read-only, I/O error, a lock hel
 busy timeout: ``store.fault``; on PostgreSQL a busy game's lock is waited for only by its
 own set-aside jobs) rolls the whole transaction back, so none of the batch's
 events, idempotency records or projection rows is stored, and every write of the batch
-fails with ``store.StorageUnavailable`` (503). The writer then drops its connection and
+fails with ``store.StorageUnavailable`` (503); except on PostgreSQL a lock one job waited for
+past the lock timeout (``busy``), which rolls back that job's savepoint alone. The writer then drops its connection and
 opens a new one for the next batch: a connection SQLite opened read-only (because the file
 was read-only then) would stay read-only after the file became writable again.
 """
@@ -244,10 +245,12 @@ class GroupCommitter:
                 try:
                     result = job(db)
                 except BaseException as err:  # noqa: BLE001 - handed to the waiting request
-                    if store.fault(err) is not None:
+                    unavailable = store.fault(err)
+                    if unavailable is not None and not (unavailable.kind == "busy" and store.is_postgres(db)):
                         raise  # the storage failed, not this write: the whole batch is abandoned
+                    # a lock this write waited for too long (PostgreSQL): this write's 503 alone
                     store.rollback_to(db, "job")
-                    outcomes.append((future, None, err))
+                    outcomes.append((future, None, unavailable or err))
                 else:
                     store.release(db, "job")
                     outcomes.append((future, result, None))

@@ -178,3 +178,48 @@ def test_a_busy_game_waits_alone_keeps_its_order_and_fails_alone(committer):
     assert stored(path) == [2, 3, 4, 5, 6, 10, 11]
     run(7, "A")  # once its jobs are done, A's writes go the usual way again
     assert outcomes[7] == "ok 7" and stored(path)[-3:] == [7, 10, 11]
+
+
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)
+def test_a_lock_one_job_waits_for_too_long_fails_that_job_alone(committer):
+    import psycopg
+
+
+    path, _writer = committer
+    writer = GroupCommitter(path, "FULL", busy_timeout_ms=1000)
+    holder = psycopg.connect(path, autocommit=True)
+    holder.execute("BEGIN")
+    holder.execute("SELECT pg_advisory_xact_lock(12345)")  # something a job waits for, past the timeout
+    outcomes: dict[str, str] = {}
+
+    def blocked(db: Database) -> None:
+        db.execute(sql(db, "INSERT INTO t (n) VALUES (?)"), [1])
+        db.execute("SELECT pg_advisory_xact_lock(12345)")
+
+    def slow(db: Database) -> None:
+        time.sleep(0.5)  # the next two jobs queue meanwhile: one batch
+        db.execute(sql(db, "INSERT INTO t (n) VALUES (?)"), [0])
+
+    def free(db: Database) -> None:
+        db.execute(sql(db, "INSERT INTO t (n) VALUES (?)"), [2])
+
+    def run(name: str, job, game: str) -> None:
+        try:
+            writer.run(job, games=[game])
+            outcomes[name] = "ok"
+        except store.StorageUnavailable as err:
+            outcomes[name] = err.kind
+
+    threads = [threading.Thread(target=run, args=("slow", slow, "S"))]
+    threads[0].start()
+    time.sleep(0.1)
+    for name, job, game in (("blocked", blocked, "C"), ("free", free, "D")):
+        threads.append(threading.Thread(target=run, args=(name, job, game)))
+        threads[-1].start()
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join(10)
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert outcomes == {"slow": "ok", "blocked": "busy", "free": "ok"}
+    assert stored(path) == [0, 2]

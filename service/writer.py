@@ -19,8 +19,8 @@ A held game never holds up the others (PostgreSQL): the writer takes the games' 
 without waiting (``store.try_begin_write``); a job whose game's lock another transaction
 holds (a writer on another machine, a slow transaction), or whose game has jobs set aside
 already, is set aside to a waiting thread (at most :data:`MAX_WAITERS`, each on its own
-connection), which waits for that game's lock (up to the lock timeout, then a ``busy`` 503
-for those jobs alone) and commits the game's jobs in the order they came; the batch commits
+connection), which waits for that game's lock (trying it again and again, holding no lock in between,
+up to the lock timeout, then a ``busy`` 503 for those jobs alone) and commits the game's jobs in the order they came; the batch commits
 every other game's jobs at once. On SQLite nothing is ever set aside.
 
 Checkpoints of the write-ahead log are kept off the write path: the writer's connection
@@ -238,6 +238,8 @@ class GroupCommitter:
                         else:
                             kept.append(queued)
                     batch = kept
+            elif locked is not None:  # a waiter's batch: its games' locks tried until the lock timeout
+                store.try_begin_write(db, locked, patient=True)
             else:
                 store.begin_write(db, games=locked)
             for job, _games, future in batch:

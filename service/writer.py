@@ -19,9 +19,10 @@ A held game never holds up the others (PostgreSQL): the writer takes the games' 
 without waiting (``store.try_begin_write``); a job whose game's lock another transaction
 holds (a writer on another machine, a slow transaction), or whose game has jobs set aside
 already, is set aside to a waiting thread (at most :data:`MAX_WAITERS`, each on its own
-connection), which waits for that game's lock (trying it again and again, holding no lock in between,
-up to the lock timeout, then a ``busy`` 503 for those jobs alone) and commits the game's jobs in the order they came; the batch commits
-every other game's jobs at once. On SQLite nothing is ever set aside.
+connection), which waits for that game's lock (trying it again and again, holding no lock
+in between, up to the lock timeout, then a ``busy`` 503 for those jobs alone) and commits
+the game's jobs in the order they came; the batch commits every other game's jobs at once.
+On SQLite nothing is ever set aside.
 
 Checkpoints of the write-ahead log are kept off the write path: the writer's connection
 does not checkpoint automatically (SQLite would do it inside the commit that crosses its
@@ -34,9 +35,9 @@ A storage fault anywhere in a batch (disk full, read-only, I/O error, a lock hel
 busy timeout: ``store.fault``; on PostgreSQL a busy game's lock is waited for only by its
 own set-aside jobs) rolls the whole transaction back, so none of the batch's
 events, idempotency records or projection rows is stored, and every write of the batch
-fails with ``store.StorageUnavailable`` (503); except on PostgreSQL a lock one job waited for
-past the lock timeout (``busy``), which rolls back that job's savepoint alone. The writer then drops its connection and
-opens a new one for the next batch: a connection SQLite opened read-only (because the file
+fails with ``store.StorageUnavailable`` (503); except on PostgreSQL a lock one job waited
+for past the lock timeout (``busy``), which rolls back that job's savepoint alone. The
+writer then drops its connection and opens a new one for the next batch: a connection SQLite opened read-only (because the file
 was read-only then) would stay read-only after the file became writable again.
 """
 
@@ -105,7 +106,9 @@ class GroupCommitter:
         An exception raised by ``job`` rolls back what ``job`` wrote (and nothing else) and
         is raised here. A storage fault in the batch (``store.fault``), or an error
         committing it, stores nothing of the batch and raises ``store.StorageUnavailable``
-        (or the commit's error) for every job in it.
+        (or the commit's error) for every job in it; on PostgreSQL a game whose lock stays
+        busy past the lock timeout (or a lock a job waits for that long) raises
+        ``store.StorageUnavailable`` (``busy``) for that game's jobs (that job) alone.
         """
         future: Future[T] = Future()
         self._jobs.put((job, None if games is None else frozenset(games), future))

@@ -15,6 +15,15 @@ locks those of all its jobs (``store.begin_write(db, games=...)``): on PostgreSQ
 games' writers in other processes wait for it, not the whole database's; a job that names
 none locks the whole database, as SQLite's ``BEGIN IMMEDIATE`` always does.
 
+A held game never holds up the others (PostgreSQL): the writer takes the games' locks
+without waiting (``store.try_begin_write``); a job whose game's lock another transaction
+holds (a writer on another machine, a slow transaction), or whose game has jobs set aside
+already, is set aside to a waiting thread (at most :data:`MAX_WAITERS`, each on its own
+connection), which waits for that game's lock (trying it again and again, holding no lock
+in between, up to the lock timeout, then a ``busy`` 503 for those jobs alone) and commits
+the game's jobs in the order they came; the batch commits every other game's jobs at once.
+On SQLite nothing is ever set aside.
+
 Checkpoints of the write-ahead log are kept off the write path: the writer's connection
 does not checkpoint automatically (SQLite would do it inside the commit that crosses its
 threshold, stalling that batch); instead a second thread runs a ``PASSIVE`` checkpoint on
@@ -23,16 +32,19 @@ its own connection every :data:`CHECKPOINT_EVERY` commits, while writers go on a
 The threads start on the first write and stop after :data:`IDLE_SECONDS` without any.
 
 A storage fault anywhere in a batch (disk full, read-only, I/O error, a lock held past the
-busy timeout: ``store.fault``) rolls the whole transaction back, so none of the batch's
+busy timeout: ``store.fault``; on PostgreSQL a busy game's lock is waited for only by its
+own set-aside jobs) rolls the whole transaction back, so none of the batch's
 events, idempotency records or projection rows is stored, and every write of the batch
-fails with ``store.StorageUnavailable`` (503). The writer then drops its connection and
-opens a new one for the next batch: a connection SQLite opened read-only (because the file
+fails with ``store.StorageUnavailable`` (503); except on PostgreSQL a lock one job waited
+for past the lock timeout (``busy``), which rolls back that job's savepoint alone. The
+writer then drops its connection and opens a new one for the next batch: a connection SQLite opened read-only (because the file
 was read-only then) would stay read-only after the file became writable again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import queue
 import sqlite3
 import threading
@@ -54,6 +66,16 @@ MAX_BATCH = 128
 #: Commits between two checkpoints of the write-ahead log (SQLite's own default is about
 #: every 1,000 pages, i.e. a few hundred moves, run inside the commit that crosses it).
 CHECKPOINT_EVERY = 200
+#: Threads (each with its own connection) waiting for games whose locks are busy (PostgreSQL).
+MAX_WAITERS = 4
+
+
+class _Waiter:
+    """A thread's queue of set-aside jobs, and how many of them write each game."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Queued] = []
+        self.games: dict[str, int] = {}
 
 
 class GroupCommitter:
@@ -70,6 +92,9 @@ class GroupCommitter:
         self._jobs: queue.Queue[Queued] = queue.Queue()
         self._lock = threading.Lock()
         self._running = False
+        self._aside_lock = threading.Lock()
+        self._waiters: list[_Waiter] = []
+        self._waiting_for: dict[str, _Waiter] = {}  # a game with jobs set aside: its waiter
 
     def run(self, job: Callable[[Database], T], *, games: Iterable[str] | None = None) -> T:
         """Run ``job(db)`` inside a write transaction and return its result once committed.
@@ -81,7 +106,9 @@ class GroupCommitter:
         An exception raised by ``job`` rolls back what ``job`` wrote (and nothing else) and
         is raised here. A storage fault in the batch (``store.fault``), or an error
         committing it, stores nothing of the batch and raises ``store.StorageUnavailable``
-        (or the commit's error) for every job in it.
+        (or the commit's error) for every job in it; on PostgreSQL a game whose lock stays
+        busy past the lock timeout (or a lock a job waits for that long) raises
+        ``store.StorageUnavailable`` (``busy``) for that game's jobs (that job) alone.
         """
         future: Future[T] = Future()
         self._jobs.put((job, None if games is None else frozenset(games), future))
@@ -115,7 +142,7 @@ class GroupCommitter:
                         batch.append(self._jobs.get_nowait())
                     except queue.Empty:
                         break
-                db = self._commit(db, batch)
+                db = self._commit(db, batch, aside=True)
                 commits += 1
                 if commits >= CHECKPOINT_EVERY:
                     commits = 0
@@ -146,9 +173,51 @@ class GroupCommitter:
             if db is not None:
                 db.close()
 
-    def _commit(self, db: Database | None, batch: list[Queued]) -> Database | None:
+    def _set_aside(self, queued: Queued) -> None:
+        """Hand ``queued`` (a job naming its games) to the waiter of its games (a new one,
+        or the least busy when :data:`MAX_WAITERS` run), behind that game's jobs set aside."""
+        games = queued[1] or frozenset()
+        with self._aside_lock:
+            waiter = next((self._waiting_for[game] for game in sorted(games) if game in self._waiting_for), None)
+            if waiter is None and len(self._waiters) >= MAX_WAITERS:
+                waiter = min(self._waiters, key=lambda each: len(each.jobs))
+            if waiter is None:
+                waiter = _Waiter()
+                self._waiters.append(waiter)
+                threading.Thread(target=self._wait, args=(waiter,), name="kibitz-writer-waiting", daemon=True).start()
+            waiter.jobs.append(queued)
+            for game in games:
+                waiter.games[game] = waiter.games.get(game, 0) + 1
+                self._waiting_for[game] = waiter
+
+    def _wait(self, waiter: _Waiter) -> None:
+        """Commit ``waiter``'s jobs, those waiting at once together, each transaction waiting for
+        its games' locks; stop (closing its connection) when it has none left."""
+        db: Database | None = None
+        try:
+            while True:
+                with self._aside_lock:
+                    if not waiter.jobs:
+                        self._waiters.remove(waiter)
+                        return
+                    batch, waiter.jobs = waiter.jobs[:MAX_BATCH], waiter.jobs[MAX_BATCH:]
+                db = self._commit(db, batch)
+                with self._aside_lock:  # once answered, later jobs of these games go the usual way
+                    for game in itertools.chain.from_iterable(games or () for _job, games, _future in batch):
+                        waiter.games[game] -= 1
+                        if not waiter.games[game]:
+                            del waiter.games[game]
+                            if self._waiting_for.get(game) is waiter:
+                                del self._waiting_for[game]
+        finally:
+            if db is not None:
+                db.close()
+
+    def _commit(self, db: Database | None, batch: list[Queued], *, aside: bool = False) -> Database | None:
         """Run ``batch`` in one transaction on ``db`` (opened if None); answer every future.
 
+        With ``aside`` (the writer's own batches), a job writing a game whose lock is busy, or
+        whose game has jobs set aside, is set aside (:meth:`_set_aside`) instead of waited for.
         Returns the connection to use for the next batch: None after a storage fault (the
         next batch opens a fresh one)."""
         outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
@@ -159,16 +228,34 @@ class GroupCommitter:
             named = [games for _job, games, _future in batch]
             locked = None if any(games is None for games in named) else frozenset(
                 game for games in named if games is not None for game in games)
-            store.begin_write(db, games=locked)
+            if aside and locked is not None:
+                with self._aside_lock:
+                    pending = set(locked & self._waiting_for.keys())
+                pending |= store.try_begin_write(db, locked - pending)
+                if pending:
+                    kept = []
+                    for queued in batch:
+                        if queued[1] and queued[1] & pending:
+                            pending |= queued[1]  # later jobs of its games follow it
+                            self._set_aside(queued)
+                        else:
+                            kept.append(queued)
+                    batch = kept
+            elif locked is not None:  # a waiter's batch: its games' locks tried until the lock timeout
+                store.try_begin_write(db, locked, patient=True)
+            else:
+                store.begin_write(db, games=locked)
             for job, _games, future in batch:
                 store.savepoint(db, "job")
                 try:
                     result = job(db)
                 except BaseException as err:  # noqa: BLE001 - handed to the waiting request
-                    if store.fault(err) is not None:
+                    unavailable = store.fault(err)
+                    if unavailable is not None and not (unavailable.kind == "busy" and store.is_postgres(db)):
                         raise  # the storage failed, not this write: the whole batch is abandoned
+                    # a lock this write waited for too long (PostgreSQL): this write's 503 alone
                     store.rollback_to(db, "job")
-                    outcomes.append((future, None, err))
+                    outcomes.append((future, None, unavailable or err))
                 else:
                     store.release(db, "job")
                     outcomes.append((future, result, None))

@@ -6,6 +6,7 @@ write-ahead log are SQLite's."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from sqlite_utils import Database
@@ -124,3 +125,101 @@ def test_the_log_is_checkpointed_off_the_write_path(committer, monkeypatch):
         assert db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000  # other connections keep SQLite's default
     finally:
         db.close()
+
+
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)  # PostgreSQL's lock per game
+def test_a_busy_game_waits_alone_keeps_its_order_and_fails_alone(committer):
+    import psycopg
+
+    from service.storage import postgres
+
+    path, _writer = committer
+    writer = GroupCommitter(path, "FULL", busy_timeout_ms=1500)
+    holder = psycopg.connect(path, autocommit=True)
+    holder.execute("BEGIN")
+    holder.execute("SELECT pg_advisory_xact_lock(%s, %s)", (postgres.GAME_LOCK, postgres.game_lock_key("A")))
+    order: list[int] = []
+    outcomes: dict[int, str] = {}
+
+    def write(n: int):
+        def job(db: Database) -> int:
+            order.append(n)
+            db.execute(sql(db, "INSERT INTO t (n) VALUES (?)"), [n])
+            return n
+        return job
+
+    def run(n: int, game: str) -> None:
+        try:
+            outcomes[n] = f"ok {writer.run(write(n), games=[game])}"
+        except store.StorageUnavailable as err:
+            outcomes[n] = err.kind
+
+    first = threading.Thread(target=run, args=(1, "A"))
+    first.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    run(10, "B")  # another game: committed at once, not after A's lock
+    assert time.monotonic() - started < 0.5 and outcomes[10] == "ok 10"
+    first.join(10)
+    assert outcomes[1] == "busy"  # after the lock timeout, for A's write alone
+
+    later = [threading.Thread(target=run, args=(n, "A")) for n in range(2, 7)]
+    for thread in later:  # queued behind each other while A is still held
+        thread.start()
+        time.sleep(0.05)
+    run(11, "B")
+    assert outcomes[11] == "ok 11" and len(outcomes) == 3
+    holder.execute("ROLLBACK")
+    holder.close()
+    for thread in later:
+        thread.join(10)
+    assert [outcomes[n] for n in range(2, 7)] == [f"ok {n}" for n in range(2, 7)]
+    assert [n for n in order if n < 10] == [2, 3, 4, 5, 6]  # A's jobs ran in the order they came (1 never ran)
+    assert stored(path) == [2, 3, 4, 5, 6, 10, 11]
+    run(7, "A")  # once its jobs are done, A's writes go the usual way again
+    assert outcomes[7] == "ok 7" and stored(path)[-3:] == [7, 10, 11]
+
+
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)
+def test_a_lock_one_job_waits_for_too_long_fails_that_job_alone(committer):
+    import psycopg
+
+
+    path, _writer = committer
+    writer = GroupCommitter(path, "FULL", busy_timeout_ms=1000)
+    holder = psycopg.connect(path, autocommit=True)
+    holder.execute("BEGIN")
+    holder.execute("SELECT pg_advisory_xact_lock(12345)")  # something a job waits for, past the timeout
+    outcomes: dict[str, str] = {}
+
+    def blocked(db: Database) -> None:
+        db.execute(sql(db, "INSERT INTO t (n) VALUES (?)"), [1])
+        db.execute("SELECT pg_advisory_xact_lock(12345)")
+
+    def slow(db: Database) -> None:
+        time.sleep(0.5)  # the next two jobs queue meanwhile: one batch
+        db.execute(sql(db, "INSERT INTO t (n) VALUES (?)"), [0])
+
+    def free(db: Database) -> None:
+        db.execute(sql(db, "INSERT INTO t (n) VALUES (?)"), [2])
+
+    def run(name: str, job, game: str) -> None:
+        try:
+            writer.run(job, games=[game])
+            outcomes[name] = "ok"
+        except store.StorageUnavailable as err:
+            outcomes[name] = err.kind
+
+    threads = [threading.Thread(target=run, args=("slow", slow, "S"))]
+    threads[0].start()
+    time.sleep(0.1)
+    for name, job, game in (("blocked", blocked, "C"), ("free", free, "D")):
+        threads.append(threading.Thread(target=run, args=(name, job, game)))
+        threads[-1].start()
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join(10)
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert outcomes == {"slow": "ok", "blocked": "busy", "free": "ok"}
+    assert stored(path) == [0, 2]

@@ -180,6 +180,11 @@ def begin_write(db: Connection, *, games: Iterable[str] | None = None) -> None:
     return of(db).begin_write(db, games=games)
 
 
+def try_begin_write(db: Connection, games: Iterable[str], *, patient: bool = False) -> frozenset[str]:
+    """``try_begin_write`` of the backend of ``db``: the games left out, their locks busy."""
+    return of(db).try_begin_write(db, games, patient=patient)
+
+
 def commit(db: Connection) -> None:
     """``commit`` of the backend of ``db``."""
     return of(db).commit(db)

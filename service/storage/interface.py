@@ -136,6 +136,14 @@ class EventLog(Protocol):
         each game; SQLite's ``BEGIN IMMEDIATE`` holds the whole file either way)."""
         ...
 
+    def try_begin_write(self, db: Connection, games: Iterable[str], *, patient: bool = False) -> frozenset[str]:
+        """Open a write transaction as ``begin_write(db, games=games)`` does, except that a game whose
+        lock another transaction holds is not waited for: returns those games (not to be written in
+        this transaction); ``patient``: tried again, holding nothing in between, until every lock is
+        taken (returns none) or the lock timeout passed (a ``busy`` fault is raised). SQLite's
+        ``BEGIN IMMEDIATE`` waits for the whole file and returns none."""
+        ...
+
     def commit(self, db: Connection) -> None:
         """Commit the open transaction (one ``fsync`` at ``synchronous=FULL``)."""
         ...

@@ -32,6 +32,7 @@ hands it the calls made on its connections (``kibitz serve --db postgresql://…
 from __future__ import annotations
 
 import json
+import time
 import weakref
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
@@ -288,6 +289,57 @@ def begin_write(db: Connection, *, lock: int = WRITE_LOCK, games: Iterable[str] 
         rollback(db)
         raise
     _HELD[db] = keys
+
+
+def try_begin_write(db: Connection, games: Iterable[str], *, patient: bool = False) -> frozenset[str]:
+    """Open a write transaction like :func:`begin_write` with ``games``, but take each game's
+    lock without waiting (``pg_try_advisory_xact_lock``): returns the games whose lock another
+    transaction holds (none of them may be written in this transaction; an empty set when
+    every lock was taken). Only the database's shared lock is waited for (up to
+    :data:`LOCK_TIMEOUT_MS`, then a ``busy`` fault), as a write of the whole database holds it.
+    A lock taken without waiting never waits while holding another, so no deadlock arises.
+
+    ``patient``: try again every :data:`RETRY_SECONDS` (in a new transaction, holding nothing
+    in between, so a write of the whole database is never held up by this wait) until every
+    lock is taken (returns an empty set) or the connection's ``lock_timeout`` has passed
+    (raises ``errors.LockNotAvailable``: a ``busy`` fault)."""
+    if not patient:
+        return _try_begin_write(db, games)
+    games = tuple(games)
+    limit = db.execute("SELECT EXTRACT(EPOCH FROM current_setting('lock_timeout')::interval) AS s").fetchone()
+    deadline = time.monotonic() + float(limit["s"] if limit else LOCK_TIMEOUT_MS / 1000)
+    while True:
+        busy = _try_begin_write(db, games)
+        if not busy:
+            return busy
+        rollback(db)
+        if time.monotonic() >= deadline:
+            raise errors.LockNotAvailable(f"the write locks of {len(busy)} game(s) were held past lock_timeout")
+        time.sleep(RETRY_SECONDS)
+
+
+#: How often a patient :func:`try_begin_write` tries a busy game's lock again.
+RETRY_SECONDS = 0.05
+
+
+def _try_begin_write(db: Connection, games: Iterable[str]) -> frozenset[str]:
+    """:func:`try_begin_write` trying each lock once."""
+    by_key: dict[int, list[str]] = {}
+    for game in games:
+        by_key.setdefault(game_lock_key(game), []).append(game)
+    try:
+        db.execute(f"BEGIN; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK})".encode())
+        busy: set[int] = set()
+        if by_key:
+            keys = ", ".join(str(int(key)) for key in sorted(by_key))
+            rows = db.execute(f"SELECT k, pg_try_advisory_xact_lock({GAME_LOCK}, k) AS taken "
+                              f"FROM unnest(ARRAY[{keys}]::integer[]) AS k".encode()).fetchall()
+            busy = {row["k"] for row in rows if not row["taken"]}
+    except BaseException:
+        rollback(db)
+        raise
+    _HELD[db] = frozenset(by_key) - busy
+    return frozenset(game for key in busy for game in by_key[key])
 
 
 def _check_held(db: Connection, game_id: str) -> None:

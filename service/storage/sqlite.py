@@ -531,6 +531,13 @@ def begin_write(db: Database, *, games: Iterable[str] | None = None) -> None:
     db.execute("BEGIN IMMEDIATE")
 
 
+def try_begin_write(db: Database, games: Iterable[str], *, patient: bool = False) -> frozenset[str]:
+    """:func:`begin_write` (``BEGIN IMMEDIATE``, waiting up to the busy timeout, ``patient`` or
+    not): one SQLite writer holds the whole file, so no game is ever left out; returns an empty set."""
+    begin_write(db, games=games)
+    return frozenset()
+
+
 def commit(db: Database) -> None:
     """Commit the open transaction (one ``fsync`` at ``synchronous=FULL``)."""
     db.execute("COMMIT")

@@ -27,14 +27,18 @@ busy timeout: ``store.fault``) rolls the whole transaction back, so none of the 
 events, idempotency records or projection rows is stored, and every write of the batch
 fails with ``store.StorageUnavailable`` (503). The writer then drops its connection and
 opens a new one for the next batch: a connection SQLite opened read-only (because the file
-was read-only then) would stay read-only after the file became writable again.
+was read-only then) would stay read-only after the file became writable again, and one a
+PostgreSQL server ended (it stopped or restarted) stays closed. While the database cannot be
+reached each batch fails at once with a 503 (opening the connection fails), and the first
+batch after it is back commits. Nothing stops the writer thread for good: should it ever
+fail, every write of its batch is answered with the error and a new thread takes over the
+queued ones.
 """
 
 from __future__ import annotations
 
 import contextlib
 import queue
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -88,8 +92,25 @@ class GroupCommitter:
         with self._lock:
             if not self._running:
                 self._running = True
-                threading.Thread(target=self._serve, name="kibitz-writer", daemon=True).start()
+                self._start()
         return future.result()
+
+    def _start(self) -> None:
+        """Start the writer thread (``_running`` is already True, under ``_lock``)."""
+        threading.Thread(target=self._serve_until_stopped, name="kibitz-writer", daemon=True).start()
+
+    def _serve_until_stopped(self) -> None:
+        """:meth:`_serve`; should it ever fail (a bug: storage faults are answered as such), a
+        new writer takes over the writes still queued, so none waits for ever."""
+        try:
+            self._serve()
+        except BaseException:
+            with self._lock:
+                if self._jobs.empty():
+                    self._running = False
+                else:
+                    self._start()
+            raise
 
     def _connect(self) -> Any:
         return store.connect(self._database, self._synchronous, **self._options)
@@ -115,7 +136,13 @@ class GroupCommitter:
                         batch.append(self._jobs.get_nowait())
                     except queue.Empty:
                         break
-                db = self._commit(db, batch)
+                try:
+                    db = self._commit(db, batch)
+                except BaseException as err:  # answer every write of the batch, then stop
+                    for _job, _games, future in batch:
+                        if not future.done():
+                            future.set_exception(err)
+                    raise
                 commits += 1
                 if commits >= CHECKPOINT_EVERY:
                     commits = 0
@@ -124,7 +151,8 @@ class GroupCommitter:
             done.set()
             due.set()
             if db is not None:
-                db.close()
+                with contextlib.suppress(Exception):
+                    db.close()
 
     def _checkpoint(self, due: threading.Event, done: threading.Event) -> None:
         """Copy the write-ahead log into the database whenever the writer asks, until it stops."""
@@ -159,7 +187,19 @@ class GroupCommitter:
             named = [games for _job, games, _future in batch]
             locked = None if any(games is None for games in named) else frozenset(
                 game for games in named if games is not None for game in games)
-            store.begin_write(db, games=locked)
+            try:
+                store.begin_write(db, games=locked)
+            except Exception:
+                if not store.is_lost(db):
+                    raise
+                # ended by its server while idle (PostgreSQL restarted): nothing of the batch
+                # has run yet, so it is tried once more on a new connection
+                with contextlib.suppress(Exception):
+                    db.close()
+                db = None
+                db = self._connect()
+                store.manual_checkpoints(db)
+                store.begin_write(db, games=locked)
             for job, _games, future in batch:
                 store.savepoint(db, "job")
                 try:
@@ -179,10 +219,12 @@ class GroupCommitter:
             unavailable = store.fault(err)
             if db is not None:
                 # SQLite may have rolled back already, or the connection is unusable: dropped below
-                with contextlib.suppress(sqlite3.Error):
+                # (a lost one's rollback never raises; nothing else may leave a request unanswered)
+                with contextlib.suppress(Exception):
                     store.rollback(db)
-                if unavailable is not None:
-                    db.close()
+                if unavailable is not None or store.is_lost(db):
+                    with contextlib.suppress(Exception):
+                        db.close()
                     db = None
             failure: BaseException = unavailable or err
             done = {id(future): own for future, _result, own in outcomes if own is not None}

@@ -8,10 +8,11 @@ number of connections is bounded by the server's worker threads.
 
 A connection that fails with a storage fault is dropped (:func:`drop_connection`), and so is
 one found lost after a request (its server stopped or ended it): the thread's next request
-opens a new one. When a lost connection is found, every other thread's connection opened
-before then is dropped too at its thread's next request (the server that ended one has most
-likely ended them all), so a restarted PostgreSQL server costs one failed request, not one
-per thread.
+opens a new one. When a lost connection is found (by a request, or by the PostgreSQL
+listener of ``service.listener``, which finds it within a fraction of a second), every
+thread's connection opened before then is dropped at its thread's next request (the server
+that ended one has most likely ended them all), so a PostgreSQL server that restarted while
+the process was idle costs no failed request at all.
 """
 
 from __future__ import annotations
@@ -115,8 +116,9 @@ def rollback_leftovers(_error: BaseException | None = None) -> None:
     _close(connections)
 
 
-def init_app(app: Flask) -> None:
-    """Create or upgrade the tables of ``DATABASE`` and set up per-thread connections."""
+def init_app(app: Flask, connections: Connections | None = None) -> None:
+    """Create or upgrade the tables of ``DATABASE`` and set up per-thread connections
+    (``connections``, or new ones)."""
     db = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"], **connect_options(app))
     try:
         if store.is_postgres(db):
@@ -125,5 +127,5 @@ def init_app(app: Flask) -> None:
             migrations.migrate(db)
     finally:
         db.close()
-    app.extensions[_EXTENSION] = Connections()
+    app.extensions[_EXTENSION] = connections or Connections()
     app.teardown_appcontext(rollback_leftovers)

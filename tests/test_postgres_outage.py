@@ -2,7 +2,7 @@
 PostgreSQL goes away"): reads and writes during the outage are 503 ``storage_unavailable``
 problems with ``Retry-After`` (never a 500, never a hang), and once the server is back on the
 same port they work again by themselves, with the next seq and no gap; SIGTERM then stops the
-process within 10 s.
+process within 10 s. An outage the server sleeps through costs no failed request at all.
 
 The test starts a throwaway cluster of its own (``tests/postgres_cluster.sh``), since it stops
 it; it never touches the shared ``KIBITZ_TEST_POSTGRES`` server.
@@ -150,6 +150,15 @@ def test_reads_and_writes_are_503_while_postgresql_is_down_and_work_again_once_i
         events = requests.get(moves, timeout=TIMEOUT).json()
         assert [event["seq"] for event in events["events"]] == [1, 2, 3]
         assert requests.get(f"{base}/games/{game['id']}", timeout=TIMEOUT).json()["version"] == 3
+
+        # an outage no request sees (the server idle through it): the first requests after it work
+        cluster.stop()
+        time.sleep(1)
+        cluster.start()
+        assert [answer.status_code for answer in _all_at_once(reads)] == [200] * len(reads)
+        noted = write("after an idle outage")
+        assert noted.status_code == 201, noted.text
+        assert noted.json()["event"]["seq"] == 4
 
         stopping = time.monotonic()
         proc.terminate()

@@ -1,6 +1,6 @@
-"""PostgreSQL goes away under a running ``kibitz serve`` and comes back (docs/league.md, "When
-PostgreSQL goes away"): reads and writes during the outage are 503 ``storage_unavailable``
-problems with ``Retry-After`` (never a 500, never a hang), and once the server is back on the
+"""PostgreSQL goes away under a running ``kibitz serve`` and comes back
+(docs/league.md, "What works now"): reads and writes during the outage are 503
+``storage_unavailable`` problems with ``Retry-After`` (never a 500, never a hang), and once the server is back on the
 same port they work again by themselves, with the next seq and no gap; SIGTERM then stops the
 process within 10 s. An outage the server sleeps through costs no failed request at all.
 
@@ -101,7 +101,6 @@ def _all_at_once(calls: list[Callable[[], requests.Response]]) -> list[requests.
 
 def test_reads_and_writes_are_503_while_postgresql_is_down_and_work_again_once_it_is_back(
         tmp_path: Path, cluster: Cluster) -> None:
-    began = time.monotonic()
     proc, base = start(tmp_path, database=cluster.url)
     try:
         created = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
@@ -168,4 +167,3 @@ def test_reads_and_writes_are_503_while_postgresql_is_down_and_work_again_once_i
         assert "Exception in thread" not in log and "Internal Server Error" not in log, log[-3000:]
     finally:
         stop(proc)
-    assert time.monotonic() - began < 60

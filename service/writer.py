@@ -38,6 +38,7 @@ queued ones.
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 from collections.abc import Callable, Iterable
@@ -52,6 +53,8 @@ T = TypeVar("T")
 Job = Callable[[Database], Any]
 #: What a queued write is: the job, the games it writes (None: the whole database), its answer.
 Queued = tuple[Job, frozenset[str] | None, Future[Any]]
+
+_log = logging.getLogger(__name__)
 
 IDLE_SECONDS = 5.0
 MAX_BATCH = 128
@@ -104,13 +107,13 @@ class GroupCommitter:
         new writer takes over the writes still queued, so none waits for ever."""
         try:
             self._serve()
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - logged; the batch was answered with it
+            _log.exception("the writer failed; the next write starts another")
             with self._lock:
                 if self._jobs.empty():
                     self._running = False
                 else:
                     self._start()
-            raise
 
     def _connect(self) -> Any:
         return store.connect(self._database, self._synchronous, **self._options)

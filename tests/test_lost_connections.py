@@ -6,6 +6,8 @@ and a real PostgreSQL restart: tests/test_postgres_outage.py."""
 
 from __future__ import annotations
 
+import threading
+
 import psycopg
 import pytest
 from sqlite_utils import Database
@@ -92,4 +94,31 @@ def test_a_connection_the_server_ended_while_idle_costs_no_failed_write(database
     assert writer.run(note) == 1
     _end(held[0])  # the writer's connection, idle between batches (as after a restart of the server)
     assert writer.run(_insert(2)) == 2  # begun again on a new connection: nothing had run
+    assert _stored(database) == [1, 2]
+
+
+def test_a_writer_thread_that_fails_answers_its_batch_and_the_next_write_starts_another(database: str) -> None:
+    _table(database)
+    failures = [SystemExit("the writer thread fails once")]
+
+    def after_commit() -> None:
+        if failures:
+            raise failures.pop()
+
+    writer = GroupCommitter(database, "FULL", on_commit=after_commit)
+    answers: list[object] = []
+
+    def write() -> None:
+        for n in (1, 2):
+            try:
+                answers.append(writer.run(_insert(n)))
+            except BaseException as err:  # noqa: BLE001 - the test looks at what each write got
+                answers.append(err)
+
+    tablet = threading.Thread(target=write, daemon=True)
+    tablet.start()
+    tablet.join(10)
+    assert not tablet.is_alive(), "a write was left waiting"
+    assert isinstance(answers[0], SystemExit)  # answered, not left waiting
+    assert answers[1] == 2  # by a new writer thread
     assert _stored(database) == [1, 2]

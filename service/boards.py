@@ -32,6 +32,7 @@ read, and :meth:`BoardAnswers.current` hands it out only while the epoch is stil
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cachetools import LRUCache
@@ -76,8 +77,13 @@ class BoardAnswers:
     listener (``kibitz serve`` does) and :meth:`close` stops it; until then nothing is
     trusted."""
 
-    def __init__(self, database: str, synchronous: str = "FULL", maxsize: int = 1024) -> None:
+    def __init__(self, database: str, synchronous: str = "FULL", maxsize: int = 1024, *,
+                 on_lost: Callable[[], None] | None = None) -> None:
+        """``on_lost`` (if given) is called on the listener's thread each time its connection
+        is found lost (``service.db.Connections.found_lost``: the server most likely ended
+        every connection of the process)."""
         self._database = database
+        self._on_lost = on_lost
         self._synchronous = synchronous
         self._games: LRUCache[str, Known] = LRUCache(maxsize=maxsize)
         self._lock = threading.Lock()
@@ -164,6 +170,8 @@ class BoardAnswers:
         with self._lock:
             self._listening = False
             self._everything += 1
+        if self._on_lost is not None:
+            self._on_lost()
 
     def committed(self) -> None:
         """This process committed a write (the group committer says so before it answers):

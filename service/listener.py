@@ -14,18 +14,22 @@ channel and tells what it hears to a :class:`Hearer` (``service.boards.BoardAnsw
   notifications are missed, so nothing remembered may be trusted.
 
 After a lost connection it connects again at once and, while that fails, again after 0.05 s,
-doubling up to 2 s, for as long as the process runs. :meth:`Listener.stop` ends the thread
+doubling up to 2 s, for as long as the process runs; any other error of its own is logged
+and it connects again after 2 s, so the thread never ends before :meth:`Listener.stop`. :meth:`Listener.stop` ends the thread
 within about :data:`WAIT` seconds and closes its connection.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from typing import Protocol
 
 from service.storage import postgres
 from service.storage.interface import StorageUnavailable
+
+_log = logging.getLogger(__name__)
 
 #: Seconds one wait for notifications lasts before the thread looks whether it must stop.
 WAIT = 0.25
@@ -98,6 +102,9 @@ class Listener:
                         self.hearer.heard(games)
             except StorageUnavailable:
                 pass  # connect again at once
+            except Exception:  # a bug, not the connection: the thread goes on, after a pause
+                _log.exception("the listener failed; it connects again")
+                self._stopping.wait(RETRY_MOST)
             finally:
                 self.hearer.lost()
                 conn.close()

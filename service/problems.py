@@ -94,8 +94,9 @@ def register(app: Flask) -> None:
     ``validation_failed`` with ``errors``: views load their schemas without catching it),
     every ``HTTPException``, 503 ``record_damaged`` (a game's stored record is not what
     Kibitz writes: ``store.RecordDamaged``; a page of that game in words), 503
-    ``storage_unavailable`` (a write the database cannot take now: ``store.fault``) and a
-    catch-all 500."""
+    ``storage_unavailable`` (the database cannot take a write or answer a read now: any
+    error ``store.fault`` recognises, of either backend; the thread's connection is dropped)
+    and a catch-all 500."""
 
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError) -> Response:
@@ -143,6 +144,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _internal(err: Exception) -> Response:
+        if store.fault(err) is not None:  # a storage fault of a driver not named above (psycopg)
+            return _storage(err)
         app.logger.exception("unhandled error")
         return problem(500, "internal_error", "Something went wrong on the server.")
 

@@ -37,16 +37,21 @@ own set-aside jobs) rolls the whole transaction back, so none of the batch's
 events, idempotency records or projection rows is stored, and every write of the batch
 fails with ``store.StorageUnavailable`` (503); except on PostgreSQL a lock one job waited
 for past the lock timeout (``busy``), which rolls back that job's savepoint alone. The
-writer then drops its connection and opens a new one for the next batch: a connection SQLite opened read-only (because the file
-was read-only then) would stay read-only after the file became writable again.
+writer then drops its connection and opens a new one for the next batch: a connection SQLite
+opened read-only (because the file was read-only then) would stay read-only after the file
+became writable again, and one a PostgreSQL server ended (it stopped or restarted) stays
+closed. While the database cannot be reached each batch fails at once with a 503 (opening
+the connection fails), and the first batch after it is back commits. Nothing stops the
+writer thread for good: should it ever fail, every write of its batch is answered with the
+error and a new thread takes over the queued ones.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import queue
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -60,6 +65,8 @@ T = TypeVar("T")
 Job = Callable[[Database], Any]
 #: What a queued write is: the job, the games it writes (None: the whole database), its answer.
 Queued = tuple[Job, frozenset[str] | None, Future[Any]]
+
+_log = logging.getLogger(__name__)
 
 IDLE_SECONDS = 5.0
 MAX_BATCH = 128
@@ -115,8 +122,25 @@ class GroupCommitter:
         with self._lock:
             if not self._running:
                 self._running = True
-                threading.Thread(target=self._serve, name="kibitz-writer", daemon=True).start()
+                self._start()
         return future.result()
+
+    def _start(self) -> None:
+        """Start the writer thread (``_running`` is already True, under ``_lock``)."""
+        threading.Thread(target=self._serve_until_stopped, name="kibitz-writer", daemon=True).start()
+
+    def _serve_until_stopped(self) -> None:
+        """:meth:`_serve`; should it ever fail (a bug: storage faults are answered as such), a
+        new writer takes over the writes still queued, so none waits for ever."""
+        try:
+            self._serve()
+        except BaseException:  # noqa: BLE001 - logged; the batch was answered with it
+            _log.exception("the writer failed; the next write starts another")
+            with self._lock:
+                if self._jobs.empty():
+                    self._running = False
+                else:
+                    self._start()
 
     def _connect(self) -> Any:
         return store.connect(self._database, self._synchronous, **self._options)
@@ -142,7 +166,13 @@ class GroupCommitter:
                         batch.append(self._jobs.get_nowait())
                     except queue.Empty:
                         break
-                db = self._commit(db, batch, aside=True)
+                try:
+                    db = self._commit(db, batch, aside=True)
+                except BaseException as err:  # answer every write of the batch, then stop
+                    for _job, _games, future in batch:
+                        if not future.done():
+                            future.set_exception(err)
+                    raise
                 commits += 1
                 if commits >= CHECKPOINT_EVERY:
                     commits = 0
@@ -151,7 +181,8 @@ class GroupCommitter:
             done.set()
             due.set()
             if db is not None:
-                db.close()
+                with contextlib.suppress(Exception):
+                    db.close()
 
     def _checkpoint(self, due: threading.Event, done: threading.Event) -> None:
         """Copy the write-ahead log into the database whenever the writer asks, until it stops."""
@@ -213,6 +244,32 @@ class GroupCommitter:
             if db is not None:
                 db.close()
 
+    def _begin(self, db: Database, batch: list[Queued], locked: frozenset[str] | None, *,
+               aside: bool) -> list[Queued]:
+        """Open ``batch``'s write transaction on ``db`` holding the locks of ``locked`` (its games;
+        None: the whole database). With ``aside`` (the writer's own batches) a job of a game whose
+        lock is busy, or whose game has jobs set aside, is set aside (:meth:`_set_aside`) and left
+        out of the returned batch; a waiter's batch tries its games' locks until the lock timeout."""
+        if aside and locked is not None:
+            with self._aside_lock:
+                pending = set(locked & self._waiting_for.keys())
+            pending |= store.try_begin_write(db, locked - pending)
+            if not pending:
+                return batch
+            kept = []
+            for queued in batch:
+                if queued[1] and queued[1] & pending:
+                    pending |= queued[1]  # later jobs of its games follow it
+                    self._set_aside(queued)
+                else:
+                    kept.append(queued)
+            return kept
+        if locked is not None:
+            store.try_begin_write(db, locked, patient=True)
+        else:
+            store.begin_write(db, games=None)
+        return batch
+
     def _commit(self, db: Database | None, batch: list[Queued], *, aside: bool = False) -> Database | None:
         """Run ``batch`` in one transaction on ``db`` (opened if None); answer every future.
 
@@ -228,23 +285,19 @@ class GroupCommitter:
             named = [games for _job, games, _future in batch]
             locked = None if any(games is None for games in named) else frozenset(
                 game for games in named if games is not None for game in games)
-            if aside and locked is not None:
-                with self._aside_lock:
-                    pending = set(locked & self._waiting_for.keys())
-                pending |= store.try_begin_write(db, locked - pending)
-                if pending:
-                    kept = []
-                    for queued in batch:
-                        if queued[1] and queued[1] & pending:
-                            pending |= queued[1]  # later jobs of its games follow it
-                            self._set_aside(queued)
-                        else:
-                            kept.append(queued)
-                    batch = kept
-            elif locked is not None:  # a waiter's batch: its games' locks tried until the lock timeout
-                store.try_begin_write(db, locked, patient=True)
-            else:
-                store.begin_write(db, games=locked)
+            try:
+                batch = self._begin(db, batch, locked, aside=aside)
+            except Exception:
+                if not store.is_lost(db):
+                    raise
+                # ended by its server while idle (PostgreSQL restarted): nothing of the batch
+                # has run yet (none of it set aside), so it is tried once more on a new connection
+                with contextlib.suppress(Exception):
+                    db.close()
+                db = None
+                db = self._connect()
+                store.manual_checkpoints(db)
+                batch = self._begin(db, batch, locked, aside=aside)
             for job, _games, future in batch:
                 store.savepoint(db, "job")
                 try:
@@ -266,10 +319,12 @@ class GroupCommitter:
             unavailable = store.fault(err)
             if db is not None:
                 # SQLite may have rolled back already, or the connection is unusable: dropped below
-                with contextlib.suppress(sqlite3.Error):
+                # (a lost one's rollback never raises; nothing else may leave a request unanswered)
+                with contextlib.suppress(Exception):
                     store.rollback(db)
-                if unavailable is not None:
-                    db.close()
+                if unavailable is not None or store.is_lost(db):
+                    with contextlib.suppress(Exception):
+                        db.close()
                     db = None
             failure: BaseException = unavailable or err
             done = {id(future): own for future, _result, own in outcomes if own is not None}

@@ -195,6 +195,11 @@ def rollback(db: Connection) -> None:
     return of(db).rollback(db)
 
 
+def is_lost(db: Connection) -> bool:
+    """``is_lost`` of the backend of ``db``."""
+    return of(db).is_lost(db)
+
+
 def savepoint(db: Connection, name: str) -> None:
     """``savepoint`` of the backend of ``db``."""
     return of(db).savepoint(db, name)

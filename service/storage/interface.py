@@ -149,7 +149,13 @@ class EventLog(Protocol):
         ...
 
     def rollback(self, db: Connection) -> None:
-        """Roll back the open transaction, if there is one (a no-op otherwise)."""
+        """Roll back the open transaction, if there is one (a no-op otherwise). Never raises
+        for a connection that is lost (:meth:`is_lost`)."""
+        ...
+
+    def is_lost(self, db: Connection) -> bool:
+        """True when ``db`` can no longer be used (closed, or its server went away): the
+        caller must drop it and open a new one."""
         ...
 
     def savepoint(self, db: Connection, name: str) -> None:

@@ -359,10 +359,24 @@ def commit(db: Connection) -> None:
 
 
 def rollback(db: Connection) -> None:
-    """Roll back the open transaction, if there is one (a no-op otherwise)."""
+    """Roll back the open transaction, if there is one (a no-op otherwise). Never raises for
+    a connection that is lost (closed, or found closed by the ``ROLLBACK``: the server stopped
+    or ended its backend), whose transaction the server has ended by itself; the caller drops
+    such a connection (:func:`is_lost`)."""
     _HELD.pop(db, None)
-    if db.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+    if is_lost(db) or db.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        return
+    try:
         db.execute("ROLLBACK")
+    except psycopg.Error:
+        if not is_lost(db):
+            raise
+
+
+def is_lost(db: Connection) -> bool:
+    """True when ``db`` can no longer be used (closed, or lost with its server): a new
+    connection is needed."""
+    return bool(db.closed or db.broken)
 
 
 def savepoint(db: Connection, name: str) -> None:

@@ -544,9 +544,19 @@ def commit(db: Database) -> None:
 
 
 def rollback(db: Database) -> None:
-    """Roll back the open transaction, if there is one (a no-op otherwise)."""
-    if db.conn.in_transaction:
+    """Roll back the open transaction, if there is one (a no-op otherwise, and for a closed
+    connection)."""
+    if not is_lost(db) and db.conn.in_transaction:
         db.conn.rollback()
+
+
+def is_lost(db: Database) -> bool:
+    """True when ``db`` can no longer be used (it was closed): a new connection is needed."""
+    try:
+        db.conn.total_changes  # noqa: B018 - raises ProgrammingError once the connection is closed
+    except sqlite3.ProgrammingError:
+        return True
+    return False
 
 
 def savepoint(db: Database, name: str) -> None:

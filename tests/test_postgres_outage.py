@@ -152,7 +152,7 @@ def test_reads_and_writes_are_503_while_postgresql_is_down_and_work_again_once_i
 
         # an outage no request sees (the server idle through it): the first requests after it work
         cluster.stop()
-        time.sleep(1)
+        time.sleep(3)  # idle: the listener notices the lost connection (within a second, even under load)
         cluster.start()
         assert [answer.status_code for answer in _all_at_once(reads)] == [200] * len(reads)
         noted = write("after an idle outage")

@@ -77,7 +77,7 @@ def token(game_id: str, database: str, revoke: bool, url: str | None, port: int,
             db = store.connect(database)
         except (sqlite3.Error, psycopg.Error) as err:
             raise click.ClickException(f"No token was issued: cannot open the database {shown(database)}: "
-                                       f"{store.one_sentence(err)}") from err
+                                       f"{store.failure(err, database)}") from err
         if store.is_postgres(db):
             postgres.migrate(db)
         else:

@@ -66,7 +66,7 @@ def open_database(database: str, *, migrate: bool = True) -> Any:
     except (sqlite3.Error, psycopg.Error, store.StorageUnavailable) as err:
         if db is not None:
             db.close()
-        raise click.ClickException(f"Cannot open the database {shown(database)}: {store.one_sentence(err)}") from err
+        raise click.ClickException(f"Cannot open the database {shown(database)}: {store.failure(err, database)}") from err
     return db
 
 

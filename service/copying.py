@@ -100,12 +100,12 @@ def open_source(src: str) -> Connection:
     try:
         db = store.connect_read_only(src)
     except Exception as err:
-        raise CopyError(f"Cannot open {shown(src)} to read it: {store.one_sentence(err)}") from err
+        raise CopyError(f"Cannot open {shown(src)} to read it: {store.failure(err, src)}") from err
     try:
         pending = _pending(db)
     except Exception as err:
         db.close()
-        raise CopyError(f"{shown(src)} is not a Kibitz database: {store.one_sentence(err)}") from err
+        raise CopyError(f"{shown(src)} is not a Kibitz database: {store.failure(err, src)}") from err
     if pending:
         db.close()
         raise CopyError(f"{shown(src)} is not at this version's schema (migrations {', '.join(pending)} not applied): "
@@ -128,7 +128,7 @@ def open_destination(dst: str) -> Connection:
     try:
         db = store.connect(dst)
     except Exception as err:
-        raise CopyError(f"Cannot open {shown(dst)} to write to it: {store.one_sentence(err)}") from err
+        raise CopyError(f"Cannot open {shown(dst)} to write to it: {store.failure(err, dst)}") from err
     try:
         if store.is_postgres(db):
             postgres.migrate(db)
@@ -136,7 +136,7 @@ def open_destination(dst: str) -> Connection:
             migrations.migrate(db)
     except Exception as err:
         db.close()
-        raise CopyError(f"Cannot create or migrate the tables of {shown(dst)}: {store.one_sentence(err)}") from err
+        raise CopyError(f"Cannot create or migrate the tables of {shown(dst)}: {store.failure(err, dst)}") from err
     return db
 
 

@@ -18,7 +18,9 @@ from service.storage import admin, postgres, postgres_admin, sqlite
 from service.storage.interface import Connection, Store, WholeDatabase
 from service.storage.interface import RecordDamaged as RecordDamaged
 from service.storage.interface import StorageUnavailable as StorageUnavailable
+from service.storage.messages import failure as failure
 from service.storage.messages import one_sentence as one_sentence
+from service.storage.messages import shown as shown
 from service.storage.sqlite import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS
 from service.storage.sqlite import SYNCHRONOUS_LEVELS as SYNCHRONOUS_LEVELS
 from service.storage.sqlite import damaged as damaged

@@ -257,6 +257,9 @@ def verify(path: str | Path, game_id: str, fingerprint: str) -> Verified:
     adm = backend.whole_database(path)
     try:
         with adm.open_read_only(backend.database_path(path)) as conn:
+            missing = adm.missing_tables(conn)
+            if missing:
+                return Verified(None, [Problem(None, None, f"not a Kibitz database: no {', '.join(missing)} table")])
             row = next((row for row in adm.games(conn) if row["id"] == game_id), None)
             if row is None:
                 return Verified(None, [Problem(None, None, f"there is no game {game_id!r} in {adm.shown(str(path))}")])

@@ -238,7 +238,7 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
     from replays import timeline
     from service.storage import backend as store
 
-    db = open_database(database, migrate=False)
+    db = open_database(database, migrate=False, existing=True)
     try:
         row = store.get_game(db, game_id)
         if row is None or row["game"] not in engine.GAMES:

@@ -102,7 +102,13 @@ def open_source(src: str) -> Connection:
     except Exception as err:
         raise CopyError(f"Cannot open {shown(src)} to read it: {store.failure(err, src)}") from err
     try:
+        reason = store.not_kibitz(db)
+        if reason is not None:
+            db.close()
+            raise CopyError(f"{shown(src)} is not a Kibitz database ({reason}).")
         pending = _pending(db)
+    except CopyError:
+        raise
     except Exception as err:
         db.close()
         raise CopyError(f"{shown(src)} is not a Kibitz database: {store.failure(err, src)}") from err

@@ -36,6 +36,8 @@ def one_sentence(err: BaseException | str) -> str:
 
 #: A URL's user information with a password (``scheme://user:password@``), anywhere in a text.
 _USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'/@:?#]*):[^\s\"'@]*@")
+#: A line of psycopg's quote of a statement: ``LINE 1: …`` or the caret under it.
+_STATEMENT_QUOTE = re.compile(r"^\s*(LINE \d+: .*|\^\s*)$")
 #: A ``password=…`` setting of a connection string or URL query, anywhere in a text.
 _PASSWORD_SETTING = re.compile(r"(?P<head>\bpassword\s*=\s*)(?:'(?:[^'\\]|\\.)*'|[^\s&\"']+)", re.IGNORECASE)
 
@@ -71,9 +73,14 @@ def shown(database: str) -> str:
 def failure(err: BaseException | str, database: str | None = None) -> str:
     """``err``'s message as :func:`one_sentence` gives it, with every password removed: any
     URL's user information keeps its user name alone, any ``password=`` setting is blanked,
+    psycopg's quote of the statement (``LINE 1: …`` and its caret) is left out,
     and every occurrence of the password of ``database`` (the ``--db`` value the error came
     from, raw or percent-decoded, of three characters or more) becomes ``…``. Raises nothing."""
-    text = one_sentence(err)
+    lines = (err if isinstance(err, str) else str(err)).splitlines()
+    # psycopg's quote of the statement (``LINE 1: SELECT …`` and a line with a caret under it)
+    # is the program's, not the user's: left out
+    kept = [line for line in lines if not _STATEMENT_QUOTE.match(line)]
+    text = one_sentence("\n".join(kept)) if any(line.strip() for line in kept) else one_sentence(err)
     if database is not None:
         for secret in _passwords(str(database)):
             text = text.replace(secret, "…") if len(secret) > 2 else text

@@ -196,8 +196,14 @@ def applied(db: Connection) -> list[str]:
 def migrate(db: Connection) -> list[str]:
     """Apply the pending :data:`MIGRATIONS` to ``db``, all in one transaction under an
     advisory lock (several processes may call it at once: one applies, the others then find
-    nothing pending). Returns the names applied now."""
+    nothing pending). Returns the names applied now. Raises ``psycopg.errors.InvalidSchemaName``
+    (in words a terminal may print) when no schema of the URL's ``search_path`` exists, and the
+    driver's error when the server refuses."""
     done: list[str] = []
+    row = db.execute("SELECT current_schema() AS name").fetchone()
+    if row is None or row["name"] is None:
+        raise errors.InvalidSchemaName("no schema of its search_path exists to create the tables in: create it "
+                                       "(CREATE SCHEMA name) or name one that exists")
     with immediate(db, lock=MIGRATE_LOCK):
         db.execute("CREATE TABLE IF NOT EXISTS kibitz_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         have = set(applied(db))

@@ -4,7 +4,9 @@ psycopg's message runs to two lines (``… failed: Connection refused`` and, ind
 ``Is the server running on that host and accepting TCP/IP connections?``); every command
 prints it through ``service.storage.messages.one_sentence``: one line, the two sentences
 parted by a full stop, and every line it prints ends with a newline (nothing glued to what
-comes after). Run through the real ``kibitz`` CLI; nothing listens on port 1.
+comes after). Run through the real ``kibitz`` CLI; nothing listens on port 1. So does a
+malformed URL (never printing its password: ``service.storage.messages.shown`` and ``failure``),
+a schema without the Kibitz tables ("… is not a Kibitz database") and one that does not exist.
 """
 
 from __future__ import annotations
@@ -175,6 +177,8 @@ def test_a_schema_that_does_not_exist_is_one_sentence(name, tmp_path, empty_sche
     assert len(lines) == (2 if name == "check" else 1), lines
     if name in ("check", "verify"):
         assert lines[0] == "database: not a Kibitz database: no games, events, idempotency table", lines
+    elif name == "backup":
+        assert lines[0].endswith(" is not a Kibitz database (no games, events, idempotency table)."), lines
     elif name in READERS:
         assert lines[0].endswith(" is not a Kibitz database (no schema of its search_path exists)."), lines
     else:  # init-db, import, serve, copy to: they would create the tables, and say where they cannot

@@ -410,3 +410,17 @@ def test_copy_refuses_one_postgresql_schema_however_it_is_written(club, postgres
     # another schema of the same database on the same server is another database
     assert run_copy(postgres_url, second_schema.replace("@127.0.0.1:", "@localhost:")).exit_code == 0
     same(before, everything(second_schema))
+
+
+def test_a_sqlite_srcs_wal_files_are_empty_and_the_next_writer_removes_them(tmp_path):
+    from tests.club_server import kibitz
+
+    path = tmp_path / "club.db"
+    assert kibitz("init-db", "--db", str(path)).returncode == 0  # in WAL mode, closed by its writer
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    assert not wal.exists() and not shm.exists()
+    done = kibitz("copy", str(path), str(tmp_path / "copy.db"))
+    assert done.returncode == 0, done.stderr
+    assert wal.exists() and wal.stat().st_size == 0 and shm.exists()  # as docs/league.md says
+    assert kibitz("init-db", "--db", str(path)).returncode == 0
+    assert not wal.exists() and not shm.exists()

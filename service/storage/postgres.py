@@ -900,4 +900,6 @@ def same_database(src: Connection, dst: Connection) -> bool:
     finally:
         dst.execute("SELECT pg_advisory_unlock(%s::integer, %s::integer)", keys)
     there = dst.execute("SELECT current_schema() AS name").fetchone()
-    return bool(seen and seen["seen"]) and there is not None and seen["name"] == there["name"]
+    if seen is None or there is None:
+        return False
+    return bool(seen["seen"]) and seen["name"] == there["name"]

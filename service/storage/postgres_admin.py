@@ -33,8 +33,8 @@ import psycopg
 from psycopg import conninfo
 
 from schemas.common import scrub
-from service.storage.admin import SCHEMA, TABLES, BackupError, BadEvent, Copied, decode_json
 from service.storage import messages
+from service.storage.admin import SCHEMA, TABLES, BackupError, BadEvent, Copied, decode_json
 
 #: The driver's errors, as ``service.storage.admin.Error`` is SQLite's.
 Error = psycopg.Error

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 STORAGE = {"service/storage/__init__.py", "service/storage/interface.py", "service/storage/sqlite.py",
            "service/storage/admin.py", "service/storage/migrations.py", "service/storage/postgres.py",
-           "service/storage/backend.py", "service/storage/postgres_admin.py"}
+           "service/storage/backend.py", "service/storage/postgres_admin.py", "service/storage/messages.py"}
 #: A string that starts with an SQL keyword (written in capitals, as every statement here is).
 SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|CREATE|ALTER|"
                  r"DROP|VACUUM)\b")

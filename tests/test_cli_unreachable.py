@@ -194,3 +194,16 @@ def test_token_names_the_drivers_cause(fault, cause, empty_schema):
     lines = said(kibitz("token", "abc", "--no-qr", "--db", f"{empty_schema}&{fault}"))
     assert len(lines) == 1 and lines[0].startswith("Error: No token was issued: ") and lines[0].endswith(cause), lines
     assert "cannot reach" not in lines[0]
+
+
+@pytest.mark.parametrize("database", [
+    MALFORMED, "postgresql://kibitz:s3cretPW@", "postgresql://:s3cretPW@h/db", "postgresql://kibitz:s3cret%50W@h/db",
+    "postgresql://h/db?password=s3cretPW&user=kibitz", "postgres://kibitz:s3cretPW@h:notaport/db", "postgresql://[",
+])
+def test_shown_and_failure_never_raise_and_never_show_a_password(database):
+    from service.storage.messages import failure, shown
+
+    assert SECRET not in shown(database) and "s3cret%50W" not in shown(database)
+    message = failure(f'invalid URI: "{database}"\nLINE 1: SELECT 1\n        ^\n', database)
+    assert SECRET not in message and "s3cret%50W" not in message and "LINE 1" not in message, message
+    assert "\n" not in message and message.endswith(".")

@@ -81,7 +81,7 @@ def check(path: str | Path) -> Report:
     except FileNotFoundError as err:
         report.problems.append(Problem(None, None, str(err)))
     except adm.Error as err:
-        report.problems.append(Problem(None, None, f"cannot be read: {backend.one_sentence(err)}"))
+        report.problems.append(Problem(None, None, f"cannot be read: {backend.failure(err, str(report.path))}"))
     return report
 
 
@@ -94,7 +94,7 @@ def _check(adm: WholeDatabase, conn: Any, report: Report) -> None:
     try:
         missing = adm.missing_tables(conn)
     except adm.DatabaseError as err:
-        report.problems.append(Problem(None, None, f"the list of tables cannot be read: {backend.one_sentence(err)}"))
+        report.problems.append(Problem(None, None, f"the list of tables cannot be read: {backend.failure(err, str(report.path))}"))
         return
     if missing:
         report.problems.append(Problem(None, None, f"not a Kibitz database: no {', '.join(missing)} table"))
@@ -102,7 +102,7 @@ def _check(adm: WholeDatabase, conn: Any, report: Report) -> None:
     try:
         schema = adm.schema_problems(conn)
     except adm.DatabaseError as err:
-        report.problems.append(Problem(None, None, f"the schema cannot be read: {backend.one_sentence(err)}"))
+        report.problems.append(Problem(None, None, f"the schema cannot be read: {backend.failure(err, str(report.path))}"))
         return
     report.problems.extend(Problem(None, None, f"the schema lacks what the service needs: {what}") for what in schema)
     for table in store_admin.SCHEMA:
@@ -112,7 +112,7 @@ def _check(adm: WholeDatabase, conn: Any, report: Report) -> None:
             try:
                 adm.read_table(conn, table)
             except adm.Error as err:
-                report.problems.append(Problem(None, None, f"the {table} table cannot be read: {backend.one_sentence(err)}"))
+                report.problems.append(Problem(None, None, f"the {table} table cannot be read: {backend.failure(err, str(report.path))}"))
     try:
         rows = adm.games(conn)
         orphans = adm.orphan_events(conn)
@@ -129,7 +129,7 @@ def _check(adm: WholeDatabase, conn: Any, report: Report) -> None:
             if chained:
                 _check_chain(adm, conn, row, report)
         except adm.DatabaseError as err:
-            report.problems.append(Problem(row["id"], None, f"cannot be read: {backend.one_sentence(err)}"))
+            report.problems.append(Problem(row["id"], None, f"cannot be read: {backend.failure(err, str(report.path))}"))
 
 
 def _check_chain(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Report) -> None:
@@ -190,7 +190,7 @@ def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, object], report: R
         report.problems.append(Problem(game_id, err.seq, str(err)))
         return
     except adm.DatabaseError as err:
-        report.problems.append(Problem(game_id, seq + 1, f"cannot be read: {backend.one_sentence(err)}"))
+        report.problems.append(Problem(game_id, seq + 1, f"cannot be read: {backend.failure(err, str(report.path))}"))
         return
     except RulesError as err:
         report.problems.append(Problem(game_id, seq, f"no longer rebuilds through the rules of {rules.GAME}: "
@@ -226,7 +226,7 @@ def _rules_of_the_log(row: dict[str, Any], first: dict[str, Any], report: Report
         try:
             stored[column] = store_admin.decode_json(row[column])
         except ValueError as err:
-            report.problems.append(Problem(game_id, None, f"games.{column} cannot be read: {backend.one_sentence(err)}"))
+            report.problems.append(Problem(game_id, None, f"games.{column} cannot be read: {backend.failure(err, str(report.path))}"))
             stored[column] = _UNREADABLE
     for column in ("game", "players", "options", "visibility"):
         if stored[column] is not _UNREADABLE and column in created and stored[column] != created[column]:
@@ -257,6 +257,9 @@ def verify(path: str | Path, game_id: str, fingerprint: str) -> Verified:
     adm = backend.whole_database(path)
     try:
         with adm.open_read_only(backend.database_path(path)) as conn:
+            missing = adm.missing_tables(conn)
+            if missing:
+                return Verified(None, [Problem(None, None, f"not a Kibitz database: no {', '.join(missing)} table")])
             row = next((row for row in adm.games(conn) if row["id"] == game_id), None)
             if row is None:
                 return Verified(None, [Problem(None, None, f"there is no game {game_id!r} in {adm.shown(str(path))}")])
@@ -270,7 +273,7 @@ def verify(path: str | Path, game_id: str, fingerprint: str) -> Verified:
     except FileNotFoundError as err:
         return Verified(None, [Problem(None, None, str(err))])
     except adm.Error as err:
-        return Verified(None, [Problem(None, None, f"cannot be read: {backend.one_sentence(err)}")])
+        return Verified(None, [Problem(None, None, f"cannot be read: {backend.failure(err, str(report.path))}")])
     if report.problems:
         return Verified(None, report.problems)
     return Verified(chain.verdict(fingerprint, hashes), [])

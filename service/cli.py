@@ -111,13 +111,13 @@ def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: s
     from service.server import Limits, open_files_for
     from service.storage import backend
 
-    shown = url.split("@")[-1]  # never print a password
+    shown = backend.shown(url).split("@")[-1]  # never print a password
     try:
         app = create_app({"DATABASE": url, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key})
     except psycopg.Error as err:
-        raise click.ClickException(f"Cannot use the PostgreSQL database {shown}: {backend.one_sentence(err)}") from err
+        raise click.ClickException(f"Cannot use the PostgreSQL database {shown}: {backend.failure(err, url)}") from err
     except ValueError as err:
-        raise click.ClickException(str(err)) from err
+        raise click.ClickException(backend.failure(err, url)) from err
     allowed = open_files_for(connection_limit)
     limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
                     scorekeeper_threads=scorekeeper_threads)
@@ -238,7 +238,7 @@ def replay(game_id: str, hand: int | None, database: str, public: bool) -> None:
     from replays import timeline
     from service.storage import backend as store
 
-    db = open_database(database, migrate=False)
+    db = open_database(database, migrate=False, existing=True)
     try:
         row = store.get_game(db, game_id)
         if row is None or row["game"] not in engine.GAMES:

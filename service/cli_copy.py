@@ -30,7 +30,7 @@ def copy(src: str, dst: str) -> None:
     (stored rows, event hashes, export documents). Exits with status 1 when any game was
     refused or differs.
     """
-    if src == dst:
+    if src == dst or copying.same_files(src, dst):
         raise click.UsageError("SRC and DST are the same database.")
     try:
         source = copying.open_source(src)
@@ -38,7 +38,9 @@ def copy(src: str, dst: str) -> None:
         raise click.ClickException(str(err)) from err
     try:
         try:
-            target = copying.open_destination(dst)
+            target = copying.open_destination(dst, source)
+        except copying.SameDatabase as err:
+            raise click.UsageError(str(err)) from err
         except copying.CopyError as err:
             raise click.ClickException(str(err)) from err
         try:

@@ -75,9 +75,12 @@ def token(game_id: str, database: str, revoke: bool, url: str | None, port: int,
     try:
         try:
             db = store.connect(database)
+            reason = store.not_kibitz(db)
         except (sqlite3.Error, psycopg.Error) as err:
             raise click.ClickException(f"No token was issued: cannot open the database {shown(database)}: "
-                                       f"{store.one_sentence(err)}") from err
+                                       f"{store.failure(err, database)}") from err
+        if reason is not None:
+            raise click.ClickException(f"No token was issued: {shown(database)} is not a Kibitz database ({reason}).")
         if store.is_postgres(db):
             postgres.migrate(db)
         else:
@@ -88,8 +91,9 @@ def token(game_id: str, database: str, revoke: bool, url: str | None, port: int,
         issued = writes.issue_token(GroupCommitter(database, "FULL"), row["id"], revoke=revoke)
     except (sqlite3.Error, psycopg.Error, store.StorageUnavailable) as err:
         fault = store.fault(err)
-        if fault is None:
-            raise
+        if fault is None or fault.kind == "cannot_open":  # the driver's own words name the cause
+            cause = err.__cause__ if isinstance(err, store.StorageUnavailable) and err.__cause__ else err
+            raise click.ClickException(f"No token was issued: {store.failure(cause, database)}") from err
         raise click.ClickException(f"No token was issued: {fault.detail}") from err
     finally:
         if db is not None:

@@ -50,13 +50,20 @@ def shown(database: str) -> str:
     return store.whole_database(database).shown(database)
 
 
-def open_database(database: str, *, migrate: bool = True) -> Any:
+def open_database(database: str, *, migrate: bool = True, existing: bool = False) -> Any:
     """A connection to ``database`` (a SQLite file, created if missing, or a ``postgresql://``
     URL), its tables created or upgraded unless ``migrate`` is false. A database that cannot be opened or reached stops the
-    command with one sentence (``click.ClickException``), never a traceback."""
+    command with one sentence (``click.ClickException``), never a traceback, and never with a
+    password (``store.shown``, ``store.failure``); so does one without the Kibitz tables when
+    ``existing`` is true (a command that reads games it holds: "… is not a Kibitz database (no
+    games, events, idempotency table).")."""
     db = None
     try:
         db = store.connect(database)
+        reason = store.not_kibitz(db) if existing else None
+        if reason is not None:
+            db.close()
+            raise click.ClickException(f"{shown(database)} is not a Kibitz database ({reason}).")
         if not migrate:
             pass
         elif store.is_postgres(db):
@@ -66,7 +73,7 @@ def open_database(database: str, *, migrate: bool = True) -> Any:
     except (sqlite3.Error, psycopg.Error, store.StorageUnavailable) as err:
         if db is not None:
             db.close()
-        raise click.ClickException(f"Cannot open the database {shown(database)}: {store.one_sentence(err)}") from err
+        raise click.ClickException(f"Cannot open the database {shown(database)}: {store.failure(err, database)}") from err
     return db
 
 
@@ -84,7 +91,7 @@ def export_games(game_id: str | None, fmt: str, directory: str | None, database:
     """Export GAME_ID to standard output, or every game with --all DIR."""
     if (game_id is None) == (directory is None):
         raise click.UsageError("Give a GAME_ID or --all DIR (not both).")
-    db = open_database(database)
+    db = open_database(database, existing=True)
     try:
         if game_id is not None:
             try:

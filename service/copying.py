@@ -29,6 +29,7 @@ the stored rows, the event hashes and the ``kibitz export`` JSON document.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,28 @@ from service.storage.interface import Connection
 
 class CopyError(Exception):
     """A database that cannot be copied from or into at all; the message is a sentence."""
+
+
+class SameDatabase(CopyError):
+    """SRC and DST are one database (however differently they are written)."""
+
+    def __init__(self) -> None:
+        super().__init__("SRC and DST are the same database.")
+
+
+def same_files(src: str, dst: str) -> bool:
+    """True when ``src`` and ``dst`` (``--db`` values) name one SQLite file: the same real
+    path once a ``sqlite:`` prefix is stripped and links resolved, or the same file on disk
+    (a hard link). False for a PostgreSQL URL (:func:`open_destination` compares those)."""
+    if store.is_postgres(src) or store.is_postgres(dst):
+        return False
+    a, b = (os.path.realpath(store.database_path(name)) for name in (src, dst))
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -100,12 +123,18 @@ def open_source(src: str) -> Connection:
     try:
         db = store.connect_read_only(src)
     except Exception as err:
-        raise CopyError(f"Cannot open {shown(src)} to read it: {store.one_sentence(err)}") from err
+        raise CopyError(f"Cannot open {shown(src)} to read it: {store.failure(err, src)}") from err
     try:
+        reason = store.not_kibitz(db)
+        if reason is not None:
+            db.close()
+            raise CopyError(f"{shown(src)} is not a Kibitz database ({reason}).")
         pending = _pending(db)
+    except CopyError:
+        raise
     except Exception as err:
         db.close()
-        raise CopyError(f"{shown(src)} is not a Kibitz database: {store.one_sentence(err)}") from err
+        raise CopyError(f"{shown(src)} is not a Kibitz database: {store.failure(err, src)}") from err
     if pending:
         db.close()
         raise CopyError(f"{shown(src)} is not at this version's schema (migrations {', '.join(pending)} not applied): "
@@ -122,13 +151,24 @@ def _pending(db: Connection) -> list[str]:
     return [migration.name for migration in migrations.MIGRATIONS.pending(db)]
 
 
-def open_destination(dst: str) -> Connection:
+def open_destination(dst: str, source: Connection | None = None) -> Connection:
     """Open DST for writing, creating its tables or migrating them first. Raises
-    :class:`CopyError` when it cannot be opened."""
+    :class:`CopyError` when it cannot be opened, and :class:`SameDatabase` (before anything
+    is written) when both it and ``source`` are PostgreSQL's and reach the same schema of the
+    same database (``postgres.same_database``)."""
     try:
         db = store.connect(dst)
     except Exception as err:
-        raise CopyError(f"Cannot open {shown(dst)} to write to it: {store.one_sentence(err)}") from err
+        raise CopyError(f"Cannot open {shown(dst)} to write to it: {store.failure(err, dst)}") from err
+    try:
+        same = source is not None and store.is_postgres(source) and store.is_postgres(db) and \
+            postgres.same_database(source, db)
+    except Exception as err:
+        db.close()
+        raise CopyError(f"Cannot open {shown(dst)} to write to it: {store.failure(err, dst)}") from err
+    if same:
+        db.close()
+        raise SameDatabase()
     try:
         if store.is_postgres(db):
             postgres.migrate(db)
@@ -136,7 +176,7 @@ def open_destination(dst: str) -> Connection:
             migrations.migrate(db)
     except Exception as err:
         db.close()
-        raise CopyError(f"Cannot create or migrate the tables of {shown(dst)}: {store.one_sentence(err)}") from err
+        raise CopyError(f"Cannot create or migrate the tables of {shown(dst)}: {store.failure(err, dst)}") from err
     return db
 
 

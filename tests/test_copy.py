@@ -375,3 +375,52 @@ def test_a_database_that_cannot_be_reached_is_named_without_its_password(tmp_pat
     result = run_copy(url, str(tmp_path / "dst.db"))
     assert result.exit_code == 1 and "Cannot open postgresql://…@127.0.0.1:1/league to read it" in result.output
     assert "s3cret" not in result.output and "Traceback" not in result.output
+
+
+def refused_as_the_same(src: str, dst: str) -> None:
+    from tests.club_server import kibitz
+
+    done = kibitz("copy", src, dst)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr.splitlines()[-1] == "Error: SRC and DST are the same database.", done.stderr
+    assert "Copying" not in done.stdout + done.stderr
+
+
+def test_copy_refuses_one_sqlite_file_however_it_is_written(club, tmp_path):
+    path, _ = club
+    before = everything(str(path))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.db").symlink_to(path)
+    (tmp_path / "hard.db").hardlink_to(path)
+    for dst in (f"sqlite:{path}", f"sqlite://{path}", str(tmp_path / "sub" / ".." / path.name),
+                str(tmp_path / "link.db"), str(tmp_path / "hard.db")):
+        refused_as_the_same(str(path), dst)
+    same(before, everything(str(path)))
+
+
+def test_copy_refuses_one_postgresql_schema_however_it_is_written(club, postgres_url, second_schema):  # noqa: F811
+    path, _ = club
+    assert run_copy(str(path), postgres_url).exit_code == 0
+    before = everything(postgres_url)
+    assert "@127.0.0.1:" in postgres_url
+    other_host = postgres_url.replace("@127.0.0.1:", "@localhost:").replace("application_name=", "application_name=x")
+    refused_as_the_same(postgres_url, other_host)
+    refused_as_the_same(other_host, postgres_url)
+    same(before, everything(postgres_url))
+    # another schema of the same database on the same server is another database
+    assert run_copy(postgres_url, second_schema.replace("@127.0.0.1:", "@localhost:")).exit_code == 0
+    same(before, everything(second_schema))
+
+
+def test_a_sqlite_srcs_wal_files_are_empty_and_the_next_writer_removes_them(tmp_path):
+    from tests.club_server import kibitz
+
+    path = tmp_path / "club.db"
+    assert kibitz("init-db", "--db", str(path)).returncode == 0  # in WAL mode, closed by its writer
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    assert not wal.exists() and not shm.exists()
+    done = kibitz("copy", str(path), str(tmp_path / "copy.db"))
+    assert done.returncode == 0, done.stderr
+    assert wal.exists() and wal.stat().st_size == 0 and shm.exists()  # as docs/league.md says
+    assert kibitz("init-db", "--db", str(path)).returncode == 0
+    assert not wal.exists() and not shm.exists()

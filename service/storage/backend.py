@@ -18,7 +18,9 @@ from service.storage import admin, postgres, postgres_admin, sqlite
 from service.storage.interface import Connection, Store, WholeDatabase
 from service.storage.interface import RecordDamaged as RecordDamaged
 from service.storage.interface import StorageUnavailable as StorageUnavailable
+from service.storage.messages import failure as failure
 from service.storage.messages import one_sentence as one_sentence
+from service.storage.messages import shown as shown
 from service.storage.sqlite import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS
 from service.storage.sqlite import SYNCHRONOUS_LEVELS as SYNCHRONOUS_LEVELS
 from service.storage.sqlite import damaged as damaged
@@ -309,3 +311,20 @@ def event_keys(db: Connection, game_id: str) -> dict[int, str]:
 def player_results_of(db: Connection, game_id: str) -> list[dict[str, Any]]:
     """``player_results_of`` of the backend of ``db``."""
     return of(db).player_results_of(db, game_id)
+
+
+def not_kibitz(db: Connection) -> str | None:
+    """Why ``db`` is not a Kibitz database, in words for a parenthesis ("no games, events,
+    idempotency table"; on PostgreSQL "no schema of its search_path exists" when the URL names
+    a schema that is not there), or None when it holds every table of ``admin.TABLES``. Raises
+    the driver's error when the database cannot be read."""
+    if is_postgres(db):
+        row = db.execute("SELECT current_schema() AS name").fetchone()
+        if row is None or row["name"] is None:
+            return "no schema of its search_path exists"
+        names = {str(row["table_name"]) for row in db.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")}
+    else:
+        names = {str(row[0]) for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    missing = [name for name in admin.TABLES if name not in names]
+    return f"no {', '.join(missing)} table" if missing else None

@@ -32,6 +32,7 @@ hands it the calls made on its connections (``kibitz serve --db postgresql://…
 from __future__ import annotations
 
 import json
+import secrets
 import time
 import weakref
 import zlib
@@ -197,8 +198,14 @@ def applied(db: Connection) -> list[str]:
 def migrate(db: Connection) -> list[str]:
     """Apply the pending :data:`MIGRATIONS` to ``db``, all in one transaction under an
     advisory lock (several processes may call it at once: one applies, the others then find
-    nothing pending). Returns the names applied now."""
+    nothing pending). Returns the names applied now. Raises ``psycopg.errors.InvalidSchemaName``
+    (in words a terminal may print) when no schema of the URL's ``search_path`` exists, and the
+    driver's error when the server refuses."""
     done: list[str] = []
+    row = db.execute("SELECT current_schema() AS name").fetchone()
+    if row is None or row["name"] is None:
+        raise errors.InvalidSchemaName("no schema of its search_path exists to create the tables in: create it "
+                                       "(CREATE SCHEMA name) or name one that exists")
     with immediate(db, lock=MIGRATE_LOCK):
         db.execute("CREATE TABLE IF NOT EXISTS kibitz_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         have = set(applied(db))
@@ -939,3 +946,26 @@ def player_results_of(db: Connection, game_id: str) -> list[dict[str, Any]]:
     """The ``player_results`` rows of ``game_id`` (every column), by seat."""
     return [{key: int(value) if isinstance(value, int) else value for key, value in row.items()}
             for row in db.execute("SELECT * FROM player_results WHERE game_id = %s ORDER BY seat", [game_id])]
+
+
+def same_database(src: Connection, dst: Connection) -> bool:
+    """True when the connections ``src`` and ``dst`` reach the same schema of one database on
+    one server, however their URLs spell it (a host name or its address, another user,
+    other options): ``dst`` takes a session advisory lock on two random keys, ``src`` looks
+    for that lock in ``pg_locks`` of its own database (which lists the locks of its server
+    alone), the lock is released, and both must name the same ``current_schema()``. ``src``
+    only reads (it may be read-only, or a standby). Raises the driver's error."""
+    keys = [secrets.randbits(31), secrets.randbits(31)]
+    dst.execute("SELECT pg_advisory_lock(%s::integer, %s::integer)", keys)
+    try:
+        seen = src.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "AND classid = %s::bigint::oid AND objid = %s::bigint::oid AND objsubid = 2) AS seen, "
+            "current_schema() AS name", keys).fetchone()
+    finally:
+        dst.execute("SELECT pg_advisory_unlock(%s::integer, %s::integer)", keys)
+    there = dst.execute("SELECT current_schema() AS name").fetchone()
+    if seen is None or there is None:
+        return False
+    return bool(seen["seen"]) and seen["name"] == there["name"]

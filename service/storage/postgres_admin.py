@@ -28,14 +28,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg import conninfo
 
 from schemas.common import scrub
+from service.storage import messages
 from service.storage.admin import SCHEMA, TABLES, BackupError, BadEvent, Copied, decode_json
-from service.storage.messages import one_sentence
 
 #: The driver's errors, as ``service.storage.admin.Error`` is SQLite's.
 Error = psycopg.Error
@@ -50,13 +49,9 @@ TRIGGERS = {"events_no_update": "UPDATE", "events_no_delete": "DELETE", "events_
 
 
 def shown(url: str) -> str:
-    """``url`` as it may be printed: any password left out."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rpartition("@")[2]
-    user = parts.username
-    return urlunsplit(parts._replace(netloc=f"{user}@{netloc}" if user else netloc))
+    """``url`` as it may be printed: any password left out (``messages.shown``; raises
+    nothing, whatever the string)."""
+    return messages.shown(url)
 
 
 @contextmanager
@@ -239,9 +234,9 @@ def backup(source: str | Path, dest: str | Path, *, force: bool = False) -> Copi
         raise BackupError(f"No backup was made: {'pg_dump' if pg_dump is None else 'pg_restore'} is not installed "
                           "(on Debian: apt-get install postgresql-client), and a PostgreSQL database is backed up "
                           "through pg_dump.")
-    target, env = _dump_target(url)
     temp = dest.with_name(f".{dest.name}.part-{os.getpid()}")
     try:
+        target, env = _dump_target(url)
         with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             missing = missing_tables(conn)
@@ -261,14 +256,14 @@ def backup(source: str | Path, dest: str | Path, *, force: bool = False) -> Copi
             except OSError as err:
                 raise BackupError(f"No backup was made: pg_dump could not be run ({err}).") from err
             if dumped.returncode != 0:
-                raise BackupError(f"No backup was made: pg_dump failed: {one_sentence(dumped.stderr)}")
+                raise BackupError(f"No backup was made: pg_dump failed: {messages.failure(dumped.stderr, url)}")
         listed = subprocess.run([pg_restore, "--list", str(temp)], capture_output=True, text=True, check=False)
         if listed.returncode != 0 or "TABLE DATA" not in listed.stdout:
             raise BackupError(f"No backup was made: pg_restore cannot read the archive pg_dump wrote: "
-                              f"{one_sentence(listed.stderr)}")
+                              f"{messages.failure(listed.stderr, url)}")
         os.replace(temp, dest)
     except psycopg.Error as err:
-        raise BackupError(f"Could not back up {where}: {one_sentence(err)}") from err
+        raise BackupError(f"Could not back up {where}: {messages.failure(err, url)}") from err
     finally:
         if temp.exists():
             temp.unlink()

@@ -3,7 +3,8 @@ deck is the scorekeeper's main target, so a hand in progress shows its first row
 any scrolling on a portrait phone (390×844) in all four games, and on a landscape tablet
 (1024×768) the whole deck of Toepen and Fuji Flush, and of Stop the Bus while a deal's, a swap's
 or a show's cards are chosen (Fool!'s 83 cards start on screen there); the seats' own actions
-above the deck stay whole (every label readable, at least 44×44 CSS pixels).
+above the deck stay whole (every label readable, at least 44×44 CSS pixels), and so does the
+status line saying whose turn it is (no sentence cut with an ellipsis).
 
 The games are the club evening's (``tests/browser/recorded.py``, the state of the screenshots):
 Toepen with four players and Dee's knock pending, Fool! in its third trick, Stop the Bus with a
@@ -82,6 +83,10 @@ def test_a_hand_in_progress_shows_the_deck_without_scrolling(server, new_context
     deck_on_screen(page, viewport, whole=viewport is TABLET and name in WHOLE_ON_TABLET)
     for action, width, height, cut in page.evaluate(SEAT_ACTIONS):
         assert width >= 44 and height >= 44 and not cut, (action, width, height)
+    # whose turn, whole on screen (no ellipsis): a knock's sentence names every seat that may fold
+    turn = page.evaluate("() => { const t = document.querySelector('[role=status]');"
+                         " return [t.textContent, t.scrollHeight, t.clientHeight]; }")
+    assert turn[1] <= turn[2] + 1, turn
 
 
 @pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["390x844", "1024x768"])

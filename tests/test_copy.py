@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from service.app import create_app
 from service.cli import main
 from service.storage import backend as store
 from tests.conftest import OPEN_DEAL, SHARED, Game, create, needs_examples
-from tests.postgres import postgres_url, server_url, with_schema  # noqa: F401  (the fixture)
+from tests.postgres import fresh_schema, postgres_url  # noqa: F401  (the fixture)
 
 EXAMPLES = sorted((SHARED / "examples").glob("*.json"))
 TRICKS = [("Bob", "7H"), ("Cas", "JH"), ("Dee", "AH"), ("Ann", "TH"),
@@ -98,15 +97,8 @@ def club(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
 @pytest.fixture
 def second_schema() -> Iterator[str]:
     """A second fresh schema on the test PostgreSQL server (as ``postgres_url``)."""
-    url = server_url()
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield with_schema(url, schema)
-    finally:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    with fresh_schema() as url:
+        yield url
 
 
 def run_copy(src: str, dst: str) -> Any:

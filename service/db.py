@@ -12,7 +12,8 @@ opens a new one. When a lost connection is found (by a request, or by the Postgr
 listener of ``service.listener``, which finds it within a fraction of a second), every
 thread's connection opened before then is dropped at its thread's next request (the server
 that ended one has most likely ended them all), so a PostgreSQL server that restarted while
-the process was idle costs no failed request at all.
+the process was idle most often costs no failed request (one that meets a connection not
+yet replaced is a 503, never a 500).
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ def test_toepen_knock_fix_and_abandon_read_the_same_on_both_pages(server, page, 
                           json={"target": 4, "action": {"type": "play", "player": "Cas", "card": "9H"}},
                           headers={"Authorization": f"Bearer {game['token']}"})
     assert fixed.status_code == 201, fixed.text
+    page.goto("about:blank")  # a real load: the same address again with its fragment would not reload it
     open_table(page, server, game)
     expect(page.get_by_role("button", name="Undo: Fix: Cas played 9♥, not 8♥", exact=True)).to_be_visible()
     server.post(game, {"type": "abandon", "reason": "the club closes"})

@@ -206,15 +206,17 @@ def _copier(cls: type) -> Any:
             raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - names)}")
 
     if hasattr(cls, "__slots__"):  # straight-line code compiled once for the class
-        lines = ["def copy_slots(obj, changes):", "    check(changes)", "    out = new(cls)", "    get = changes.get"]
+        lines = ["def copy_slots(obj, changes):", "    if not names.issuperset(changes):", "        check(changes)",
+                 "    out = new(cls)", "    get = changes.get"]
         lines += [f"    setter(out, {name!r}, get({name!r}, obj.{name}))" for name in sorted(names)]
         lines.append("    return out")
-        scope: dict[str, Any] = {"cls": cls, "new": new, "setter": object.__setattr__, "check": check}
+        scope: dict[str, Any] = {"cls": cls, "new": new, "setter": object.__setattr__, "check": check, "names": names}
         exec("\n".join(lines), scope)
         return scope["copy_slots"]
 
     def copy_dict(obj: Any, changes: dict[str, Any]) -> Any:
-        check(changes)
+        if not names.issuperset(changes):
+            check(changes)
         out: Any = new(cls)
         fields = out.__dict__
         fields.update(obj.__dict__)

@@ -109,6 +109,19 @@ def finished_status(state: Any) -> str:
     return "finished" if state.finished else "in_progress"
 
 
+def check_card_list(cards: Sequence[Any], count: int, what: str, word: Any = str) -> None:
+    """The card-list refusals shared by every game (recording.md, "Refusal codes shared by
+    every game"), for a list of a deck whose cards are each held once (Toepen, Stop the Bus):
+    ``wrong_card_count`` when ``cards`` is not ``count`` cards long, then
+    ``card_not_available`` for a card listed more than once. ``what`` names the list in the
+    sentence ("Ann's dealt hand", "A show"); ``word`` writes a card for people."""
+    if len(cards) != count:
+        raise RulesError("wrong_card_count", f"{what} has {count} cards, not {len(cards)}.")
+    twice = next((card for index, card in enumerate(cards) if card in cards[:index]), None)
+    if twice is not None:
+        raise RulesError("card_not_available", f"{what} lists {word(twice)} twice: the deck has one {word(twice)}.")
+
+
 def public_once_over(over: bool, action: Mapping[str, Any], hidden: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """A game's ``public_action`` where nothing stays secret after its hand: all of ``action``
     once the hand is ``over``, else its :func:`redact_fields` copy without the ``hidden`` fields."""

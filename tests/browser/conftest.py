@@ -96,7 +96,8 @@ class KibitzServer:
         """Start the server and wait until ``/health`` answers (fails the test after 30 s)."""
         self._log = (self.folder / "server.log").open("a")
         self.proc = subprocess.Popen(
-            [*kibitz_command(), "serve", "--port", str(self.port), "--db", str(self.db), "--threads", "4", *self.args],
+            [*kibitz_command(), "serve", "--port", str(self.port), "--db", str(self.db), "--threads", "4",
+             "--allowed-host", LAN_NAME, *self.args],
             stdout=self._log, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 30
         while True:

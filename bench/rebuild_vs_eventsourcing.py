@@ -36,11 +36,13 @@ Each ratio is the library's median CPU time over Kibitz's for the same number of
 committer, the fold cache, the SQLite commit at ``synchronous=FULL``) timed per move, wall
 clock and the process's CPU time, with the fold cache warm:
 
-- at 10 events: ``--appends`` games of Stop the Bus stored with their first 10 events, the
-  11th recorded through the write function in each (every game read once first, so its fold
-  is cached);
-- at ``--long`` events: one game stored with ``--long`` events, then its next ``--appends``
-  moves recorded one after the other.
+- at 10 events: ``--appends`` / 30 games of Stop the Bus for 10 players stored with their
+  first 10 events, then events 11 to 40 recorded through the write function in each (every
+  game read once first, so its fold is cached): the first round, every kind of move (a single
+  11th event would be a swap each time, the cheapest move, while the long game's moves are
+  swaps, stops, shows and the scoring of rounds);
+- at ``--long`` events: one game of the same table stored with ``--long`` events, then its
+  next ``--appends`` moves recorded one after the other.
 
 The target: p99 at 10,000 events within 1.5x of p99 at 10. With ``--postgres URL`` (a
 throwaway server, such as ``tests/postgres_cluster.sh`` starts) the same runs on a fresh
@@ -77,6 +79,10 @@ from service.storage import migrations  # noqa: E402
 
 STAMP = "2026-01-01T00:00:00.000Z"
 ALL_GAMES = ("toepen", "fool", "fuji_flush", "stop_the_bus")
+#: Moves recorded in each short game, from its 11th event on: a 10-player game's first round
+#: (its deal, swaps, the stop, the final turns and the shows that score it), so that the short
+#: games' appends are every kind of move, as the long game's are.
+SHORT_MOVES = 30
 
 
 # --------------------------------------------------------------------------- the games
@@ -220,7 +226,12 @@ def append_part(database: str, appends: int, long: int, seed: int, label: str) -
     from service.writer import GroupCommitter
 
     db = store.connect(database, "FULL")
-    migrations.migrate(db)
+    if store.is_postgres(db):
+        from service.storage import postgres
+
+        postgres.migrate(db)
+    else:
+        migrations.migrate(db)
     committer = GroupCommitter(database, "FULL")
     cache = FoldCache()
     rules = engine.GAMES["stop_the_bus"]
@@ -236,18 +247,19 @@ def append_part(database: str, appends: int, long: int, seed: int, label: str) -
     print(f"## Append through service.writes.record, {label}, synchronous=FULL, fold cache warm ({load()})")
     print()
     results: dict[str, tuple[list[float], list[float]]] = {}
-    short: list[tuple[dict[str, Any], dict[str, Any]]] = []
-    for number in range(appends):
-        log = long_game("stop_the_bus", rng, 11)
+    short: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    for number in range(max(appends // SHORT_MOVES, 1)):
+        log = long_game("stop_the_bus", rng, 10 + SHORT_MOVES)
         row = store_kibitz(db, "stop_the_bus", f"s{seed}-{number}", log[:10])
         cache.get(db, rules, row["id"], row["version"])
-        short.append((row, log[10][1]))
+        short.append((row, [action for _, action in log[10:]]))
     walls, cpus = [], []
-    for row, action in short:
-        wall, used = timed(row, action)
-        walls.append(wall)
-        cpus.append(used)
-    results["10 events"] = (walls, cpus)
+    for row, actions in short:
+        for action in actions:
+            wall, used = timed(row, action)
+            walls.append(wall)
+            cpus.append(used)
+    results[f"10 to {10 + SHORT_MOVES} events"] = (walls, cpus)
     log = long_game("stop_the_bus", rng, long + appends)
     row = store_kibitz(db, "stop_the_bus", f"l{seed}", log[:long])
     cache.get(db, rules, row["id"], row["version"])
@@ -264,7 +276,7 @@ def append_part(database: str, appends: int, long: int, seed: int, label: str) -
               f"| {percentile(cpus, .5) * 1e3:.2f} ms | {percentile(cpus, .99) * 1e3:.2f} ms |")
     (short_walls, short_cpus), (long_walls, long_cpus) = results.values()
     print()
-    print(f"p99 at {long:,} / p99 at 10: wall **{percentile(long_walls, .99) / percentile(short_walls, .99):.2f}×**, "
+    print(f"p99 at {long:,} / p99 at 10-{10 + SHORT_MOVES}: wall **{percentile(long_walls, .99) / percentile(short_walls, .99):.2f}×**, "
           f"CPU **{percentile(long_cpus, .99) / percentile(short_cpus, .99):.2f}×** (target ≤ 1.5×; {load()})")
     print()
     db.close()

@@ -100,7 +100,7 @@ class KibitzServer:
         self._log = (self.folder / "server.log").open("a")
         self.proc = subprocess.Popen(
             [*(self.command or kibitz_command()), "serve", "--port", str(self.port), "--db", str(self.db),
-             "--threads", "4", *self.args],
+             "--threads", "4", "--allowed-host", LAN_NAME, *self.args],
             stdout=self._log, stderr=subprocess.STDOUT, text=True, cwd=self.folder if self.command else None,
             env=self.env)
         deadline = time.monotonic() + 30

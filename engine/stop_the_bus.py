@@ -39,6 +39,7 @@ from engine.core import (
     OptionError,
     RulesError,
     SheetColumns,
+    check_card_list,
     check_seats,
     finished_status,
     name_list,
@@ -445,8 +446,7 @@ def check_swap_all(state: State, rnd: Round, seat: int, give: Iterable[str]) -> 
     if not state.options.swap_all:
         raise RulesError("swap_all_not_allowed", "Exchanging the whole hand is not allowed in this game.")
     cards = list(give)
-    if len(cards) != HAND_CARDS or len(set(cards)) != HAND_CARDS:
-        raise RulesError("wrong_card_count", f"Exchanging the whole hand gives {HAND_CARDS} different cards.")
+    check_card_list(cards, HAND_CARDS, "The hand given for the whole middle", pretty)
     _check_whole_hand(state, rnd, seat, cards, "gives")
 
 
@@ -472,14 +472,18 @@ def check_stop(state: State, seat: int) -> Round:
     swapping as option ``stop_without_swap`` allows; only one stop per round).
 
     Returns the round in play; raises ``game_over``, ``hand_over``, ``wrong_phase``,
-    ``stop_not_allowed`` or ``not_your_turn``.
+    ``not_your_turn`` (a player out of the game or not dealt in, the stopper after the stop,
+    out of turn: recording.md, "Refusal codes shared by every game") or ``stop_not_allowed``
+    (anyone else after the stop, or a stop without the swap the option asks for).
     """
     rnd = _current(state, "a stop")
     name = state.names[seat]
+    _in_round(state, rnd, seat)
+    if seat == rnd.stopped_by:
+        raise RulesError("not_your_turn", f"{name} stopped the bus and takes no more turns.")
     if rnd.showdown or rnd.stopped_by is not None:
         who = state.names[rnd.stopped_by] if rnd.stopped_by is not None else "someone"
         raise RulesError("stop_not_allowed", f"{who} has already stopped the bus: only one stop per round.")
-    _in_round(state, rnd, seat)
     if rnd.may_stop == seat:
         return rnd
     if seat not in to_act(state):
@@ -522,8 +526,7 @@ def check_cards_shown(state: State, rnd: Round, seat: int, cards: list[str]) -> 
     Raises ``wrong_card_count`` or ``card_not_available`` (a card taken from the middle and
     not given back is missing, or a card is known to be elsewhere).
     """
-    if len(cards) != HAND_CARDS or len(set(cards)) != HAND_CARDS:
-        raise RulesError("wrong_card_count", f"A show has {HAND_CARDS} different cards.")
+    check_card_list(cards, HAND_CARDS, "A show", pretty)
     _check_whole_hand(state, rnd, seat, cards, "shows")
 
 
@@ -565,8 +568,7 @@ def _deal(state: State, action: Action, seq: int) -> State:
     if given is not None and given != expected:
         raise RulesError("wrong_dealer", f"{expected} deals this round, not {given}.")
     centre = tuple(action.get("centre") or ())
-    if len(centre) != CENTRE_CARDS or len(set(centre)) != CENTRE_CARDS:
-        raise RulesError("wrong_card_count", f"A deal puts {CENTRE_CARDS} different cards face up in the middle.")
+    check_card_list(centre, CENTRE_CARDS, "The middle", pretty)
     count = len(state.names)
     seats = tuple(s for s in range(count) if in_game(state, s))
     holdings = [Holding()] * count
@@ -611,8 +613,7 @@ def _open_holdings(
     holdings = [Holding()] * len(state.names)
     placed = set(centre)
     for name, cards in hands.items():
-        if len(cards) != HAND_CARDS or len(set(cards)) != HAND_CARDS:
-            raise RulesError("wrong_card_count", f"{name} must be dealt {HAND_CARDS} different cards.")
+        check_card_list(list(cards), HAND_CARDS, f"{name}'s dealt hand", pretty)
         clash = placed & set(cards)
         if clash:
             raise RulesError("card_not_available", f"{_cards(sorted(clash))} cannot be dealt twice.")

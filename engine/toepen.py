@@ -37,6 +37,7 @@ from engine.core import (
     OptionError,
     RulesError,
     SheetColumns,
+    check_card_list,
     check_seats,
     finished_status,
     name_list,
@@ -468,10 +469,10 @@ def _not_available(state: State, hand: Hand, seat: int, card: str) -> RulesError
     return RulesError("card_not_available", f"{name} cannot have {pretty(card)}: {why}.")
 
 
-def _four_different(cards: Iterable[str]) -> bool:
-    """Exactly 4 cards, none named twice (a dealt, laundered or laid-down hand)."""
-    given = list(cards)
-    return len(given) == HAND_CARDS == len(set(given))
+def _four_cards(cards: Iterable[str], what: str) -> None:
+    """Exactly 4 cards, none named twice (a dealt, laundered or laid-down hand):
+    ``wrong_card_count`` or ``card_not_available`` (``engine.core.check_card_list``)."""
+    check_card_list(list(cards), HAND_CARDS, what, pretty)
 
 
 def _cards(cards: Iterable[str]) -> str:
@@ -868,8 +869,7 @@ def _deal(state: State, action: Action, seq: int) -> State:
             extra = name_list([state.names[s] for s in named if s not in seats])
             raise RulesError("wrong_card_count", f"The deal must list exactly the players in the game (missing: {missing}; not playing: {extra}).")
         for name, cards in hands.items():
-            if not _four_different(cards):
-                raise RulesError("wrong_card_count", f"{name} must be dealt {HAND_CARDS} different cards.")
+            _four_cards(cards, f"{name}'s dealt hand")
             clash = seen & set(cards)
             if clash:
                 raise RulesError("card_not_available", f"{_cards(sorted(clash))} cannot be dealt twice.")
@@ -995,8 +995,7 @@ def _laundry(state: State, action: Action, seq: int) -> State:
     old = hand.holdings[seat]
     new_cards: list[str] | None = action.get("cards")
     if new_cards is not None:
-        if not _four_different(new_cards):
-            raise RulesError("wrong_card_count", f"A laundry brings {HAND_CARDS} different new cards.")
+        _four_cards(new_cards, "A laundry's new hand")
         clash = sorted(set(new_cards) & hand.seen)
         if clash:
             raise RulesError("card_not_available", f"{_cards(clash)} cannot come from the stock: {_where(state, hand, clash[0])}.")
@@ -1029,8 +1028,7 @@ def _challenge(state: State, action: Action, seq: int) -> State:
         shown = tuple(sorted(entry.known))
     else:
         shown = tuple(given)
-        if not _four_different(shown):
-            raise RulesError("wrong_card_count", f"A laundered hand has {HAND_CARDS} different cards.")
+        _four_cards(shown, f"{state.names[target]}'s laid-down hand")
         missing = sorted(entry.known - set(shown))
         if missing:
             raise RulesError("card_not_available", f"{state.names[target]} laid down {_cards(missing)}, which the challenge does not show.")
@@ -1056,8 +1054,9 @@ def _reveal(state: State, action: Action, seq: int) -> State:
     _active(state, hand, seat)
     cards: list[str] = action["cards"]
     holding = hand.holdings[seat]
-    if len(set(cards)) != len(cards):
-        raise RulesError("wrong_card_count", "A reveal names each card once.")
+    twice = next((card for index, card in enumerate(cards) if card in cards[:index]), None)
+    if twice is not None:
+        raise RulesError("card_not_available", f"The reveal lists {pretty(twice)} twice: the deck has one {pretty(twice)}.")
     if len(cards) > holding.size:
         raise RulesError("wrong_card_count", f"{state.names[seat]} holds only {plural(holding.size, 'card')}.")
     new = [card for card in cards if card not in holding.known]

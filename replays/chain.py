@@ -34,6 +34,9 @@ KEYS = ("seq", "type", "data", "recorded_at", "at", "salt")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 SALT = re.compile(r"^[0-9a-f]{32}$")
 FINGERPRINT = re.compile(r"^[0-9a-f]{1,64}$")
+#: The canonical JSON writer: what ``json.dumps(…, sort_keys=True, separators=(",", ":"),
+#: ensure_ascii=False)`` builds on every call, built once (a rebuild hashes every event).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def new_salt() -> str:
@@ -46,7 +49,7 @@ def canonical(event: Mapping[str, Any]) -> str:
     be missing, meaning null). Raises ``KeyError`` for a missing key, ``TypeError`` for a
     value JSON cannot write."""
     body = {key: event.get(key) if key == "at" else event[key] for key in KEYS}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(body)
 
 
 def event_hash(previous: str, event: Mapping[str, Any]) -> str:

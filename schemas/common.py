@@ -250,10 +250,16 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
-def cards(parse: Callable[[Any], Any], count: int | None = None, **kwargs: Any) -> fields.List[Any]:
-    """A list of card codes; ``count`` fixes its length when given."""
-    length = validate.Length(equal=count) if count is not None else validate.Length(min=1, max=100)
-    return fields.List(CardField(parse), validate=length, **kwargs)
+#: The most cards any list of cards in an action may hold (a payload error beyond).
+MAX_CARDS = 100
+
+
+def cards(parse: Callable[[Any], Any], **kwargs: Any) -> fields.List[Any]:
+    """A list of 1 to :data:`MAX_CARDS` card codes. How many cards a dealt hand, a reveal or a
+    show holds, and a card listed more times than the deck holds it, are the rules' refusals
+    (``wrong_card_count``, ``card_not_available``: recording.md, the same in every game), never
+    the schema's."""
+    return fields.List(CardField(parse), validate=validate.Length(min=1, max=MAX_CARDS), **kwargs)
 
 
 class UtcDateTime(fields.Field[Any]):
@@ -278,8 +284,12 @@ class UtcDateTime(fields.Field[Any]):
 
 
 def utc_text(moment: datetime) -> str:
-    """Format ``moment`` as UTC ISO 8601 with a ``Z`` and millisecond precision."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    """Format ``moment`` as UTC ISO 8601 with a ``Z`` and millisecond precision, the year in
+    four digits (``0001-01-01T00:00:00.000Z``: the form every reader of a time accepts, the
+    import's included; ``strftime("%Y")`` writes year 1 as ``1``).
+
+    Raises ``OverflowError`` when ``moment`` in UTC falls outside years 1 to 9999."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 #: The longest player name an action may give, surrounding spaces included.

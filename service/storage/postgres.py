@@ -184,6 +184,16 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
         "ALTER TABLE events ADD COLUMN hash TEXT",
         "ALTER TABLE games ADD COLUMN record_hash TEXT",
     ]),
+    ("0009_stored_events", [  # as SQLite's: the events of each game counted by a trigger
+        "ALTER TABLE games ADD COLUMN stored_events BIGINT NOT NULL DEFAULT 0",
+        "UPDATE games SET stored_events = (SELECT count(*) FROM events WHERE events.game_id = games.id)",
+        "CREATE FUNCTION kibitz_events_counted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "IF TG_OP = 'INSERT' THEN UPDATE games SET stored_events = stored_events + 1 WHERE id = NEW.game_id; "
+        "ELSE UPDATE games SET stored_events = stored_events - 1 WHERE id = OLD.game_id; END IF; "
+        "RETURN NULL; END $$",
+        "CREATE TRIGGER events_counted AFTER INSERT OR DELETE ON events FOR EACH ROW "
+        "EXECUTE FUNCTION kibitz_events_counted()",
+    ]),
 ]
 
 
@@ -697,7 +707,8 @@ def _notify(db: Connection, payload: str) -> None:
 def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
     """What a cached fold of ``game_id`` is checked against on every read and write, in one
     query (as ``service.storage.sqlite.head``): ``{"version", "status", "record_hash"}`` of its
-    games row, ``count`` (the number of stored events when ``count``, else None), its last
+    games row, ``count`` (the number of stored events when ``count``, else None: its
+    ``stored_events``, kept by a trigger on every insert and delete), its last
     stored event as stored (``last_seq``, ``last_type``, ``last_data`` as its JSON text,
     ``last_recorded_at``, ``last_at``, ``last_salt``, ``last_hash``; all None when there is
     none) and ``previous_hash`` (the stored hash of the event before it). None when there is
@@ -706,7 +717,7 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
         return None
     found = db.execute(
         "SELECT g.version, g.status, g.record_hash, "
-        + ("(SELECT count(*) FROM events WHERE game_id = g.id) AS count, " if count else "NULL AS count, ")
+        + ("g.stored_events AS count, " if count else "NULL AS count, ")
         + "e.seq AS last_seq, e.type AS last_type, e.data AS last_data, e.recorded_at AS last_recorded_at, "
         "e.at AS last_at, e.salt AS last_salt, e.hash AS last_hash, p.hash AS previous_hash FROM games AS g "
         "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "

@@ -4,7 +4,8 @@ benchmarks that count statements (tests/test_round_trips.py, bench/append_bench.
 ``python -m tests.traced_serve TRACE_FILE serve --port … --db …`` runs ``kibitz serve``
 (``service.cli.main``, the same command) after wrapping ``sqlite3.connect`` so that each
 connection's ``set_trace_callback`` appends one line per statement executed to
-``TRACE_FILE``: the thread's name, a tab, the statement on one line. Nothing else of the
+``TRACE_FILE``: the thread's name, a tab, the statement on one line (SQLite reports each
+trigger a statement fires as that statement again, on the next line). Nothing else of the
 server changes.
 """
 

@@ -573,7 +573,7 @@ HEAD_KEYS = ("count", "last_seq", "last_type", "last_data", "last_recorded_at", 
 
 #: The one read of a move (:func:`begin_move`), as ``service.storage.sqlite.MOVE_READ``.
 MOVE_READ = (
-    "SELECT g.rowid AS _rowid, g.*, (SELECT count(*) FROM events WHERE game_id = g.id) AS h_count, "
+    "SELECT g.rowid AS _rowid, g.*, g.stored_events AS h_count, "
     "e.seq AS h_last_seq, e.type AS h_last_type, e.data AS h_last_data, e.recorded_at AS h_last_recorded_at, "
     "e.at AS h_last_at, e.salt AS h_last_salt, e.hash AS h_last_hash, p.hash AS h_previous_hash, "
     "ARRAY(SELECT token_hash FROM tokens WHERE game_id = g.id AND revoked_at IS NULL "

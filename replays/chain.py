@@ -7,7 +7,10 @@ the object of exactly ``seq``, ``type``, ``data``, ``recorded_at``, ``at`` (null
 client sent none) and ``salt``, keys sorted at every level, no spaces, non-ASCII characters
 written as themselves (``json.dumps(…, sort_keys=True, separators=(",", ":"),
 ensure_ascii=False)``). A game's ``record_hash`` is its last event's ``hash``; its
-fingerprint is the first :data:`FINGERPRINT_LENGTH` hex digits of that.
+fingerprint is the first :data:`FINGERPRINT_LENGTH` (16) hex digits of that, shown in four
+groups of four (64 bits: beyond a brute-force search for a forged record that matches); a
+noted prefix of at least :data:`SHORTEST_FINGERPRINT` (12) digits still proves a record, so
+fingerprints noted before the pages showed 16 keep working.
 
 Pure functions only: no storage, no clock (the salt comes from :func:`new_salt`, the one
 place that draws randomness).
@@ -27,8 +30,12 @@ from schemas.common import scrub
 
 #: The "previous hash" of event 1.
 GENESIS = "0" * 64
-#: How many hex digits of ``record_hash`` a fingerprint shows.
-FINGERPRINT_LENGTH = 12
+#: How many hex digits of ``record_hash`` a fingerprint shows (api.md: 16, in four groups of four).
+FINGERPRINT_LENGTH = 16
+#: The fewest hex digits a noted fingerprint may have (what the pages showed before: 48 bits).
+SHORTEST_FINGERPRINT = 12
+#: Hex digits per group where a fingerprint is shown to people.
+GROUP = 4
 #: The keys of the canonical object, in the order api.md lists them (``salt`` last).
 KEYS = ("seq", "type", "data", "recorded_at", "at", "salt")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -84,11 +91,17 @@ def fingerprint(record_hash: str | None) -> str | None:
     return None if record_hash is None else record_hash[:FINGERPRINT_LENGTH]
 
 
+def grouped(digits: str) -> str:
+    """Hex digits in groups of four, as the pages show a fingerprint (``a182 0958 a335 00f1``)."""
+    return " ".join(digits[start:start + GROUP] for start in range(0, len(digits), GROUP))
+
+
 def normal_fingerprint(text: str) -> str | None:
     """A fingerprint as a person typed it (spaces, dashes, colons and capitals allowed) in
-    lowercase hex, or None unless it is :data:`FINGERPRINT_LENGTH` to 64 hex digits."""
+    lowercase hex, or None unless it is :data:`SHORTEST_FINGERPRINT` to 64 hex digits (api.md:
+    a noted prefix of at least 12 digits; the pages show 16, the whole hash has 64)."""
     cleaned = re.sub(r"[\s\-:]", "", text).lower()
-    return cleaned if FINGERPRINT.fullmatch(cleaned) and len(cleaned) >= FINGERPRINT_LENGTH else None
+    return cleaned if FINGERPRINT.fullmatch(cleaned) and len(cleaned) >= SHORTEST_FINGERPRINT else None
 
 
 @dataclass(frozen=True)
@@ -111,14 +124,15 @@ class Verdict:
 def verdict(fingerprint_text: str, hashes: Iterable[tuple[int, str]]) -> Verdict:
     """Compare a normalised fingerprint (:func:`normal_fingerprint`) with a record's
     ``(seq, hash)`` pairs, oldest first, whose chain is known to hold; the sentence says
-    whether the record still matches, or matched as it stood after an earlier event."""
+    whether the record still matches, or matched as it stood after an earlier event, naming
+    the fingerprint as given (every digit, in groups of four), never a part of it."""
     pairs = list(hashes)
     last = pairs[-1][0] if pairs else 0
     found = None
     for seq, value in pairs:
         if value.startswith(fingerprint_text):
             found = seq
-    shown = fingerprint_text[:FINGERPRINT_LENGTH]
+    shown = grouped(fingerprint_text)
     if found is None:
         words = (f"The fingerprint {shown} matches no moment of this game's record: the record is not the one "
                  "it was noted from (or the fingerprint was copied wrongly).")

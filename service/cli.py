@@ -320,8 +320,9 @@ def check(database: str) -> None:
 @click.argument("fingerprint")
 @db_option("SQLite database file (opened read-only), or a postgresql:// URL.")
 def verify(game_id: str, fingerprint: str, database: str) -> None:
-    """Prove GAME_ID's record against a FINGERPRINT noted earlier (the 12 hex digits the game
-    page shows; docs/tamper-evidence.md). The game is checked as kibitz check does first.
+    """Prove GAME_ID's record against a FINGERPRINT noted earlier (the 16 hex digits the game
+    page shows, or at least 12 of them; docs/tamper-evidence.md). The game is checked as
+    kibitz check does first.
 
     Exit status 0: the fingerprint matches the record as it stands now, or as it stood after
     an earlier event (the sentence says which); 1: it matches no moment of the record; 2: not
@@ -334,7 +335,7 @@ def verify(game_id: str, fingerprint: str, database: str) -> None:
     normal = chain.normal_fingerprint(fingerprint)
     if normal is None:
         click.echo(f"{fingerprint!r} is not a fingerprint: give the {chain.FINGERPRINT_LENGTH} hex digits "
-                   "(0-9, a-f) the game page shows.", err=True)
+                   f"(0-9, a-f) the game page shows (at least {chain.SHORTEST_FINGERPRINT} of them).", err=True)
         raise SystemExit(2)
     found = checking.verify(database, game_id, normal)
     if found.verdict is None:

@@ -21,8 +21,10 @@ from the middle are known (they were face up). Conservation is always enforced (
 given to the middle or shown must be able to be in that hand); no rule of this game depends
 on a hidden card, so nothing needs to be flagged later.
 
-The state is immutable: finished rounds are a tuple shared from one state to the next, so
-``apply`` only rebuilds the current round and its cost does not grow with the game.
+The state is immutable: finished rounds (and rulings) are a persistent vector
+(``pyrsistent.PVector``) shared from one state to the next, a finished round appended without
+copying the others, so ``apply`` only rebuilds the current round and its cost does not grow
+with the game.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
+
+from pyrsistent import PVector, pvector
 
 from engine.brag import HandRank, rank
 from engine.cards import parse_french, pretty
@@ -237,9 +241,9 @@ class State:
     names: tuple[str, ...]
     chips: tuple[int, ...]
     dealer: int  # who deals the next round (or dealt the current one)
-    history: tuple[Round, ...] = ()
+    history: PVector[Round] = pvector()  # shared from state to state: a finished round is appended, never copied
     round: Round | None = None
-    adjustments: tuple[Adjustment, ...] = ()
+    adjustments: PVector[Adjustment] = pvector()  # shared from state to state, like ``history``
     finished: bool = False
     winners: tuple[int, ...] = ()
     end_reason: str = ""
@@ -717,7 +721,7 @@ def _adjust(state: State, action: Action, seq: int) -> State:
     after = max(0, before + int(action["amount"]))
     number = state.round.number if state.round else len(state.history)
     entry = Adjustment(seat, seq, int(action["amount"]), after - before, str(action.get("reason", "")), number)
-    state = replace(state, chips=_set(state.chips, seat, after), adjustments=state.adjustments + (entry,))
+    state = replace(state, chips=_set(state.chips, seat, after), adjustments=state.adjustments.append(entry))
     if after == 0 and state.round is not None and state.round.in_round[seat]:
         state = _leave_round(state, seat)
     return _check_end(state, ())
@@ -815,7 +819,7 @@ def _end_round(state: State, result: Result) -> State:
     rnd = state.round
     assert rnd is not None
     rnd = replace(rnd, result=result, may_stop=None, next_seat=None, final_due=())
-    state = replace(state, history=state.history + (rnd,), round=None)
+    state = replace(state, history=state.history.append(rnd), round=None)
     return replace(state, dealer=_left_of(state, rnd.dealer))
 
 
@@ -854,7 +858,7 @@ def _check_end(state: State, last_losers: tuple[int, ...]) -> State:
     if state.round is not None:
         rnd = state.round
         abandoned = replace(rnd, result=Result((), (), f"abandoned: {reason}", abandoned=True), may_stop=None)
-        state = replace(state, history=state.history + (abandoned,), round=None)
+        state = replace(state, history=state.history.append(abandoned), round=None)
     return replace(state, finished=True, winners=winners, end_reason=reason)
 
 
@@ -984,7 +988,7 @@ card_text = pretty
 
 
 def _all_rounds(state: State) -> tuple[Round, ...]:
-    return state.history + ((state.round,) if state.round is not None else ())
+    return (*state.history, *((state.round,) if state.round is not None else ()))
 
 
 def results(state: State) -> dict[str, dict[str, Any]]:

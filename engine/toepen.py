@@ -20,8 +20,10 @@ In ``table`` visibility a hand is *known cards + a count of unknown cards*: rule
 the hand (follow suit, mandatory laundry) are enforced when the cards are known, and a
 revoke that later knowledge proves is flagged, never rewritten.
 
-The state is immutable: finished hands are a tuple shared from one state to the next, so
-``apply`` only rebuilds the current hand and its cost does not grow with the game.
+The state is immutable: finished hands (and rulings) are a persistent vector
+(``pyrsistent.PVector``) shared from one state to the next, a finished hand appended without
+copying the others, so ``apply`` only rebuilds the current hand and its cost does not grow
+with the game.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from pyrsistent import PVector, pvector
 
 from engine.cards import SUIT_NAMES, SUIT_SINGULAR, parse_french, pretty, suit_of
 from engine.core import (
@@ -318,9 +322,9 @@ class State:
     lives_lost: tuple[int, ...]
     eliminated: tuple[bool, ...]
     dealer: int  # who deals the next hand (or dealt the current one)
-    history: tuple[Hand, ...] = ()
+    history: PVector[Hand] = pvector()  # shared from state to state: a finished hand is appended, never copied
     hand: Hand | None = None
-    adjustments: tuple[Adjustment, ...] = ()
+    adjustments: PVector[Adjustment] = pvector()  # shared from state to state, like ``history``
     finished: bool = False
     rules_version: int = RULES_VERSION
 
@@ -531,7 +535,7 @@ def _finish(state: State, reason: str) -> State:
     """End the game; a hand still in play is abandoned and kept in the history."""
     if state.hand is not None:
         hand = state.hand
-        state = replace(state, history=state.history + (replace(hand, result=Result(None, f"abandoned: {reason}", True)),), hand=None)
+        state = replace(state, history=state.history.append(replace(hand, result=Result(None, f"abandoned: {reason}", True))), hand=None)
     return replace(state, finished=True)
 
 
@@ -650,7 +654,7 @@ def _end_hand(state: State, result: Result) -> State:
         dealer = result.winner
     else:  # nobody won: the previous dealer deals again (if still in the game)
         dealer = hand.dealer if not state.eliminated[hand.dealer] else _left_of(state, hand.dealer)
-    return replace(state, history=state.history + (hand,), hand=None, dealer=dealer)
+    return replace(state, history=state.history.append(hand), hand=None, dealer=dealer)
 
 
 # --------------------------------------------------------------------------- checks
@@ -934,10 +938,13 @@ def _play(state: State, action: Action, seq: int) -> State:
 
 def _proven(hand: Hand, seat: int, cards: Iterable[str], seq: int, how: str) -> tuple[Revoke, ...]:
     """Revokes that ``cards`` (now played or revealed by ``seat``) prove ("Knowledge", 2)."""
+    voids = [void for void in hand.voids if void.seat == seat]  # the suits ``seat`` showed out of
+    if not voids:
+        return ()
     found: list[Revoke] = []
     flagged = {(r.seq, r.seat) for r in hand.revokes}
     for card in cards:
-        for void in hand.voids:
+        for void in voids:
             if void.seat == seat and void.suit == suit_of(card) and (void.seq, seat) not in flagged:
                 found.append(Revoke(seat, void.suit, void.trick, void.seq, seq, card, how))
                 flagged.add((void.seq, seat))
@@ -1089,7 +1096,7 @@ def _adjust(state: State, action: Action, seq: int) -> State:
     after = max(0, min(state.options.limit, before + int(action["amount"])))
     number = state.hand.number if state.hand else len(state.history)
     entry = Adjustment(seat, seq, int(action["amount"]), after - before, str(action.get("reason", "")), number)
-    state = replace(state, lives_lost=_set(state.lives_lost, seat, after), adjustments=state.adjustments + (entry,))
+    state = replace(state, lives_lost=_set(state.lives_lost, seat, after), adjustments=state.adjustments.append(entry))
     return _check_limit(state, seq)
 
 
@@ -1239,7 +1246,7 @@ card_text = pretty
 
 
 def _all_hands(state: State) -> tuple[Hand, ...]:
-    return state.history + ((state.hand,) if state.hand is not None else ())
+    return (*state.history, *((state.hand,) if state.hand is not None else ()))
 
 
 def results(state: State) -> dict[str, dict[str, Any]]:

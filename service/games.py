@@ -15,7 +15,7 @@ from service.cache import FoldCache, checked_events
 from service.db import get_db
 from service.problems import ApiError
 from service.storage import backend as store
-from service.writer import GroupCommitter
+from service.writer import Writer
 
 #: Largest number accepted in a path (a seq, hand or trick number); beyond it is 404.
 MAX_PATH_NUMBER = 2**62
@@ -49,10 +49,10 @@ def cache() -> FoldCache:
     return cached
 
 
-def writer() -> GroupCommitter:
-    """The app's group committer: every write of this process goes through its one thread."""
-    committer: GroupCommitter = current_app.extensions["kibitz_writer"]
-    return committer
+def writer() -> Writer:
+    """The app's writer: every write of this process goes through it (service/writer.py)."""
+    found: Writer = current_app.extensions["kibitz_writer"]
+    return found
 
 
 def current(row: dict[str, Any]) -> Folded:

@@ -51,7 +51,8 @@ from flask import Flask
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service import problems
-from service.boards import BoardAnswers
+from service.boards import BoardAnswers, Epoch
+from service.gate import CREATE_PATHS, WRITE_PATH, CreateLimit, TokenGate, too_many_detail
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -78,13 +79,17 @@ OWN_HEADERS = {b"content-length", b"etag", b"date", b"server", b"connection", b"
 @dataclass(frozen=True)
 class Limits:
     """How many connections are kept (``connection_limit``), how long one may take to send a
-    request (``idle_timeout``, seconds), and the two pools' threads (``threads`` for the
-    crowd's reads, ``scorekeeper_threads`` for writes, token holders and ``/health``)."""
+    request (``idle_timeout``, seconds), the two pools' threads (``threads`` for the
+    crowd's reads, ``scorekeeper_threads`` for writes, token holders and ``/health``), and
+    how many games one client address may create per minute where the server has no club
+    key (``create_limit``; 0: no limit)."""
 
     connection_limit: int = 4096
     idle_timeout: float = 20.0
     threads: int = 8
     scorekeeper_threads: int = 4
+    #: games one client address may create per minute where there is no club key (0: no limit)
+    create_limit: int = 60
 
 
 class Refused(Exception):
@@ -159,6 +164,14 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
+def _headers(scope: Scope, name: bytes) -> list[bytes]:
+    return [cast(bytes, value) for key, value in scope["headers"] if key == name]
+
+
+#: What a pool's thread hands back: the environ the app saw, the status, headers and body.
+Answered = tuple[dict[str, Any], int, list[tuple[bytes, bytes]], bytes]
+
+
 class Lane:
     """One pool of threads running the WSGI app: the request (its body already read) goes to
     a thread once, and its whole answer comes back once (the app's answers are built in
@@ -190,13 +203,16 @@ class Lane:
                 [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers],
                 b"".join(written))
 
-    async def __call__(self, scope: Scope, body: bytes, send: Send) -> None:
+    async def __call__(self, scope: Scope, body: bytes, send: Send) -> Answered:
+        """Run the app on the request in a thread of this pool and send its answer; returns
+        the environ it ran with and the answer."""
         environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
         loop = asyncio.get_running_loop()
         call = functools.partial(contextvars.copy_context().run, self._call, environ)
         status, headers, payload = await loop.run_in_executor(self.executor, call)
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": payload})
+        return environ, status, headers, payload
 
 
 class Front:
@@ -209,6 +225,9 @@ class Front:
         self.boards: BoardAnswers = app.extensions["kibitz_boards"]
         self.max_body = int(app.config["MAX_CONTENT_LENGTH"])
         self.problems = Problems(app)
+        self.gate = TokenGate(self.boards, app.config.get("CLUB_KEY"))
+        self.create_limit = (CreateLimit(limits.create_limit)
+                             if limits.create_limit > 0 and not app.config.get("CLUB_KEY") else None)
         self.crowd = Lane(app, limits.threads, "kibitz-crowd")
         self.scorekeeper = Lane(app, limits.scorekeeper_threads, "kibitz-scorekeeper")
         #: the headers the app sent with its own board answers, by status (200, 304)
@@ -224,6 +243,29 @@ class Front:
             _linger(scope)
             await self._problem(send, 413, *self.problems.too_large, close=True)
             return
+        write = WRITE_PATH.fullmatch(scope["path"]) if scope["method"] == "POST" else None
+        epoch: Epoch | None = None
+        if write is not None:
+            refused = self.gate.refusal(write.group(1), _headers(scope, b"authorization"))
+            if refused is not None:  # the app's own answer, from the headers alone: the body is never read
+                _linger(scope)
+                status, headers, payload = refused
+                await send({"type": "http.response.start", "status": status,
+                            "headers": [*headers, (b"content-length", str(len(payload)).encode("ascii")),
+                                        (b"connection", b"close")]})
+                await send({"type": "http.response.body", "body": payload})
+                return
+            epoch = self.gate.epoch(write.group(1))  # before the app reads the game
+        elif self.create_limit is not None and scope["method"] == "POST" and scope["path"] in CREATE_PATHS:
+            client = scope.get("client")
+            retry = self.create_limit.retry_after(client[0] if client else "")
+            if retry is not None:
+                _linger(scope)
+                content_type, payload = self.problems.body(
+                    429, "too_many_requests", too_many_detail(self.create_limit.per_minute, retry))
+                await self._problem(send, 429, content_type, payload, close=True,
+                                    extra=[(b"retry-after", str(retry).encode("ascii"))])
+                return
         board = BOARD_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None
         public = _header(scope, b"authorization") is None
         refreshing: asyncio.Future[None] | None = None
@@ -240,26 +282,29 @@ class Front:
                 else:
                     refreshing = self.pending[board.group(1)] = asyncio.get_running_loop().create_future()
         try:
-            await self._to_app(scope, receive, send, board is not None and public)
+            answered = await self._to_app(scope, receive, send, board is not None and public)
+            if write is not None and answered is not None:
+                self.gate.learn(write.group(1), epoch, *answered)
         finally:
             if refreshing is not None and board is not None:
                 del self.pending[board.group(1)]
                 refreshing.set_result(None)
 
-    async def _to_app(self, scope: Scope, receive: Receive, send: Send, learn: bool) -> None:
-        """Read the body, then hand the request to its pool's thread."""
+    async def _to_app(self, scope: Scope, receive: Receive, send: Send, learn: bool) -> Answered | None:
+        """Read the body, then hand the request to its pool's thread; the app's answer (None
+        when the app did not answer: the client went away, the body was too slow or large)."""
         try:
             body = await asyncio.wait_for(self._body(receive), self.limits.idle_timeout)
         except TimeoutError:
             _linger(scope)
             await self._problem(send, 408, *self.problems.body(408, "request_timeout", (
                 f"The request's body did not arrive within {self.limits.idle_timeout:g} seconds.")), close=True)
-            return
+            return None
         if body is None:
-            return  # the client went away
+            return None  # the client went away
         if len(body) > self.max_body:
             await self._problem(send, 413, *self.problems.too_large, close=False)
-            return
+            return None
         headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-length", b"transfer-encoding")]
         headers.append((b"content-length", str(len(body)).encode("ascii")))
         inner = {**scope, "headers": headers}
@@ -268,7 +313,7 @@ class Front:
         lane = self.scorekeeper if scorekeeper else self.crowd
         if learn:
             send = self._learning(send)
-        await lane(inner, body, send)
+        return await lane(inner, body, send)
 
     async def _body(self, receive: Receive) -> bytes | None:
         """The whole request body (stops reading one byte past the limit); None on disconnect."""
@@ -314,9 +359,10 @@ class Front:
             await send(message)
         return learn
 
-    async def _problem(self, send: Send, status: int, content_type: bytes, body: bytes, *, close: bool) -> None:
+    async def _problem(self, send: Send, status: int, content_type: bytes, body: bytes, *, close: bool,
+                       extra: list[tuple[bytes, bytes]] | None = None) -> None:
         headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode("ascii")),
-                   (b"x-content-type-options", b"nosniff")]  # as service.http.security_headers
+                   (b"x-content-type-options", b"nosniff"), *(extra or [])]  # as service.http.security_headers
         if close:
             headers.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -35,11 +35,12 @@ import contextvars
 import functools
 import heapq
 import io
+import queue
 import re
 import resource
 import socket
+import threading
 from collections.abc import Awaitable, Callable, MutableMapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, cast
@@ -176,11 +177,37 @@ class Lane:
     """One pool of threads running the WSGI app: the request (its body already read) goes to
     a thread once, and its whole answer comes back once (the app's answers are built in
     memory, never streamed), so a request crosses between the event loop and its thread
-    twice, however many pieces the app writes."""
+    twice, however many pieces the app writes. The hand-off is a plain queue one way and one
+    ``call_soon_threadsafe`` back (no ``concurrent.futures`` future, whose condition variable
+    cost more than the queue)."""
 
     def __init__(self, app: Flask, threads: int, name: str) -> None:
         self.app = app
-        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
+        self.jobs: queue.SimpleQueue[tuple[dict[str, Any], asyncio.AbstractEventLoop, asyncio.Future[Any]] | None] = (
+            queue.SimpleQueue())
+        self.threads = [threading.Thread(target=self._work, name=f"{name}_{n}", daemon=True) for n in range(threads)]
+        for thread in self.threads:
+            thread.start()
+
+    def shutdown(self) -> None:
+        """Stop the threads once the requests handed to them are answered."""
+        for _ in self.threads:
+            self.jobs.put(None)
+        for thread in self.threads:
+            thread.join()
+
+    def _work(self) -> None:
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            environ, loop, future = job
+            try:
+                answer = contextvars.Context().run(self._call, environ)
+            except BaseException as err:  # noqa: BLE001 - handed to the awaiting request
+                loop.call_soon_threadsafe(_settle, future, None, err)
+            else:
+                loop.call_soon_threadsafe(_settle, future, answer, None)
 
     def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         started: list[Any] = []
@@ -208,11 +235,21 @@ class Lane:
         the environ it ran with and the answer."""
         environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
         loop = asyncio.get_running_loop()
-        call = functools.partial(contextvars.copy_context().run, self._call, environ)
-        status, headers, payload = await loop.run_in_executor(self.executor, call)
+        future: asyncio.Future[tuple[int, list[tuple[bytes, bytes]], bytes]] = loop.create_future()
+        self.jobs.put((environ, loop, future))
+        status, headers, payload = await future
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": payload})
         return environ, status, headers, payload
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():  # the request was given up (the server stops)
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 class Front:
@@ -294,7 +331,8 @@ class Front:
         """Read the body, then hand the request to its pool's thread; the app's answer (None
         when the app did not answer: the client went away, the body was too slow or large)."""
         try:
-            body = await asyncio.wait_for(self._body(receive), self.limits.idle_timeout)
+            async with asyncio.timeout(self.limits.idle_timeout):
+                body = await self._body(receive)
         except TimeoutError:
             _linger(scope)
             await self._problem(send, 408, *self.problems.body(408, "request_timeout", (
@@ -596,6 +634,7 @@ class Server:
         protocol = functools.partial(KibitzProtocol, crowd=self.crowd, refusals=self.front.problems)
         self.config = uvicorn.Config(
             self.front, http=protocol, ws="none", lifespan="off", access_log=False, log_level="warning",  # type: ignore[arg-type]
+            proxy_headers=False,  # the client is the TCP peer (the create limit counts it), never a header
             timeout_keep_alive=int(limits.idle_timeout) + 1, timeout_graceful_shutdown=10,
             server_header=False, headers=[("server", "kibitz")], backlog=2048)
         self.uvicorn = uvicorn.Server(self.config)
@@ -613,8 +652,8 @@ class Server:
             self.front.boards.start()  # on PostgreSQL: hear of the other processes' moves
             self.uvicorn.run(sockets=[self.socket])
         finally:
-            self.front.crowd.executor.shutdown(wait=True)
-            self.front.scorekeeper.executor.shutdown(wait=True)
+            self.front.crowd.shutdown()
+            self.front.scorekeeper.shutdown()
             self.front.boards.close()
             self.socket.close()
 

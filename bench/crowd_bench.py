@@ -17,7 +17,7 @@ and three more on request (``--runs``):
 * **junk**: ``--flooders`` clients (20) each sending, again and again, a 0.87 MiB write with a
   junk token to the game, the whole body before reading the answer;
 * **creators**: ``--flooders`` anonymous clients creating games as fast as they are answered,
-  each from a loopback address of its own (127.0.0.2, …).
+  from ``--addresses`` loopback addresses (1 by default: one machine; 127.0.0.2, …).
 
 Meanwhile the scorekeeper, in a process of its own, records a move (a ``note``, without an
 ``Idempotency-Key``) every 0.5–2 s and asks ``/health`` every 0.25 s, each over a new
@@ -275,9 +275,10 @@ def junk_writers(port: int, game_id: str, clients: int, seconds: float) -> dict[
     return _flood_loop(port, seconds, clients, once)
 
 
-def creators(port: int, clients: int, seconds: float) -> dict[str, Any]:
-    """``clients`` anonymous clients creating games as fast as they are answered, each from an
-    address of its own (127.0.0.2, 127.0.0.3, …), each on a keep-alive connection."""
+def creators(port: int, clients: int, seconds: float, addresses: int) -> dict[str, Any]:
+    """``clients`` anonymous clients creating games as fast as they are answered, each on a
+    keep-alive connection, from ``addresses`` loopback addresses (127.0.0.2, 127.0.0.3, …;
+    1: all from one machine, as the outside tester's were)."""
     body = json.dumps({"game": "toepen", "players": ["Ann", "Bob", "Cas", "Dee"]}).encode()
     connections: dict[int, http.client.HTTPConnection] = {}
 
@@ -285,7 +286,7 @@ def creators(port: int, clients: int, seconds: float) -> dict[str, Any]:
         conn = connections.get(n)
         if conn is None:
             conn = connections[n] = http.client.HTTPConnection(HOST, port, timeout=REQUEST_TIMEOUT,
-                                                               source_address=(f"127.0.0.{2 + n % 250}", 0))
+                                                               source_address=(f"127.0.0.{2 + n % addresses}", 0))
         try:
             conn.request("POST", "/games", body=body, headers={"Content-Type": "application/json"})
             response = conn.getresponse()
@@ -315,7 +316,7 @@ def _role(args: argparse.Namespace) -> None:
     elif args.role == "junk":
         result = junk_writers(args.port, args.game, args.flooders, args.seconds)
     elif args.role == "creators":
-        result = creators(args.port, args.flooders, args.seconds)
+        result = creators(args.port, args.flooders, args.seconds, args.addresses)
     else:
         result = asyncio.run(holders(args.port, args.game, args.idle, args.seconds))
     Path(args.out).write_text(json.dumps(result))
@@ -413,7 +414,7 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
     game_id, token, version = new_game(server.port)
     load_out, keeper_out = folder / f"{kind}-load.json", folder / f"{kind}-keeper.json"
     common = {"port": server.port, "game": game_id, "clients": args.clients, "idle": args.idle,
-              "flooders": args.flooders}
+              "flooders": args.flooders, "addresses": args.addresses}
     load_seconds = args.seconds + WARM_UP + 2
     if kind == "polling":
         load = _spawn("watchers", load_out, seconds=load_seconds, version=version, **common)
@@ -462,6 +463,7 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
         "load_average_before": before, "load_average_during_max": max(load[0] for load in loads),
         "load_average_after": os.getloadavg(),
         "server_cpu_s": used[0] - served[0], "server_rss_mb": used[1],
+        "load_seconds": load_seconds,
     }
     if kind == "polling":
         result.update({
@@ -473,7 +475,9 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
     elif kind == "idle":
         result.update({"reopened": crowd.get("reopened"), "refused": crowd.get("refused")})
     elif kind in ("junk", "creators"):
-        result.update({"flood_statuses": crowd.get("statuses"), "flood_per_second": crowd.get("per_second")})
+        answered = sum((crowd.get("statuses") or {}).values())
+        result.update({"flood_statuses": crowd.get("statuses"), "flood_per_second": crowd.get("per_second"),
+                       "server_cpu_ms_per_flood_request": (used[0] - served[0]) * 1000 / answered if answered else None})
     return result
 
 
@@ -494,6 +498,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="which runs, comma-separated (polling, idle, quiet, junk, creators)")
     parser.add_argument("--flooders", type=int, default=20,
                         help="clients of the junk and creators runs (default 20)")
+    parser.add_argument("--addresses", type=int, default=1, choices=range(1, 251), metavar="1..250",
+                        help="loopback addresses the creators come from (default 1: one machine)")
     parser.add_argument("--source", type=Path, default=None,
                         help="serve another checkout's code (its folder goes first on PYTHONPATH)")
     parser.add_argument("--serve-arg", action="append", default=[], help="an extra kibitz serve argument")

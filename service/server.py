@@ -73,6 +73,8 @@ LINGER_QUIET_SECONDS = 2.0
 LINGER_BYTES = 64 * 1024 * 1024
 #: The scope key under which a request's connection can be asked to linger when it closes.
 LINGER_KEY = "kibitz.linger"
+#: The scope key of the connection's :meth:`LingeringTransport.hold`.
+HOLD_KEY = "kibitz.hold"
 #: Response headers the server writes itself, never copied from one answer to another.
 OWN_HEADERS = {b"content-length", b"etag", b"date", b"server", b"connection", b"transfer-encoding"}
 
@@ -148,6 +150,19 @@ class Problems:
         return b"".join([f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode("ascii"),
                          b"server: kibitz\r\nx-content-type-options: nosniff\r\ncontent-type: ", content_type, b"\r\n",
                          f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode("ascii"), body])
+
+
+async def _answer(scope: Scope, send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    """Send a whole answer, its head and body written to the socket as one."""
+    hold = scope.get(HOLD_KEY)
+    if hold is not None:
+        hold(True)
+    try:
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+    finally:
+        if hold is not None:
+            hold(False)
 
 
 def _linger(scope: Scope) -> None:
@@ -238,8 +253,7 @@ class Lane:
         future: asyncio.Future[tuple[int, list[tuple[bytes, bytes]], bytes]] = loop.create_future()
         self.jobs.put((environ, loop, future))
         status, headers, payload = await future
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": payload})
+        await _answer(scope, send, status, headers, payload)
         return environ, status, headers, payload
 
 
@@ -287,10 +301,8 @@ class Front:
             if refused is not None:  # the app's own answer, from the headers alone: the body is never read
                 _linger(scope)
                 status, headers, payload = refused
-                await send({"type": "http.response.start", "status": status,
-                            "headers": [*headers, (b"content-length", str(len(payload)).encode("ascii")),
-                                        (b"connection", b"close")]})
-                await send({"type": "http.response.body", "body": payload})
+                await _answer(scope, send, status, [*headers, (b"content-length", str(len(payload)).encode("ascii")),
+                                                    (b"connection", b"close")], payload)
                 return
             epoch = self.gate.epoch(write.group(1))  # before the app reads the game
         elif self.create_limit is not None and scope["method"] == "POST" and scope["path"] in CREATE_PATHS:
@@ -376,15 +388,11 @@ class Front:
         if asked is not None and asked.strip() == etag:
             if 304 not in self.board_headers:
                 return False  # the app answers this one, and so shows which headers a 304 has
-            await send({"type": "http.response.start", "status": 304,
-                        "headers": [*self.board_headers[304], (b"etag", etag)]})
-            await send({"type": "http.response.body", "body": b""})
+            await _answer(scope, send, 304, [*self.board_headers[304], (b"etag", etag)], b"")
             return True
         if known.board is not None and _header(scope, b"authorization") is None and 200 in self.board_headers:
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [*self.board_headers[200], (b"etag", etag),
-                                    (b"content-length", str(len(known.board)).encode("ascii"))]})
-            await send({"type": "http.response.body", "body": known.board})
+            await _answer(scope, send, 200, [*self.board_headers[200], (b"etag", etag),
+                                             (b"content-length", str(len(known.board)).encode("ascii"))], known.board)
             return True
         return False
 
@@ -434,13 +442,36 @@ class Crowd:
 
 class LingeringTransport:
     """The transport uvicorn's connection writes to: the real one, except that ``close()``
-    after :meth:`KibitzProtocol.linger_on_close` was asked is a lingering close."""
+    after :meth:`KibitzProtocol.linger_on_close` was asked is a lingering close, and that
+    writes made while :meth:`hold` is on go to the socket as one (an answer's head and body:
+    one ``send`` instead of two)."""
 
     def __init__(self, transport: asyncio.Transport, connection: KibitzProtocol) -> None:
         self.real = transport
         self.connection = connection
+        self.held: list[bytes] | None = None
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if self.held is not None:
+            self.held.append(bytes(data))
+        else:
+            self.real.write(data)
+
+    def hold(self, on: bool) -> None:
+        """Hold the writes from now (``on``), or write what was held, as one."""
+        if on:
+            if self.held is None:
+                self.held = []
+        else:
+            self.flush()
+
+    def flush(self) -> None:
+        held, self.held = self.held, None
+        if held and not self.real.is_closing():
+            self.real.write(b"".join(held))
 
     def close(self) -> None:
+        self.flush()
         self.connection.closing()
 
     def is_closing(self) -> bool:
@@ -485,6 +516,7 @@ class KibitzProtocol(HttpToolsProtocol):
     def close(self) -> None:
         """Close now, lingering or not (the connection limit, the header deadline)."""
         if self.real_transport is not None and not self.real_transport.is_closing():
+            self.wrapper.flush()
             self.real_transport.close()
 
     def linger_on_close(self) -> None:
@@ -493,6 +525,7 @@ class KibitzProtocol(HttpToolsProtocol):
 
     def closing(self) -> None:
         """uvicorn's (or this module's) ``transport.close()``: a lingering close when asked."""
+        self.wrapper.flush()
         real = self.real_transport
         if real is None or real.is_closing() or self.lingering:
             return
@@ -532,7 +565,8 @@ class KibitzProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.real_transport = cast(asyncio.Transport, transport)
-        super().connection_made(cast(Any, LingeringTransport(self.real_transport, self)))
+        self.wrapper = LingeringTransport(self.real_transport, self)
+        super().connection_made(cast(Any, self.wrapper))
         self._wait_for_request()
         self.crowd.admit(self)
 
@@ -582,6 +616,7 @@ class KibitzProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self.scope[LINGER_KEY] = self.linger_on_close  # type: ignore[literal-required]
+        self.scope[HOLD_KEY] = self.wrapper.hold  # type: ignore[literal-required]
         self.header_bytes = 0
 
     def on_url(self, url: bytes) -> None:

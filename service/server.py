@@ -50,6 +50,7 @@ import uvicorn
 from a2wsgi.wsgi import build_environ
 from flask import Flask
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from werkzeug.sansio.utils import host_is_trusted
 
 from service import problems
 from service.boards import BoardAnswers, Epoch
@@ -137,6 +138,7 @@ class Problems:
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.too_large = self.body(413, "payload_too_large", problems.TOO_LARGE)
+        self.host_not_allowed = self.body(400, "host_not_allowed", problems.HOST_NOT_ALLOWED)
 
     def body(self, status: int, code: str, detail: str) -> tuple[bytes, bytes]:
         """``(content type, body)`` of the app's problem answer."""
@@ -289,6 +291,10 @@ class Front:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        if not self._host_known(scope):  # before anything is answered, from memory or by the app
+            _linger(scope)
+            await self._problem(send, 400, *self.problems.host_not_allowed, close=True)
+            return
         length = _header(scope, b"content-length")
         if length is not None and int(length) > self.max_body:
             _linger(scope)
@@ -404,6 +410,14 @@ class Front:
                     (bytes(k).lower(), bytes(v)) for k, v in message["headers"] if bytes(k).lower() not in OWN_HEADERS]
             await send(message)
         return learn
+
+    def _host_known(self, scope: Scope) -> bool:
+        """False when the request's ``Host`` names none of the app's ``TRUSTED_HOSTS`` (the
+        app's own check, ``service.problems``, made here too because a board poll may be
+        answered from memory without the app)."""
+        trusted = self.app.config.get("TRUSTED_HOSTS")
+        host = _header(scope, b"host")
+        return not trusted or host is None or host_is_trusted(host.decode("latin-1"), trusted)
 
     async def _problem(self, send: Send, status: int, content_type: bytes, body: bytes, *, close: bool,
                        extra: list[tuple[bytes, bytes]] | None = None) -> None:

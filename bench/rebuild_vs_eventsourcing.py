@@ -277,6 +277,8 @@ def append_part(database: str, appends: int, long: int, seed: int, label: str) -
     results[f"10 to {10 + SHORT_MOVES} events"] = (walls, cpus)
     log = long_game("stop_the_bus", rng, long + appends)
     row = store_kibitz(db, "stop_the_bus", f"l{seed}", log[:long])
+    if store.is_postgres(db):  # stored in one transaction, its games row has one dead version per event:
+        db.execute("VACUUM ANALYZE")  # what autovacuum does to a game recorded move by move over hours
     cache.get(db, rules, row["id"], row["version"])
     walls, cpus = [], []
     for _, action in log[long:]:

@@ -170,15 +170,16 @@ def read_table(conn: sqlite3.Connection, table: str) -> int:
 
 def games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Every ``games`` row's ``id``, ``game``, ``version``, ``status``, ``visibility``,
-    ``record_hash`` (None where the column is missing: a database not migrated) and
-    ``players`` and ``options`` (as stored: JSON text, or whatever a damaged row holds),
-    oldest first."""
+    ``record_hash`` and ``stored_events`` (each None where its column is missing: a database
+    not migrated) and ``players`` and ``options`` (as stored: JSON text, or whatever a damaged
+    row holds), oldest first."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
     record_hash = "record_hash" if "record_hash" in columns else "NULL"
+    stored_events = "stored_events" if "stored_events" in columns else "NULL"
     rows = conn.execute(f"SELECT id, game, version, status, visibility, CAST(players AS BLOB), "
-                        f"CAST(options AS BLOB), {record_hash} FROM games ORDER BY rowid").fetchall()
+                        f"CAST(options AS BLOB), {record_hash}, {stored_events} FROM games ORDER BY rowid").fetchall()
     return [{"id": row[0], "game": row[1], "version": row[2], "status": row[3], "visibility": row[4],
-             "players": row[5], "options": row[6], "record_hash": row[7]} for row in rows]
+             "players": row[5], "options": row[6], "record_hash": row[7], "stored_events": row[8]} for row in rows]
 
 
 def has_chain(conn: sqlite3.Connection) -> bool:

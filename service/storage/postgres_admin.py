@@ -141,11 +141,14 @@ def _bytes(text: object) -> object:
 def games(conn: Connection) -> list[dict[str, Any]]:
     """Every ``games`` row as ``admin.games`` returns it (``players`` and ``options`` as UTF-8
     bytes of their JSON text), in the order of creation."""
-    record_hash = "record_hash" if "record_hash" in _columns(conn, "games") else "NULL"
-    rows = conn.execute(f"SELECT id, game, version, status, visibility, players, options, {record_hash} "
-                        "FROM games ORDER BY rowid").fetchall()
+    columns = _columns(conn, "games")
+    record_hash = "record_hash" if "record_hash" in columns else "NULL"
+    stored_events = "stored_events" if "stored_events" in columns else "NULL"
+    rows = conn.execute(f"SELECT id, game, version, status, visibility, players, options, {record_hash}, "
+                        f"{stored_events} FROM games ORDER BY rowid").fetchall()
     return [{"id": row[0], "game": row[1], "version": None if row[2] is None else int(row[2]), "status": row[3],
-             "visibility": row[4], "players": _bytes(row[5]), "options": _bytes(row[6]), "record_hash": row[7]}
+             "visibility": row[4], "players": _bytes(row[5]), "options": _bytes(row[6]), "record_hash": row[7],
+             "stored_events": None if row[8] is None else int(row[8])}
             for row in rows]
 
 

@@ -111,10 +111,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.converters["game"] = GameIdConverter
     app.url_map.converters["int"] = WholeNumberConverter
     app.url_map.converters["player"] = PlayerNameConverter
-    app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
     connections = db.Connections()
     boards = app.extensions["kibitz_boards"] = BoardAnswers(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                                             on_lost=connections.found_lost)
+    app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"], on_suspect=boards.suspect)
     app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                                      on_commit=boards.committed, **db.connect_options(app))
     db.init_app(app, connections)

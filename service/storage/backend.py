@@ -111,6 +111,11 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
     return of(db).head(db, game_id, count=count)
 
 
+def guard(db: Connection) -> object:
+    """``guard`` of the backend of ``db``."""
+    return of(db).guard(db)
+
+
 def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
     """``events`` of the backend of ``db``."""
     return of(db).events(db, game_id, after, upto)

@@ -46,6 +46,9 @@ from service.storage.interface import RecordDamaged as RecordDamaged
 from service.storage.interface import StorageUnavailable as StorageUnavailable
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
+#: The triggers that make SQLite refuse to change a stored event (``service.storage.migrations``
+#: 0001 and 0009), and what each refuses.
+TRIGGERS = {"events_no_update": "UPDATE", "events_no_delete": "DELETE", "events_no_replace": "INSERT OR REPLACE"}
 BUSY_TIMEOUT_MS = 10_000
 
 
@@ -344,23 +347,36 @@ def append(db: Database, game_id: str, seq: int, kind: str, data: Mapping[str, A
     return event
 
 
+#: The database's guard, as a column of a query (:func:`head`, :func:`guard`): SQLite's
+#: ``schema_version``, which every change of the schema moves on, so a trigger that refuses
+#: to change an event (:data:`TRIGGERS`) cannot be dropped and put back unseen.
+GUARD = "(SELECT schema_version FROM pragma_schema_version())"
+
+
+def guard(db: Database) -> int:
+    """The database's guard now (:data:`GUARD`): what ``service.cache.FoldCache.observe``
+    compares, so that a change of the schema sends every cached game through the check again."""
+    return int(db.execute(f"SELECT {GUARD}").fetchone()[0])
+
+
 def head(db: Database, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
     """What a cached fold of ``game_id`` is checked against on every read and write, in one
     query: ``{"version", "status", "record_hash"}`` of its games row, ``count`` (how many
     events are stored, when ``count``: it reads the whole log's index; else None), its last stored event as stored (``last_seq``, ``last_type``,
     ``last_data`` as its JSON text, ``last_recorded_at``, ``last_at``, ``last_salt``,
-    ``last_hash``; all None when there is none) and ``previous_hash`` (the stored hash of the
-    event before it). None when there is no such game."""
+    ``last_hash``; all None when there is none), ``previous_hash`` (the stored hash of the
+    event before it) and ``guard`` (:data:`GUARD`). None when there is no such game."""
     found = db.execute(
         "SELECT g.version, g.status, g.record_hash, "
         + ("(SELECT count(*) FROM events WHERE game_id = g.id), " if count else "NULL, ") + "e.seq, "
-        "e.type, e.data, e.recorded_at, e.at, e.salt, e.hash, p.hash FROM games AS g "
+        f"e.type, e.data, e.recorded_at, e.at, e.salt, e.hash, p.hash, {GUARD} FROM games AS g "
         "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "
         "LEFT JOIN events AS p ON p.game_id = g.id AND p.seq = e.seq - 1 WHERE g.id = ?", [game_id]).fetchone()
     if found is None:
         return None
     return dict(zip(("version", "status", "record_hash", "count", "last_seq", "last_type", "last_data",
-                     "last_recorded_at", "last_at", "last_salt", "last_hash", "previous_hash"), found, strict=True))
+                     "last_recorded_at", "last_at", "last_salt", "last_hash", "previous_hash", "guard"), found,
+                    strict=True))
 
 
 def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
 """The server's CPU per recorded move over HTTP, against the ``eventsourcing`` library's CPU per
-durable save, in the same run (issue 23's targets; run by hand, not in CI).
+durable save, in the same run (run by hand, not in CI).
 
 Usage::
 
@@ -28,7 +28,7 @@ every event). Each server's ratio is its CPU per move over the reference runs ta
 before and after it (their mean).
 
 CPU time, unlike wall-clock time, hardly moves with the load of the shared machine, so the
-targets are CPU figures (issue 23: ≤ 0.5 ms per move and ≤ 2.5× the reference's CPU per save).
+targets are CPU figures (≤ 0.5 ms per move and ≤ 2.5× the reference's CPU per save).
 """
 
 from __future__ import annotations

@@ -51,6 +51,10 @@ BOOKKEEPING = frozenset({UNDO, REDO, NOTE, ABANDON, CORRECT})
 #: bookkeeping actions (recording.md, "Bookkeeping actions": ``adjust`` among them) and
 #: ``game_created``.
 NOT_CORRECTABLE = BOOKKEEPING | {CREATED, "adjust"}
+#: Event types :func:`advance` folds itself rather than through the game's ``apply``.
+NOT_GAME_ACTIONS = BOOKKEEPING | {CREATED}
+#: The refusal of any action but undo, redo and note in an abandoned game.
+ABANDONED_MESSAGE = "The game was abandoned: nothing more can be recorded (undo the abandon to go on)."
 
 
 class UnknownRulesVersion(OptionError):
@@ -168,36 +172,39 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
     given stream is unchanged in that case.
     """
     kind = action["type"]
+    rules, done = stream.rules, stream.done
+    if kind not in NOT_GAME_ACTIONS:  # one of the game's own actions: the common case, first
+        if done.head.action["type"] == ABANDON:  # abandoned(stream)
+            raise RulesError("game_over", ABANDONED_MESSAGE)
+        if stream.rules_version is not None and stream.rules_version != rules.RULES_VERSION:
+            action = rules.upcast(stream.rules_version, action)
+        action = {**action, "seq": seq}
+        state = rules.apply(done.head.state, action)
+        return Stream(rules, seq, Link(Step(seq, action, state), done), None, stream.rules_version)
     if kind == UNDO:
-        if stream.done.rest is None:
+        if done.rest is None:
             raise RulesError("nothing_to_undo", "There is nothing to undo: no move has been recorded yet.")
-        top = stream.done.head
-        below = stream.done.rest if top.fix is None else top.fix.prior  # a correction: the entry as it was
-        return stream._replace(version=seq, done=below, undone=Link(top, stream.undone))
+        top = done.head
+        below = done.rest if top.fix is None else top.fix.prior  # a correction: the entry as it was
+        return Stream(rules, seq, below, Link(top, stream.undone), stream.rules_version)
     if kind == REDO:
         if stream.undone is None:
             raise RulesError("nothing_to_redo", "There is nothing to redo: no undone move can be restored.")
         top = stream.undone.head
-        under = stream.done if top.fix is None else top.fix.below
-        return stream._replace(version=seq, done=Link(top, under), undone=stream.undone.rest)
+        under = done if top.fix is None else top.fix.below
+        return Stream(rules, seq, Link(top, under), stream.undone.rest, stream.rules_version)
     if kind == NOTE:
-        return stream._replace(version=seq)
+        return Stream(rules, seq, done, stream.undone, stream.rules_version)
     if kind == CREATED:
         raise RulesError("wrong_phase", "The game has already been created.")
     if abandoned(stream):
-        raise RulesError("game_over", "The game was abandoned: nothing more can be recorded (undo the abandon to go on).")
+        raise RulesError("game_over", ABANDONED_MESSAGE)
     if kind == ABANDON:
-        if stream.rules.status(stream.state) != IN_PROGRESS:
+        if rules.status(stream.state) != IN_PROGRESS:
             raise RulesError("game_over", "The game is over: it can no longer be abandoned.")
         step = Step(seq, {**action, "seq": seq}, stream.state)  # the game stands as it was
-        return stream._replace(version=seq, done=Link(step, stream.done), undone=None)
-    if kind == CORRECT:
-        return correct(stream, seq, action)
-    if stream.rules_version is not None and stream.rules_version != stream.rules.RULES_VERSION:
-        action = stream.rules.upcast(stream.rules_version, action)
-    action = {**action, "seq": seq}
-    state = stream.rules.apply(stream.state, action)
-    return stream._replace(version=seq, done=Link(Step(seq, action, state), stream.done), undone=None)
+        return Stream(rules, seq, Link(step, done), None, stream.rules_version)
+    return correct(stream, seq, action)  # kind == CORRECT
 
 
 def correct(stream: Stream, seq: int, action: Action) -> Stream:

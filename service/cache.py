@@ -117,7 +117,8 @@ class FoldCache:
         read and checked afresh, and its hashes compared with the ones cached. Raises
         ``store.RecordDamaged`` for a record that is not what Kibitz writes (a
         gap, a broken hash chain, a row that disagrees with its log, an event that no longer
-        folds, a record changed since it was read).
+        folds, a record changed since it was read). ``head``: the head already read in this
+        transaction (``store.begin_move``'s, with the count), checked instead of a query.
         """
         if head is None:
             head = store.head(db, game_id, count=counted)
@@ -156,18 +157,21 @@ class FoldCache:
         self._store(game_id, _Entry(current, last_hash, fixed, generation))
         return current
 
-    def put(self, game_id: str, folded: replay.Folded, last_hash: str | None = None) -> None:
+    def put(self, game_id: str, folded: replay.Folded, last_hash: str | None = None, *,
+            fixed: Mapping[str, Any] | None = None, generation: int | None = None) -> None:
         """Cache ``folded`` with ``last_hash`` (its last event's stored hash; None: not known,
         so the next :meth:`get` reads the whole log again) unless a newer fold of the game is
-        cached already: a write's fold, which extends the one its :meth:`get` checked (and
-        keeps that one's generation); for a game not cached, the next :meth:`get` reads and
-        checks the whole log."""
+        cached already. A write's fold extends the one its :meth:`get` checked and keeps that
+        one's generation and ``fixed``; a new game's comes with what its row copies of the
+        ``game_created`` just stored (``fixed``, :func:`fixed_fields`) and the
+        :attr:`generation` read before it was written (without them, the next :meth:`get`
+        reads and checks the whole log)."""
         with self._lock:
             entry = self._games.get(game_id)
-        if entry is None:
-            self._store(game_id, _Entry(folded, last_hash, None, -1))
-        else:
+        if entry is not None and fixed is None:
             self._store(game_id, _Entry(folded, last_hash, entry.fixed, entry.generation))
+        else:
+            self._store(game_id, _Entry(folded, last_hash, fixed, -1 if generation is None else generation))
 
     def _store(self, game_id: str, new: _Entry) -> None:
         """Cache ``new`` unless a newer fold of the game is cached already."""

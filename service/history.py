@@ -51,8 +51,10 @@ def seat_keys(names: list[str]) -> list[str]:
 def refresh(db: Database, game: Mapping[str, Any], stream: streams.Stream) -> None:
     """Replace the rows of ``game`` (a ``games`` row: ``id``, ``game``, ``created_at``,
     maybe ``forked_from_game``) with the ``results`` of the folded ``stream``
-    (:func:`rows`)."""
-    if game.get("forked_from_game") or store.is_fork(db, game["id"]):
+    (:func:`rows`). Reads nothing when ``game`` has its ``forked_from_game`` (a whole games
+    row), so a move sends it with its append in one round trip."""
+    fork = bool(game["forked_from_game"]) if "forked_from_game" in game else store.is_fork(db, game["id"])
+    if fork:
         store.replace_player_results(db, game["id"], COLUMNS, [])
         return
     store.replace_player_results(db, game["id"], COLUMNS, rows(game, stream))

@@ -235,9 +235,10 @@ def require_club_key() -> None:
 def check_if_match(version: int, header: str | None = None) -> None:
     """412 ``version_mismatch`` unless ``If-Match`` is absent, ``*`` or names ``version``.
 
-    Accepted spellings of a version: ``"7"``, ``7`` and ``W/"7"``; a list separated by
-    commas matches if any item does. ``header`` is the request's ``If-Match`` value (read
-    before the write is handed to the writer thread, which has no request).
+    Accepted spellings of a version: ``"7"`` and ``7``; a list separated by commas matches
+    if any item does. A weak tag (``W/"7"``) never matches (api.md; RFC 9110 §13.1.1: If-Match
+    compares strongly), nor does anything else. ``header`` is the request's ``If-Match`` value
+    (read before the write, ``service.writes.record``).
     """
     if header is None:
         return
@@ -245,9 +246,9 @@ def check_if_match(version: int, header: str | None = None) -> None:
         text = item.strip()
         if text == "*":
             return
-        if text.startswith(("W/", "w/")):
-            text = text[2:]
-        text = text.strip().strip('"').strip()
+        if text[:2] in ("W/", "w/"):
+            continue
+        text = text.strip('"').strip()
         if whole_number(text) == version:
             return
     raise ApiError(412, "version_mismatch",
@@ -268,6 +269,16 @@ def idempotency_key() -> str | None:
         raise ApiError(422, "validation_failed", "The Idempotency-Key header is not a usable key.",
                        errors={"Idempotency-Key": [f"Give 1 to {MAX_KEY_LENGTH} printable characters."]})
     return key
+
+
+def usable_idempotency_key() -> str | None:
+    """The ``Idempotency-Key`` header when it is a usable key (:func:`idempotency_key` would
+    return it), else None: the key a write looks up in its one read, before the checks that
+    come first in api.md's order (404, the token) decide whether its 422 is the answer."""
+    try:
+        return idempotency_key()
+    except ApiError:
+        return None
 
 
 def request_hash(endpoint: str, body: Any) -> str:

@@ -49,6 +49,7 @@ import uvicorn
 from a2wsgi.wsgi import build_environ
 from flask import Flask
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from werkzeug.sansio.utils import host_is_trusted
 
 from service import problems
 from service.boards import BoardAnswers
@@ -62,6 +63,15 @@ Send = Callable[[Message], Awaitable[None]]
 MAX_HEADER_BYTES = 256 * 1024
 #: The game page's poll (``service/static/watch.js``), answered from memory when possible.
 BOARD_PATH = re.compile(r"/watch/([^/]+)/board")
+#: A lingering close (RFC 9112 §9.6) after an answer given before the request was all read:
+#: what the client still sends is read and thrown away for at most this long, ...
+LINGER_SECONDS = 10.0
+#: ... or until it sends nothing for this long, ...
+LINGER_QUIET_SECONDS = 2.0
+#: ... or until this much was thrown away; then the connection is closed.
+LINGER_BYTES = 64 * 1024 * 1024
+#: The scope key under which a request's connection can be asked to linger when it closes.
+LINGER_KEY = "kibitz.linger"
 #: Response headers the server writes itself, never copied from one answer to another.
 OWN_HEADERS = {b"content-length", b"etag", b"date", b"server", b"connection", b"transfer-encoding"}
 
@@ -120,6 +130,7 @@ class Problems:
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.too_large = self.body(413, "payload_too_large", problems.TOO_LARGE)
+        self.host_not_allowed = self.body(400, "host_not_allowed", problems.HOST_NOT_ALLOWED)
 
     def body(self, status: int, code: str, detail: str) -> tuple[bytes, bytes]:
         """``(content type, body)`` of the app's problem answer."""
@@ -133,6 +144,14 @@ class Problems:
         return b"".join([f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode("ascii"),
                          b"server: kibitz\r\nx-content-type-options: nosniff\r\ncontent-type: ", content_type, b"\r\n",
                          f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode("ascii"), body])
+
+
+def _linger(scope: Scope) -> None:
+    """Ask the connection of ``scope`` to close with a lingering close (the answer goes out
+    before the request's body was read: :class:`KibitzProtocol`)."""
+    linger = scope.get(LINGER_KEY)
+    if linger is not None:
+        linger()
 
 
 def _header(scope: Scope, name: bytes) -> bytes | None:
@@ -202,8 +221,13 @@ class Front:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        if not self._host_known(scope):  # before anything is answered, from memory or by the app
+            _linger(scope)
+            await self._problem(send, 400, *self.problems.host_not_allowed, close=True)
+            return
         length = _header(scope, b"content-length")
         if length is not None and int(length) > self.max_body:
+            _linger(scope)
             await self._problem(send, 413, *self.problems.too_large, close=True)
             return
         board = BOARD_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None
@@ -233,6 +257,7 @@ class Front:
         try:
             body = await asyncio.wait_for(self._body(receive), self.limits.idle_timeout)
         except TimeoutError:
+            _linger(scope)
             await self._problem(send, 408, *self.problems.body(408, "request_timeout", (
                 f"The request's body did not arrive within {self.limits.idle_timeout:g} seconds.")), close=True)
             return
@@ -295,6 +320,14 @@ class Front:
             await send(message)
         return learn
 
+    def _host_known(self, scope: Scope) -> bool:
+        """False when the request's ``Host`` names none of the app's ``TRUSTED_HOSTS`` (the
+        app's own check, ``service.problems``, made here too because a board poll may be
+        answered from memory without the app)."""
+        trusted = self.app.config.get("TRUSTED_HOSTS")
+        host = _header(scope, b"host")
+        return not trusted or host is None or host_is_trusted(host.decode("latin-1"), trusted)
+
     async def _problem(self, send: Send, status: int, content_type: bytes, body: bytes, *, close: bool) -> None:
         headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode("ascii")),
                    (b"x-content-type-options", b"nosniff")]  # as service.http.security_headers
@@ -329,9 +362,36 @@ class Crowd:
         self.connections.discard(gone)
 
 
+class LingeringTransport:
+    """The transport uvicorn's connection writes to: the real one, except that ``close()``
+    after :meth:`KibitzProtocol.linger_on_close` was asked is a lingering close."""
+
+    def __init__(self, transport: asyncio.Transport, connection: KibitzProtocol) -> None:
+        self.real = transport
+        self.connection = connection
+
+    def close(self) -> None:
+        self.connection.closing()
+
+    def is_closing(self) -> bool:
+        return self.connection.lingering or self.real.is_closing()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
 class KibitzProtocol(HttpToolsProtocol):
     """uvicorn's httptools connection with the refusals, the header deadline and the
-    connection limit of the module."""
+    connection limit of the module, and a lingering close after an early answer.
+
+    **Lingering close** (RFC 9112 §9.6): when the server answers before it has read the whole
+    request (a 413 from ``Content-Length``, a 408, a parser refusal) and closes, a client that
+    sends its whole body before reading (``urllib.request``) would otherwise have the kernel
+    reset the connection over the unread bytes, and lose the answer. So the server writes the
+    answer, closes its sending side (FIN), then reads and throws away what still arrives until
+    the client closes, for at most :data:`LINGER_SECONDS` (:data:`LINGER_QUIET_SECONDS` with
+    nothing arriving) and :data:`LINGER_BYTES`, and only then closes. A lingering connection
+    holds no thread and counts as idle for the connection limit."""
 
     def __init__(self, *args: Any, crowd: Crowd, refusals: Problems, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -341,14 +401,80 @@ class KibitzProtocol(HttpToolsProtocol):
         self.head_bytes = 0
         self.waiting = True  # for a request's headers
         self.deadline: asyncio.TimerHandle | None = None
+        self.linger_asked = False
+        self.lingering = False
+        self.discarded = 0
+        self.linger_until = 0.0
+        self.quiet: asyncio.TimerHandle | None = None
+        self.real_transport: asyncio.Transport | None = None
 
     def idle(self) -> bool:
-        """No request in progress: waiting for one (or for the rest of its headers)."""
-        return self.waiting
+        """No request in progress: waiting for one (or for the rest of its headers), or lingering."""
+        return self.waiting or self.lingering
 
     def close(self) -> None:
-        if not self.transport.is_closing():
-            self.transport.close()
+        """Close now, lingering or not (the connection limit, the header deadline)."""
+        if self.real_transport is not None and not self.real_transport.is_closing():
+            self.real_transport.close()
+
+    def linger_on_close(self) -> None:
+        """Make the next close of this connection a lingering close (see the class)."""
+        self.linger_asked = True
+
+    def closing(self) -> None:
+        """uvicorn's (or this module's) ``transport.close()``: a lingering close when asked."""
+        real = self.real_transport
+        if real is None or real.is_closing() or self.lingering:
+            return
+        if not self.linger_asked:
+            real.close()
+            return
+        self.lingering, self.waiting = True, False
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
+        self.linger_until = self.loop.time() + LINGER_SECONDS
+        try:
+            if real.can_write_eof():
+                real.write_eof()  # sent once the answer written before it is
+            real.resume_reading()
+        except (OSError, RuntimeError):
+            real.close()
+            return
+        self._quiet_from_now()
+
+    def _quiet_from_now(self) -> None:
+        if self.quiet is not None:
+            self.quiet.cancel()
+        wait = min(LINGER_QUIET_SECONDS, self.linger_until - self.loop.time())
+        self.quiet = self.loop.call_later(max(0.0, wait), self.close)
+
+    def shutdown(self) -> None:
+        if self.lingering:  # the server stops: the lingering ones go at once
+            self.close()
+            return
+        super().shutdown()
+
+    def eof_received(self) -> None:
+        if self.lingering:
+            self.close()
+        return None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.real_transport = cast(asyncio.Transport, transport)
+        super().connection_made(cast(Any, LingeringTransport(self.real_transport, self)))
+        self._wait_for_request()
+        self.crowd.admit(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
+        if self.quiet is not None:
+            self.quiet.cancel()
+            self.quiet = None
+        self.crowd.leave(self)
+        super().connection_lost(exc)
 
     def _wait_for_request(self) -> None:
         self.waiting, self.head_bytes, self.idle_since = True, 0, self.loop.time()
@@ -361,19 +487,14 @@ class KibitzProtocol(HttpToolsProtocol):
         if self.waiting:
             self.close()
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)  # type: ignore[arg-type]
-        self._wait_for_request()
-        self.crowd.admit(self)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self.deadline is not None:
-            self.deadline.cancel()
-            self.deadline = None
-        self.crowd.leave(self)
-        super().connection_lost(exc)
-
     def data_received(self, data: bytes) -> None:
+        if self.lingering:  # thrown away; the close comes at the bounds
+            self.discarded += len(data)
+            if self.discarded > LINGER_BYTES or self.loop.time() >= self.linger_until:
+                self.close()
+            else:
+                self._quiet_from_now()
+            return
         self._unset_keepalive_if_required()
         if self.waiting:
             self.head_bytes += len(data)
@@ -390,6 +511,7 @@ class KibitzProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self.scope[LINGER_KEY] = self.linger_on_close  # type: ignore[literal-required]
         self.header_bytes = 0
 
     def on_url(self, url: bytes) -> None:
@@ -418,6 +540,7 @@ class KibitzProtocol(HttpToolsProtocol):
         if self.transport.is_closing():
             return
         self.transport.write(self.refusals.raw(refused.status, refused.code, refused.detail))
+        self.linger_on_close()
         self.transport.close()
 
 

@@ -5,8 +5,8 @@ and past the triggers that refuse it: lift the triggers, change rows, put the tr
 On SQLite (``path`` a file): the triggers of ``service.storage.sqlite.TRIGGERS`` are dropped
 and created again from their own stored SQL, on a connection of the test's own. On
 PostgreSQL (``path`` a ``postgresql://`` URL, as the superuser): in one transaction, the
-user triggers of ``events`` are disabled and then enabled ``ALWAYS`` again, as migration
-``0009_sealed_events`` leaves them.
+user triggers of ``events`` are disabled and then each put back as it was (the guarding
+ones ``ALWAYS``, as migration ``0010_sealed_events`` leaves them).
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ def lifted(path: Path | str) -> Iterator[Run]:
         import psycopg
 
         with psycopg.connect(str(path)) as pg:  # one transaction, committed when the block ends
+            states = pg.execute("SELECT tgname, tgenabled::text FROM pg_trigger WHERE tgrelid = 'events'::regclass "
+                                "AND NOT tgisinternal").fetchall()
+            assert {name for name, _ in states} >= set(postgres.TRIGGERS), states
             pg.execute("ALTER TABLE events DISABLE TRIGGER USER")
 
             def run_pg(sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
@@ -41,8 +44,9 @@ def lifted(path: Path | str) -> Iterator[Run]:
                 return cursor.fetchall() if cursor.description else []
 
             yield run_pg
-            for name in postgres.TRIGGERS:
-                pg.execute(f"ALTER TABLE events ENABLE ALWAYS TRIGGER {name}")
+            enable = {"O": "ENABLE", "A": "ENABLE ALWAYS", "R": "ENABLE REPLICA", "D": "DISABLE"}
+            for name, state in states:  # each put back as it was (the guarding ones ALWAYS)
+                pg.execute(f"ALTER TABLE events {enable[state]} TRIGGER {name}")
         return
     conn = sqlite3.connect(path, isolation_level=None, timeout=30)
     try:

@@ -115,7 +115,7 @@ def integrity(conn: Connection) -> list[str]:
         problems.append("the trigger games_changed is missing or does not fire for every session: a games row "
                         "changed behind the servers' back is not heard by their answers from memory; "
                         "ALTER TABLE games ENABLE ALWAYS TRIGGER games_changed (or create it as migration "
-                        "0009_sealed_events does)")
+                        "0010_sealed_events does)")
     return problems
 
 

@@ -107,8 +107,8 @@ class FoldCache:
         cached fold is checked too, on every call, against what is stored now
         (``store.head``, one query, or ``head`` when the caller read it in this transaction):
         the last event the version (with ``counted``, the write
-        path's, as many events stored as the version: a count that reads the log's whole
-        index, some 20-300 µs for 10-1,000 events), the last one re-hashed, its hash and
+        path's, as many events stored as the version: ``games.stored_events``, which triggers
+        keep, read at the same cost however long the game), the last one re-hashed, its hash and
         ``games.record_hash`` the hash the fold was cached with, ``games.status`` the one it
         ends in; when that fails the whole log is read and checked afresh, which names the
         event. The ``row``'s own fields are compared with the log's ``game_created``

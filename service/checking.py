@@ -7,8 +7,9 @@ Three things, each problem named with its game and event where it has one:
    ``events``, its unique idempotency keys, the triggers that refuse to change or delete an
    event, present and enabled); every table and column the service needs there
    (``store_admin.SCHEMA``) and each table readable;
-2. every game's events numbered ``1..n`` without a gap, ``n`` being ``games.version``, and no
-   event without its game;
+2. every game's events numbered ``1..n`` without a gap, ``n`` being ``games.version``, as
+   many as its ``games.stored_events`` says (the count a write checks), and no event without
+   its game;
 3. every game rebuilds from its log through the rules its ``game_created`` names
    (``replays.replay``: ``engine.stream`` and the game's reducer), event by event, every
    event's data a JSON object; its ``games`` row agrees with ``game_created`` (game,
@@ -189,6 +190,11 @@ def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Repo
     if row["version"] != seqs[-1]:
         report.problems.append(Problem(game_id, None, f"games.version is {row['version']} but the last stored "
                                                       f"event is {seqs[-1]}"))
+    if row.get("stored_events") is not None and row["stored_events"] != len(seqs):
+        report.problems.append(Problem(game_id, None, f"games.stored_events is {row['stored_events']} but "
+                                                      f"{len(seqs)} events are stored: an event was added or deleted "
+                                                      "with the database's triggers disabled, or the count changed "
+                                                      "(each write of the game then re-reads its whole log)"))
     folded: replay.Folded | None = None
     created_at = None
     seq = 0

@@ -187,21 +187,23 @@ DERIVED = ("title", "created_at", "player_keys", "forked_from_game", "forked_fro
 
 def games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Every ``games`` row's ``id``, ``game``, ``version``, ``status``, ``visibility``,
-    ``record_hash`` (None where the column is missing: a database not migrated) and
-    ``players`` and ``options`` (as stored: JSON text, or whatever a damaged row holds),
-    and each column of :data:`DERIVED` the table has (text columns as text, None where it
-    is not UTF-8), oldest first."""
+    ``record_hash`` and ``stored_events`` (each None where its column is missing: a database
+    not migrated) and ``players`` and ``options`` (as stored: JSON text, or whatever a damaged
+    row holds), and each column of :data:`DERIVED` the table has (text columns as text, None
+    where it is not UTF-8), oldest first."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
     record_hash = "record_hash" if "record_hash" in columns else "NULL"
+    stored_events = "stored_events" if "stored_events" in columns else "NULL"
     derived = [column for column in DERIVED if column in columns]
     extra = "".join(f", {column}" if column in ("forked_from_seq", "secret_from_hand") else f", CAST({column} AS BLOB)"
                     for column in derived)
     rows = conn.execute(f"SELECT id, game, version, status, visibility, CAST(players AS BLOB), "
-                        f"CAST(options AS BLOB), {record_hash}{extra} FROM games ORDER BY rowid").fetchall()
+                        f"CAST(options AS BLOB), {record_hash}, {stored_events}{extra} FROM games ORDER BY rowid"
+                        ).fetchall()
     return [{"id": row[0], "game": row[1], "version": row[2], "status": row[3], "visibility": row[4],
-             "players": row[5], "options": row[6], "record_hash": row[7],
+             "players": row[5], "options": row[6], "record_hash": row[7], "stored_events": row[8],
              **{column: _text(value) if isinstance(value, bytes) else value
-                for column, value in zip(derived, row[8:], strict=True)}} for row in rows]
+                for column, value in zip(derived, row[9:], strict=True)}} for row in rows]
 
 
 def player_results(conn: sqlite3.Connection) -> dict[str, list[dict[str, Any]]]:

@@ -152,18 +152,20 @@ def _bytes(text: object) -> object:
 
 def games(conn: Connection) -> list[dict[str, Any]]:
     """Every ``games`` row as ``admin.games`` returns it (``players`` and ``options`` as UTF-8
-    bytes of their JSON text; each column of ``admin.DERIVED`` the table has), in the order of
-    creation."""
+    bytes of their JSON text; ``stored_events``; each column of ``admin.DERIVED`` the table
+    has), in the order of creation."""
     present = _columns(conn, "games")
     record_hash = "record_hash" if "record_hash" in present else "NULL"
+    stored_events = "stored_events" if "stored_events" in present else "NULL"
     derived = [column for column in DERIVED if column in present]
     extra = "".join(f", {column}" for column in derived)
-    rows = conn.execute(f"SELECT id, game, version, status, visibility, players, options, {record_hash}{extra} "
-                        "FROM games ORDER BY rowid").fetchall()
+    rows = conn.execute(f"SELECT id, game, version, status, visibility, players, options, {record_hash}, "
+                        f"{stored_events}{extra} FROM games ORDER BY rowid").fetchall()
     return [{"id": row[0], "game": row[1], "version": None if row[2] is None else int(row[2]), "status": row[3],
              "visibility": row[4], "players": _bytes(row[5]), "options": _bytes(row[6]), "record_hash": row[7],
+             "stored_events": None if row[8] is None else int(row[8]),
              **{column: int(value) if isinstance(value, int) else value
-                for column, value in zip(derived, row[8:], strict=True)}}
+                for column, value in zip(derived, row[9:], strict=True)}}
             for row in rows]
 
 

@@ -2,11 +2,13 @@
 and past the triggers that refuse it: lift the triggers, change rows, put the triggers back
 (docs/tamper-evidence.md). Used by the tests that check what Kibitz finds afterwards.
 
-On SQLite (``path`` a file): the triggers of ``service.storage.sqlite.TRIGGERS`` are dropped
-and created again from their own stored SQL, on a connection of the test's own. On
-PostgreSQL (``path`` a ``postgresql://`` URL, as the superuser): in one transaction, the
-user triggers of ``events`` are disabled and then each put back as it was (the guarding
-ones ``ALWAYS``, as migration ``0010_sealed_events`` leaves them).
+Only the triggers that refuse the change are lifted (those counting the events,
+``games.stored_events``, stay). On SQLite (``path`` a file): the triggers of
+``service.storage.sqlite.TRIGGERS`` are dropped and created again from their own stored
+SQL, on a connection of the test's own. On PostgreSQL (``path`` a ``postgresql://`` URL, as
+the superuser): in one transaction, those of ``service.storage.postgres.TRIGGERS`` are
+disabled and then each put back as it was (``ALWAYS``, as migration ``0010_sealed_events``
+leaves them).
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ def lifted(path: Path | str) -> Iterator[Run]:
 
         with psycopg.connect(str(path)) as pg:  # one transaction, committed when the block ends
             states = pg.execute("SELECT tgname, tgenabled::text FROM pg_trigger WHERE tgrelid = 'events'::regclass "
-                                "AND NOT tgisinternal").fetchall()
-            assert {name for name, _ in states} >= set(postgres.TRIGGERS), states
-            pg.execute("ALTER TABLE events DISABLE TRIGGER USER")
+                                "AND tgname = ANY(%s)", [list(postgres.TRIGGERS)]).fetchall()
+            assert {name for name, _ in states} == set(postgres.TRIGGERS), states
+            for name, _ in states:
+                pg.execute(f"ALTER TABLE events DISABLE TRIGGER {name}")
 
             def run_pg(sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
                 cursor = pg.execute(sql, params)  # type: ignore[arg-type]
@@ -50,9 +53,10 @@ def lifted(path: Path | str) -> Iterator[Run]:
         return
     conn = sqlite3.connect(path, isolation_level=None, timeout=30)
     try:
-        kept = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'"
-                            ).fetchall()
-        assert {name for name, _ in kept} >= set(sqlite_store.TRIGGERS), kept
+        kept = [(name, sql) for name, sql in conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'").fetchall()
+            if name in sqlite_store.TRIGGERS]
+        assert {name for name, _ in kept} == set(sqlite_store.TRIGGERS), kept
         for name, _ in kept:
             conn.execute(f"DROP TRIGGER {name}")
 

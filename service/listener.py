@@ -12,6 +12,11 @@ channel and tells what it hears to a :class:`Hearer` (``service.boards.BoardAnsw
 * ``lost()`` as soon as the connection is found lost (the server stopped or restarted, the
   listener's backend was terminated, the network failed): from then until ``listening()``
   notifications are missed, so nothing remembered may be trusted.
+* ``suspect()`` when the database's guard (``service.storage.postgres.GUARD``: the triggers
+  that refuse to change a stored event) changed since the thread last looked, which it does
+  after each wait for notifications (at least every :data:`WAIT` seconds, one small query on
+  its own connection): a trigger was dropped, disabled or replaced, even if it is back, so
+  a stored event may have been changed without any notification.
 
 After a lost connection it connects again at once and, while that fails, again after 0.05 s,
 doubling up to 2 s, for as long as the process runs; any other error of its own is logged
@@ -48,6 +53,9 @@ class Hearer(Protocol):
 
     def lost(self) -> None:
         """The connection is lost: trust nothing until :meth:`listening`."""
+
+    def suspect(self) -> None:
+        """The database's guard changed: a stored event may have been changed unheard."""
 
 
 class Listener:
@@ -95,11 +103,16 @@ class Listener:
             pause = RETRY_FIRST
             try:
                 self.connections += 1
+                seen = postgres.guard(conn)
                 self.hearer.listening()
                 while not self._stopping.is_set():
                     games = postgres.changes(conn, WAIT)
                     if games:
                         self.hearer.heard(games)
+                    guard = postgres.guard(conn)
+                    if guard != seen:
+                        seen = guard
+                        self.hearer.suspect()
             except StorageUnavailable:
                 pass  # connect again at once
             except Exception:  # a bug, not the connection: the thread goes on, after a pause

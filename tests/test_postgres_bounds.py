@@ -1,10 +1,12 @@
 """Every wait on the PostgreSQL server is bounded (``service.storage.postgres_bounds``,
 docs/league.md, "A database that stops answering"): the server's own timeouts on every
-connection, TCP keepalives, ``connect_timeout``; a statement its server does not answer (every
-process of it paused with SIGSTOP) fails with ``NotAnswering`` (a ``not_answering`` storage
-fault) within the client's bound and its connection is closed; meanwhile every other
-connection to it fails at once; a transaction whose ``COMMIT`` went unanswered is not
-committed when the server resumes; and the first connection after it ends the silence.
+connection, TCP keepalives, ``connect_timeout``; a slow statement, or a lock waited for, on a
+server that answers is left to the server's own timeouts; a statement its server does not
+answer (every process of it paused with SIGSTOP) fails with ``NotAnswering`` (a
+``not_answering`` storage fault) once the watchdog finds the server silent, and its connection
+is closed; meanwhile every other connection to it fails at once; a transaction whose
+``COMMIT`` went unanswered is not committed when the server resumes; the first connection
+after it ends the silence; and the listener finds a silent server by itself.
 
 The paused server is a cluster of the test's own (``tests/clusters.py``).
 """
@@ -25,7 +27,10 @@ from service.storage import postgres_bounds as bounds
 from tests.clusters import Cluster, cluster  # noqa: F401  (the fixture)
 from tests.postgres import postgres_url  # noqa: F401  (the fixture)
 
-BOUND = bounds.ANSWER_SECONDS + bounds.MARGIN
+#: How soon a wait on a silent server is given up, at the latest: the watchdog's suspicion, its look,
+#: its question to the server (a new connection) and the time the answer of the connection may
+#: not be given up before (a COMMIT sent just then).
+GIVEN_UP = max(bounds.SUSPECT_SECONDS + bounds.WATCH_EVERY + bounds.PROBE_SECONDS, bounds.IDLE_SECONDS) + 2
 
 
 def _timed(call: Callable[[], Any], give_up: float = 30) -> tuple[float, BaseException | None]:
@@ -52,7 +57,7 @@ def test_every_connection_is_bounded_by_the_server_by_tcp_and_while_connecting(p
         settings = {row["name"]: row["setting"] for row in db.execute(
             "SELECT name, setting FROM pg_settings WHERE name IN ('statement_timeout', 'lock_timeout', "
             "'idle_in_transaction_session_timeout')")}
-        assert settings == {"statement_timeout": "5000", "lock_timeout": "10000",
+        assert settings == {"statement_timeout": "15000", "lock_timeout": "10000",
                             "idle_in_transaction_session_timeout": "5000"}
         parameters = db.info.get_parameters()
         assert {key: parameters.get(key) for key in ("connect_timeout", *bounds.TCP)} == {
@@ -67,11 +72,12 @@ def test_every_connection_is_bounded_by_the_server_by_tcp_and_while_connecting(p
         listener.close()
 
 
-def test_a_slow_statement_on_a_server_that_answers_is_busy_and_keeps_its_connection(postgres_url: str) -> None:  # noqa: F811
+def test_a_slow_statement_on_a_server_that_answers_is_left_to_its_statement_timeout(postgres_url: str) -> None:  # noqa: F811
     with postgres.connect(postgres_url) as db:
+        db.execute("SET statement_timeout = 7000")  # longer than the watchdog takes to ask the server
         took, raised = _timed(lambda: db.execute("SELECT pg_sleep(30)"))
         assert isinstance(raised, psycopg.errors.QueryCanceled), raised  # the server's statement_timeout
-        assert bounds.ANSWER_SECONDS - 0.5 < took < BOUND
+        assert 6.5 < took < 12, took
         fault = postgres.fault(raised)
         assert fault is not None and fault.kind == "busy"
         assert not postgres.is_lost(db) and not bounds.not_answering(postgres_url)
@@ -91,7 +97,7 @@ def test_a_paused_server_is_not_answering_within_the_bound_and_its_unanswered_co
 
         took, raised = _timed(lambda: db.execute("COMMIT"))
         assert isinstance(raised, bounds.NotAnswering), raised
-        assert BOUND - 0.5 < took < BOUND + 2
+        assert bounds.IDLE_SECONDS - 0.5 < took < GIVEN_UP, took  # never before the backend's idle timeout
         fault = postgres.fault(raised)
         assert fault is not None and fault.kind == "not_answering" and fault.retry_after > 0
         assert postgres.is_lost(db)  # its state is unknown: it is never used again
@@ -135,12 +141,8 @@ def test_a_lock_waited_for_on_purpose_may_take_its_lock_timeout(postgres_url: st
         took, raised = _timed(lambda: postgres.begin_write(db))  # waits past statement_timeout, to lock_timeout
         assert isinstance(raised, psycopg.errors.LockNotAvailable), raised
         assert postgres.LOCK_TIMEOUT_MS / 1000 - 0.5 < took < postgres.LOCK_TIMEOUT_MS / 1000 + 3
-        assert not postgres.is_lost(db)
+        assert not postgres.is_lost(db) and not bounds.not_answering(postgres_url)  # the watchdog asked, and left it
         holder.execute("ROLLBACK")
-        postgres.begin_write(db)  # the rest of the transaction is bounded as before
-        took, raised = _timed(lambda: db.execute("SELECT pg_sleep(30)"))
-        assert isinstance(raised, psycopg.errors.QueryCanceled) and took < BOUND, (raised, took)
-        postgres.rollback(db)
 
 
 def test_a_kibitz_connection_idle_in_its_transaction_is_ended_and_its_locks_freed(postgres_url: str) -> None:  # noqa: F811
@@ -200,7 +202,7 @@ def test_the_listener_finds_a_paused_server_by_itself_and_listens_again_once_it_
         cluster.pause()  # no request at all: the listener's ping finds it
         paused = time.monotonic()
         while thread.trouble is None:
-            assert time.monotonic() - paused < listener.PING_SECONDS + BOUND + 2, "the silence went unnoticed"
+            assert time.monotonic() - paused < listener.PING_SECONDS + bounds.PROBE_SECONDS + 2, "unnoticed"
             time.sleep(0.05)
         assert thread.trouble == "not answering" and hearer.events[-1] == "lost"
         assert bounds.not_answering(cluster.url)  # every other connection of the process is told

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 import requests
 
 from tests.clusters import Cluster, cluster  # noqa: F401  (the fixture)
@@ -167,6 +168,7 @@ def _until(what: str, seconds: float, check: Callable[[], bool]) -> float:
     return time.monotonic() - started
 
 
+@pytest.mark.timeout(300)  # a real pause, or real machines, under a loaded CI machine
 def test_a_paused_postgresql_is_a_503_within_15_s_and_recording_resumes_by_itself(
         tmp_path: Path, cluster: Cluster) -> None:  # noqa: F811
     (tmp_path / "a").mkdir()

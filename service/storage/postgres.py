@@ -79,18 +79,8 @@ def is_url(target: object) -> bool:
 
 def _configure(conn: Connection, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> None:
     conn.autocommit = True
-    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}; SET TIME ZONE 'UTC'; {bounds.SESSION}".encode())
-    _LOCK_TIMEOUTS[conn] = int(lock_timeout_ms)
-
-
-#: The ``lock_timeout`` each connection was configured with (:func:`_configure`), in ms.
-_LOCK_TIMEOUTS: weakref.WeakKeyDictionary[Connection, int] = weakref.WeakKeyDictionary()
-
-
-def _lock_wait_seconds(db: Connection) -> float:
-    """How long a statement of ``db`` that waits for a lock may take: its ``lock_timeout``
-    and the time to answer after it (``service.storage.postgres_bounds``)."""
-    return _LOCK_TIMEOUTS.get(db, LOCK_TIMEOUT_MS) / 1000 + bounds.ANSWER_SECONDS + bounds.MARGIN
+    settings = bounds.session_settings(conn, lock_timeout_ms)  # statement_timeout after lock_timeout
+    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}; SET TIME ZONE 'UTC'; {settings}".encode())
 
 
 def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
@@ -109,9 +99,10 @@ def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int
     answer in time.
 
     Every wait of the connection on its server is bounded (``service.storage.postgres_bounds``:
-    the server's ``statement_timeout`` and ``idle_in_transaction_session_timeout``, the
-    client's own bound on each answer, ``connect_timeout``, TCP keepalives and
-    ``tcp_user_timeout``); a server that stops answering is a storage fault (``not_answering``)."""
+    the server's ``statement_timeout`` and ``idle_in_transaction_session_timeout``, a watchdog
+    that gives up the waits on a server that does not answer, a last bound on each wait,
+    ``connect_timeout``, TCP keepalives and ``tcp_user_timeout``); a server that stops
+    answering is a storage fault (``not_answering``)."""
     level = synchronous.upper()
     if level not in SYNCHRONOUS_LEVELS:
         raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_LEVELS)}, not {synchronous!r}")
@@ -131,14 +122,14 @@ def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int
 def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool[Connection]:
     """A pool of connections to ``url`` configured as :func:`connect`'s (``pool.connection()``
     lends one; a transaction left open by a borrower is rolled back when it is returned).
-    Each connection is bounded as :func:`connect`'s, checked before it is lent, and a borrower
-    waits for one at most as long as a statement may take. Waits until ``min_size`` connections
+    Each connection's waits have :func:`connect`'s last bound, it is checked before it is lent,
+    and a borrower waits for one at most as long as one may take to open. Waits until ``min_size`` connections
     are open; raises ``psycopg_pool.PoolTimeout`` when the server cannot be reached."""
     pool: ConnectionPool[Connection] = ConnectionPool(
         url, min_size=min_size, max_size=max_size, open=False, configure=_configure,
         connection_class=bounds.BoundedConnection, check=ConnectionPool.check_connection,
         kwargs={"row_factory": dict_row, "autocommit": True, **bounds.options(url)},
-        timeout=bounds.ANSWER_SECONDS + bounds.MARGIN, reconnect_timeout=60)
+        timeout=bounds.CONNECT_SECONDS, reconnect_timeout=60)
     pool.open(wait=True, timeout=30)
     return pool
 
@@ -317,17 +308,14 @@ def begin_write(db: Connection, *, lock: int = WRITE_LOCK, games: Iterable[str] 
     transactions locking overlapping games never deadlock. :func:`append` then refuses a
     game whose lock is not held. ``games`` may be empty (a new game's id is its own)."""
     keys = None if games is None else frozenset(game_lock_key(game) for game in games)
-    waits = _lock_wait_seconds(db)  # the locks are waited for up to lock_timeout, past statement_timeout
-    statements = ["BEGIN", f"SET LOCAL statement_timeout = {int(waits * 1000)}"]
+    statements = ["BEGIN"]
     if keys is None:
         statements.append(f"SELECT pg_advisory_xact_lock({int(lock)})")
     else:
         statements.append(f"SELECT pg_advisory_xact_lock_shared({int(lock)})")
         statements += [f"SELECT pg_advisory_xact_lock({GAME_LOCK}, {key})" for key in sorted(keys)]
-    statements.append(f"SET LOCAL statement_timeout = {bounds.ANSWER_SECONDS * 1000}")
     try:
-        with bounds.waiting(db, waits):  # integers only: one round trip, no parameters
-            db.execute("; ".join(statements).encode())
+        db.execute("; ".join(statements).encode())  # integers only: one round trip, no parameters
     except BaseException:
         rollback(db)
         raise
@@ -825,10 +813,12 @@ def listen(url: str, *, application_name: str = "kibitz listener") -> Connection
     succeeds tells every other connection to try again (``service.storage.postgres_bounds``).
     Raises :class:`StorageUnavailable` when the server cannot be reached or does not answer."""
     try:
-        conn: Connection = bounds.open_bounded(url, probing=True, row_factory=dict_row, autocommit=True,
-                                               application_name=application_name)
+        bounded = bounds.open_bounded(url, probing=True, row_factory=dict_row, autocommit=True,
+                                      application_name=application_name)
     except psycopg.Error as err:
         raise _lost(err) from err
+    bounded.answer_within = bounds.PROBE_SECONDS  # LISTEN, and each ping, answered within this or the server is silent
+    conn: Connection = bounded
     try:
         conn.execute(f"LISTEN {CHANNEL}")
     except psycopg.Error as err:

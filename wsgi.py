@@ -1,5 +1,11 @@
-"""WSGI entry point for any WSGI server (``kibitz serve`` is the one the service is built and measured with)."""
+"""WSGI entry point for any WSGI server (``kibitz serve`` is the one the service is built and measured with).
 
+Requests are answered only when addressed to this machine's own names and addresses or to a
+name of ``$KIBITZ_ALLOWED_HOSTS`` (comma-separated; the name a proxy forwards under), as
+``kibitz serve --allowed-host`` does (docs/text-and-headers.md)."""
+
+from service import lan
 from service.app import create_app
 
 app = create_app()
+app.config["TRUSTED_HOSTS"] = lan.known_hosts("0.0.0.0", lan.allowed_from_environment())

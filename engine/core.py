@@ -109,6 +109,19 @@ def finished_status(state: Any) -> str:
     return "finished" if state.finished else "in_progress"
 
 
+def check_card_list(cards: Sequence[Any], count: int, what: str, word: Any = str) -> None:
+    """The card-list refusals shared by every game (recording.md, "Refusal codes shared by
+    every game"), for a list of a deck whose cards are each held once (Toepen, Stop the Bus):
+    ``wrong_card_count`` when ``cards`` is not ``count`` cards long, then
+    ``card_not_available`` for a card listed more than once. ``what`` names the list in the
+    sentence ("Ann's dealt hand", "A show"); ``word`` writes a card for people."""
+    if len(cards) != count:
+        raise RulesError("wrong_card_count", f"{what} has {count} cards, not {len(cards)}.")
+    twice = next((card for index, card in enumerate(cards) if card in cards[:index]), None)
+    if twice is not None:
+        raise RulesError("card_not_available", f"{what} lists {word(twice)} twice: the deck has one {word(twice)}.")
+
+
 def public_once_over(over: bool, action: Mapping[str, Any], hidden: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """A game's ``public_action`` where nothing stays secret after its hand: all of ``action``
     once the hand is ``over``, else its :func:`redact_fields` copy without the ``hidden`` fields."""
@@ -193,15 +206,17 @@ def _copier(cls: type) -> Any:
             raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - names)}")
 
     if hasattr(cls, "__slots__"):  # straight-line code compiled once for the class
-        lines = ["def copy_slots(obj, changes):", "    check(changes)", "    out = new(cls)", "    get = changes.get"]
+        lines = ["def copy_slots(obj, changes):", "    if not names.issuperset(changes):", "        check(changes)",
+                 "    out = new(cls)", "    get = changes.get"]
         lines += [f"    setter(out, {name!r}, get({name!r}, obj.{name}))" for name in sorted(names)]
         lines.append("    return out")
-        scope: dict[str, Any] = {"cls": cls, "new": new, "setter": object.__setattr__, "check": check}
+        scope: dict[str, Any] = {"cls": cls, "new": new, "setter": object.__setattr__, "check": check, "names": names}
         exec("\n".join(lines), scope)
         return scope["copy_slots"]
 
     def copy_dict(obj: Any, changes: dict[str, Any]) -> Any:
-        check(changes)
+        if not names.issuperset(changes):
+            check(changes)
         out: Any = new(cls)
         fields = out.__dict__
         fields.update(obj.__dict__)

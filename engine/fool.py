@@ -21,8 +21,10 @@ In ``table`` visibility a hand is *known cards + a count of unknown cards*: foll
 enforced when the lead colour is known to be held, and a shed colour that later knowledge
 shows was held is flagged as a revoke with the proving event, never rewritten.
 
-The state is immutable: finished rounds are a tuple shared from one state to the next, so
-``apply`` only rebuilds the current round and its cost does not grow with the game.
+The state is immutable: finished rounds (and rulings) are a persistent vector
+(``pyrsistent.PVector``) shared from one state to the next, a finished round appended without
+copying the others, so ``apply`` only rebuilds the current round and its cost does not grow
+with the game.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from pyrsistent import PVector, pvector
 
 from engine.core import (
     Action,
@@ -317,9 +321,9 @@ class State:
     scores: tuple[int, ...]
     tens: tuple[int, ...]
     dealer: int
-    history: tuple[Round, ...] = ()
+    history: PVector[Round] = pvector()  # shared from state to state: a finished round is appended, never copied
     round: Round | None = None
-    adjustments: tuple[Adjustment, ...] = ()
+    adjustments: PVector[Adjustment] = pvector()  # shared from state to state, like ``history``
     finished: bool = False
     end_reason: str | None = None
     rules_version: int = RULES_VERSION
@@ -672,11 +676,14 @@ def _play(state: State, action: Action, seq: int) -> State:
 
 def _proven(rnd: Round, seat: int, cards: Iterable[str], seq: int, how: str) -> tuple[Revoke, ...]:
     """Revokes that ``cards`` (now played or revealed by ``seat``) prove (recording.md, "Knowledge" 2)."""
+    voids = [void for void in rnd.voids if void.seat == seat]  # the colours ``seat`` showed out of
+    if not voids:
+        return ()
     found: list[Revoke] = []
     flagged = {(r.seq, r.seat) for r in rnd.revokes}
     for card in cards:
         colour = colour_of(card)
-        for void in rnd.voids:
+        for void in voids:
             if void.seat == seat and void.colour == colour and (void.seq, seat) not in flagged:
                 found.append(Revoke(seat, void.colour, void.trick, void.seq, seq, card, how))
                 flagged.add((void.seq, seat))
@@ -726,7 +733,7 @@ def _score_if_known(state: State, seq: int) -> State:
         state,
         scores=scores,
         tens=tens,
-        history=state.history + (rnd,),
+        history=state.history.append(rnd),
         round=None,
         dealer=(rnd.dealer + 1) % len(state.names),
     )
@@ -750,7 +757,7 @@ def _check_end(state: State) -> State:
     if many:
         reasons.append(f"{name_list(many)} scored +{OUT_BONUS} in {TENS_TO_WIN} rounds")
     if state.round is not None:
-        state = replace(state, history=state.history + (replace(state.round, abandoned=True),), round=None)
+        state = replace(state, history=state.history.append(replace(state.round, abandoned=True)), round=None)
     return replace(state, finished=True, end_reason="; ".join(reasons))
 
 
@@ -835,7 +842,7 @@ def _adjust(state: State, action: Action, seq: int) -> State:
     state = replace(
         state,
         scores=_set(state.scores, seat, state.scores[seat] + amount),
-        adjustments=state.adjustments + (entry,),
+        adjustments=state.adjustments.append(entry),
     )
     return _check_end(state)
 
@@ -983,7 +990,7 @@ def card_text(card: str) -> str:
 
 
 def _all_rounds(state: State) -> tuple[Round, ...]:
-    return state.history + ((state.round,) if state.round is not None else ())
+    return (*state.history, *((state.round,) if state.round is not None else ()))
 
 
 def results(state: State) -> dict[str, dict[str, Any]]:
@@ -1143,7 +1150,7 @@ def _hand_json(state: State, rnd: Round, full: bool) -> dict[str, Any]:
         "deal_seq": rnd.deal_seq,
         "tricks": [_trick_json(state, t) for t in rnd.tricks],
         "reveals": [{"player": names[r.seat], "seq": r.seq, "cards": list(r.cards), "final": r.final} for r in rnd.reveals],
-        "irregularities": [_revoke_json(state, r) for r in rnd.revokes],
+        "irregularities": _irregularities(state, rnd),
         "hand_sizes": {names[s]: held.size for s, held in enumerate(rnd.holdings)},
         "tricks_over": rnd.over,
         "awaiting_reveal": [names[s] for s in awaiting_reveal(rnd)],
@@ -1162,6 +1169,18 @@ def _hand_json(state: State, rnd: Round, full: bool) -> dict[str, Any]:
             names[s]: {"known": list(held.known), "unknown": held.unknown} for s, held in enumerate(rnd.holdings)
         }
     return out
+
+
+def _irregularities(state: State, rnd: Round) -> list[dict[str, Any]]:
+    """The revokes proven in ``rnd`` (recording.md, "Knowledge" 2), as the hand view lists them."""
+    return [_revoke_json(state, r) for r in rnd.revokes]
+
+
+def irregularities(state: State, number: int, full: bool) -> list[dict[str, Any]]:
+    """Round ``number``'s ``irregularities`` (the revokes proven in it) as :func:`hand_view`
+    lists them, without the rest of the view; ``[]`` when there is no such round."""
+    rnd = _round(state, number)
+    return [] if rnd is None else _irregularities(state, rnd)
 
 
 def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:

@@ -634,15 +634,17 @@ def _play(state: State, action: Action, seq: int) -> State:
     return _resolve(state, work, seat, card, seq)
 
 
-def flushes(table: tuple[int | None, ...] | list[int | None], card: int) -> tuple[Group, list[Group], list[Group]]:
+def flushes(table: tuple[int | None, ...] | list[int | None], card: int,
+            on_table: list[Group] | None = None) -> tuple[Group, list[Group], list[Group]]:
     """The new card's group, the groups it flushes and those exactly as strong ("A turn", 4).
 
     Only the group of the card just played flushes: every *other* group strictly weaker
-    than it; equal strength does nothing, stronger groups stay.
+    than it; equal strength does nothing, stronger groups stay. ``on_table``: the
+    :func:`groups` of ``table``, when the caller has them already.
     """
     mine = group_of(table, card)
     weaker, equal = [], []
-    for other in groups(table):
+    for other in groups(table) if on_table is None else on_table:
         if other.number == card:
             continue
         if other.strength < mine.strength:
@@ -665,7 +667,7 @@ def _resolve(state: State, work: Work, seat: int, card: int, seq: int) -> State:
     """Step 4 and 5 of ``seat``'s turn, then steps 1 and 2 of the next player's ("A turn")."""
     on_table = groups(work.table)
     totals = tuple(g for g in on_table if g.number != card and len(g.seats) > 1 and g.strength == card)
-    mine, weaker, equal = flushes(work.table, card)
+    mine, weaker, equal = flushes(work.table, card, on_table)
     for flushed in weaker:  # flushed cards go to the discard before anyone draws
         for member in flushed.seats:
             work.table[member] = None
@@ -1087,6 +1089,12 @@ def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:
 def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict[str, Any] | None:
     """Fuji Flush has no tricks: always None (404)."""
     return None
+
+
+def irregularities(state: State, number: int, full: bool) -> list[dict[str, Any]]:
+    """Always ``[]``: no rule of Fuji Flush depends on a card hidden at the time, so nothing is
+    ever proven irregular later (its hand view's ``irregularities`` is always empty)."""
+    return []
 
 
 

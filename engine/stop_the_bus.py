@@ -21,8 +21,10 @@ from the middle are known (they were face up). Conservation is always enforced (
 given to the middle or shown must be able to be in that hand); no rule of this game depends
 on a hidden card, so nothing needs to be flagged later.
 
-The state is immutable: finished rounds are a tuple shared from one state to the next, so
-``apply`` only rebuilds the current round and its cost does not grow with the game.
+The state is immutable: finished rounds (and rulings) are a persistent vector
+(``pyrsistent.PVector``) shared from one state to the next, a finished round appended without
+copying the others, so ``apply`` only rebuilds the current round and its cost does not grow
+with the game.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from pyrsistent import PVector, pvector
+
 from engine.brag import HandRank, rank
 from engine.cards import parse_french, pretty
 from engine.core import (
@@ -39,6 +43,7 @@ from engine.core import (
     OptionError,
     RulesError,
     SheetColumns,
+    check_card_list,
     check_seats,
     finished_status,
     name_list,
@@ -236,9 +241,9 @@ class State:
     names: tuple[str, ...]
     chips: tuple[int, ...]
     dealer: int  # who deals the next round (or dealt the current one)
-    history: tuple[Round, ...] = ()
+    history: PVector[Round] = pvector()  # shared from state to state: a finished round is appended, never copied
     round: Round | None = None
-    adjustments: tuple[Adjustment, ...] = ()
+    adjustments: PVector[Adjustment] = pvector()  # shared from state to state, like ``history``
     finished: bool = False
     winners: tuple[int, ...] = ()
     end_reason: str = ""
@@ -445,8 +450,7 @@ def check_swap_all(state: State, rnd: Round, seat: int, give: Iterable[str]) -> 
     if not state.options.swap_all:
         raise RulesError("swap_all_not_allowed", "Exchanging the whole hand is not allowed in this game.")
     cards = list(give)
-    if len(cards) != HAND_CARDS or len(set(cards)) != HAND_CARDS:
-        raise RulesError("wrong_card_count", f"Exchanging the whole hand gives {HAND_CARDS} different cards.")
+    check_card_list(cards, HAND_CARDS, "The hand given for the whole middle", pretty)
     _check_whole_hand(state, rnd, seat, cards, "gives")
 
 
@@ -472,14 +476,18 @@ def check_stop(state: State, seat: int) -> Round:
     swapping as option ``stop_without_swap`` allows; only one stop per round).
 
     Returns the round in play; raises ``game_over``, ``hand_over``, ``wrong_phase``,
-    ``stop_not_allowed`` or ``not_your_turn``.
+    ``not_your_turn`` (a player out of the game or not dealt in, the stopper after the stop,
+    out of turn: recording.md, "Refusal codes shared by every game") or ``stop_not_allowed``
+    (anyone else after the stop, or a stop without the swap the option asks for).
     """
     rnd = _current(state, "a stop")
     name = state.names[seat]
+    _in_round(state, rnd, seat)
+    if seat == rnd.stopped_by:
+        raise RulesError("not_your_turn", f"{name} stopped the bus and takes no more turns.")
     if rnd.showdown or rnd.stopped_by is not None:
         who = state.names[rnd.stopped_by] if rnd.stopped_by is not None else "someone"
         raise RulesError("stop_not_allowed", f"{who} has already stopped the bus: only one stop per round.")
-    _in_round(state, rnd, seat)
     if rnd.may_stop == seat:
         return rnd
     if seat not in to_act(state):
@@ -522,8 +530,7 @@ def check_cards_shown(state: State, rnd: Round, seat: int, cards: list[str]) -> 
     Raises ``wrong_card_count`` or ``card_not_available`` (a card taken from the middle and
     not given back is missing, or a card is known to be elsewhere).
     """
-    if len(cards) != HAND_CARDS or len(set(cards)) != HAND_CARDS:
-        raise RulesError("wrong_card_count", f"A show has {HAND_CARDS} different cards.")
+    check_card_list(cards, HAND_CARDS, "A show", pretty)
     _check_whole_hand(state, rnd, seat, cards, "shows")
 
 
@@ -565,8 +572,7 @@ def _deal(state: State, action: Action, seq: int) -> State:
     if given is not None and given != expected:
         raise RulesError("wrong_dealer", f"{expected} deals this round, not {given}.")
     centre = tuple(action.get("centre") or ())
-    if len(centre) != CENTRE_CARDS or len(set(centre)) != CENTRE_CARDS:
-        raise RulesError("wrong_card_count", f"A deal puts {CENTRE_CARDS} different cards face up in the middle.")
+    check_card_list(centre, CENTRE_CARDS, "The middle", pretty)
     count = len(state.names)
     seats = tuple(s for s in range(count) if in_game(state, s))
     holdings = [Holding()] * count
@@ -611,8 +617,7 @@ def _open_holdings(
     holdings = [Holding()] * len(state.names)
     placed = set(centre)
     for name, cards in hands.items():
-        if len(cards) != HAND_CARDS or len(set(cards)) != HAND_CARDS:
-            raise RulesError("wrong_card_count", f"{name} must be dealt {HAND_CARDS} different cards.")
+        check_card_list(list(cards), HAND_CARDS, f"{name}'s dealt hand", pretty)
         clash = placed & set(cards)
         if clash:
             raise RulesError("card_not_available", f"{_cards(sorted(clash))} cannot be dealt twice.")
@@ -716,7 +721,7 @@ def _adjust(state: State, action: Action, seq: int) -> State:
     after = max(0, before + int(action["amount"]))
     number = state.round.number if state.round else len(state.history)
     entry = Adjustment(seat, seq, int(action["amount"]), after - before, str(action.get("reason", "")), number)
-    state = replace(state, chips=_set(state.chips, seat, after), adjustments=state.adjustments + (entry,))
+    state = replace(state, chips=_set(state.chips, seat, after), adjustments=state.adjustments.append(entry))
     if after == 0 and state.round is not None and state.round.in_round[seat]:
         state = _leave_round(state, seat)
     return _check_end(state, ())
@@ -814,7 +819,7 @@ def _end_round(state: State, result: Result) -> State:
     rnd = state.round
     assert rnd is not None
     rnd = replace(rnd, result=result, may_stop=None, next_seat=None, final_due=())
-    state = replace(state, history=state.history + (rnd,), round=None)
+    state = replace(state, history=state.history.append(rnd), round=None)
     return replace(state, dealer=_left_of(state, rnd.dealer))
 
 
@@ -853,7 +858,7 @@ def _check_end(state: State, last_losers: tuple[int, ...]) -> State:
     if state.round is not None:
         rnd = state.round
         abandoned = replace(rnd, result=Result((), (), f"abandoned: {reason}", abandoned=True), may_stop=None)
-        state = replace(state, history=state.history + (abandoned,), round=None)
+        state = replace(state, history=state.history.append(abandoned), round=None)
     return replace(state, finished=True, winners=winners, end_reason=reason)
 
 
@@ -983,7 +988,7 @@ card_text = pretty
 
 
 def _all_rounds(state: State) -> tuple[Round, ...]:
-    return state.history + ((state.round,) if state.round is not None else ())
+    return (*state.history, *((state.round,) if state.round is not None else ()))
 
 
 def results(state: State) -> dict[str, dict[str, Any]]:
@@ -1196,6 +1201,12 @@ def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:
 def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict[str, Any] | None:
     """Stop the Bus has no tricks: always None (404)."""
     return None
+
+
+def irregularities(state: State, number: int, full: bool) -> list[dict[str, Any]]:
+    """Always ``[]``: no rule of Stop the Bus depends on a card hidden at the time, so nothing is
+    ever proven irregular later (its hand view's ``irregularities`` is always empty)."""
+    return []
 
 
 

@@ -51,6 +51,10 @@ BOOKKEEPING = frozenset({UNDO, REDO, NOTE, ABANDON, CORRECT})
 #: bookkeeping actions (recording.md, "Bookkeeping actions": ``adjust`` among them) and
 #: ``game_created``.
 NOT_CORRECTABLE = BOOKKEEPING | {CREATED, "adjust"}
+#: Event types :func:`advance` folds itself rather than through the game's ``apply``.
+NOT_GAME_ACTIONS = BOOKKEEPING | {CREATED}
+#: The refusal of any action but undo, redo and note in an abandoned game.
+ABANDONED_MESSAGE = "The game was abandoned: nothing more can be recorded (undo the abandon to go on)."
 
 
 class UnknownRulesVersion(OptionError):
@@ -168,36 +172,39 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
     given stream is unchanged in that case.
     """
     kind = action["type"]
+    rules, done = stream.rules, stream.done
+    if kind not in NOT_GAME_ACTIONS:  # one of the game's own actions: the common case, first
+        if done.head.action["type"] == ABANDON:  # abandoned(stream)
+            raise RulesError("game_over", ABANDONED_MESSAGE)
+        if stream.rules_version is not None and stream.rules_version != rules.RULES_VERSION:
+            action = rules.upcast(stream.rules_version, action)
+        action = {**action, "seq": seq}
+        state = rules.apply(done.head.state, action)
+        return Stream(rules, seq, Link(Step(seq, action, state), done), None, stream.rules_version)
     if kind == UNDO:
-        if stream.done.rest is None:
+        if done.rest is None:
             raise RulesError("nothing_to_undo", "There is nothing to undo: no move has been recorded yet.")
-        top = stream.done.head
-        below = stream.done.rest if top.fix is None else top.fix.prior  # a correction: the entry as it was
-        return stream._replace(version=seq, done=below, undone=Link(top, stream.undone))
+        top = done.head
+        below = done.rest if top.fix is None else top.fix.prior  # a correction: the entry as it was
+        return Stream(rules, seq, below, Link(top, stream.undone), stream.rules_version)
     if kind == REDO:
         if stream.undone is None:
             raise RulesError("nothing_to_redo", "There is nothing to redo: no undone move can be restored.")
         top = stream.undone.head
-        under = stream.done if top.fix is None else top.fix.below
-        return stream._replace(version=seq, done=Link(top, under), undone=stream.undone.rest)
+        under = done if top.fix is None else top.fix.below
+        return Stream(rules, seq, Link(top, under), stream.undone.rest, stream.rules_version)
     if kind == NOTE:
-        return stream._replace(version=seq)
+        return Stream(rules, seq, done, stream.undone, stream.rules_version)
     if kind == CREATED:
         raise RulesError("wrong_phase", "The game has already been created.")
     if abandoned(stream):
-        raise RulesError("game_over", "The game was abandoned: nothing more can be recorded (undo the abandon to go on).")
+        raise RulesError("game_over", ABANDONED_MESSAGE)
     if kind == ABANDON:
-        if stream.rules.status(stream.state) != IN_PROGRESS:
+        if rules.status(stream.state) != IN_PROGRESS:
             raise RulesError("game_over", "The game is over: it can no longer be abandoned.")
         step = Step(seq, {**action, "seq": seq}, stream.state)  # the game stands as it was
-        return stream._replace(version=seq, done=Link(step, stream.done), undone=None)
-    if kind == CORRECT:
-        return correct(stream, seq, action)
-    if stream.rules_version is not None and stream.rules_version != stream.rules.RULES_VERSION:
-        action = stream.rules.upcast(stream.rules_version, action)
-    action = {**action, "seq": seq}
-    state = stream.rules.apply(stream.state, action)
-    return stream._replace(version=seq, done=Link(Step(seq, action, state), stream.done), undone=None)
+        return Stream(rules, seq, Link(step, done), None, stream.rules_version)
+    return correct(stream, seq, action)  # kind == CORRECT
 
 
 def correct(stream: Stream, seq: int, action: Action) -> Stream:
@@ -407,10 +414,34 @@ def target_json(rules: GameRules, step: Step, full: bool, hidden: Set[int] = fro
     ``target``), the :func:`summary` written for this reader (``full``: the token holder);
     ``hidden``: the seqs whose cards a public reader may not see (``replays.secrecy.hidden``),
     whose summary leaves the card out ("Cas played a card"; for a ``correct``, both its
-    replacement's card and the card first recorded: "Fix: Bob played a card")."""
+    replacement's card and the card first recorded: "Fix: Bob played a card").
+
+    A ``correct`` in force reads in card players' words, naming what now stands and what it
+    replaced (api.md, ``POST …/correct``): "Fix: Dee played 9♣, not 8♣" for the token holder,
+    and publicly too once the card first recorded is public; while it is not (its entry is
+    in ``hidden``: the hand is in play, or the card is dead), publicly "Fix: Dee played 9♣;
+    another card was first recorded", or what else differed ("Fix: Cas played 10♣, not Bob")."""
     if not full and step.seq in hidden:
         step = withheld(step)
+    elif not full and step.fix is not None:
+        return {"seq": step.seq, "type": step.action["type"],
+                "summary": public_fix(rules, step.fix, step.fix.stood.seq in hidden)}
     return {"seq": step.seq, "type": step.action["type"], "summary": summary(rules, step, full)}
+
+
+def public_fix(rules: GameRules, fix: Fix, first_hidden: bool) -> str:
+    """What a reader without the token reads of a ``correct`` in force (:func:`target_json`):
+    the replacement, then the entry first recorded where it differs, its card left out while
+    ``first_hidden`` (that card is back in a hand, or dead): "Fix: Dee played 9♣, not 8♣";
+    "Fix: Dee played 9♣; another card was first recorded"; "Fix: Cas played 10♣, not Bob"."""
+    now = summary(rules, fix.replacement, False)
+    if not first_hidden:
+        was = differing(now, summary(rules, fix.stood, False))
+        return f"Fix: {now}" + (f", not {was}" if was else "")
+    bare_now = summary(rules, withheld(fix.replacement), False)
+    was = differing(bare_now, summary(rules, withheld(fix.stood), False))
+    other = "deal" if fix.stood.action["type"] == "deal" else "card"
+    return f"Fix: {now}" + (f", not {was}" if was else f"; another {other} was first recorded")
 
 
 def withheld(step: Step) -> Step:

@@ -20,8 +20,10 @@ In ``table`` visibility a hand is *known cards + a count of unknown cards*: rule
 the hand (follow suit, mandatory laundry) are enforced when the cards are known, and a
 revoke that later knowledge proves is flagged, never rewritten.
 
-The state is immutable: finished hands are a tuple shared from one state to the next, so
-``apply`` only rebuilds the current hand and its cost does not grow with the game.
+The state is immutable: finished hands (and rulings) are a persistent vector
+(``pyrsistent.PVector``) shared from one state to the next, a finished hand appended without
+copying the others, so ``apply`` only rebuilds the current hand and its cost does not grow
+with the game.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pyrsistent import PVector, pvector
+
 from engine.cards import SUIT_NAMES, SUIT_SINGULAR, parse_french, pretty, suit_of
 from engine.core import (
     PAST_TENSE,
@@ -37,6 +41,7 @@ from engine.core import (
     OptionError,
     RulesError,
     SheetColumns,
+    check_card_list,
     check_seats,
     finished_status,
     name_list,
@@ -317,9 +322,9 @@ class State:
     lives_lost: tuple[int, ...]
     eliminated: tuple[bool, ...]
     dealer: int  # who deals the next hand (or dealt the current one)
-    history: tuple[Hand, ...] = ()
+    history: PVector[Hand] = pvector()  # shared from state to state: a finished hand is appended, never copied
     hand: Hand | None = None
-    adjustments: tuple[Adjustment, ...] = ()
+    adjustments: PVector[Adjustment] = pvector()  # shared from state to state, like ``history``
     finished: bool = False
     rules_version: int = RULES_VERSION
 
@@ -468,10 +473,10 @@ def _not_available(state: State, hand: Hand, seat: int, card: str) -> RulesError
     return RulesError("card_not_available", f"{name} cannot have {pretty(card)}: {why}.")
 
 
-def _four_different(cards: Iterable[str]) -> bool:
-    """Exactly 4 cards, none named twice (a dealt, laundered or laid-down hand)."""
-    given = list(cards)
-    return len(given) == HAND_CARDS == len(set(given))
+def _four_cards(cards: Iterable[str], what: str) -> None:
+    """Exactly 4 cards, none named twice (a dealt, laundered or laid-down hand):
+    ``wrong_card_count`` or ``card_not_available`` (``engine.core.check_card_list``)."""
+    check_card_list(list(cards), HAND_CARDS, what, pretty)
 
 
 def _cards(cards: Iterable[str]) -> str:
@@ -530,7 +535,7 @@ def _finish(state: State, reason: str) -> State:
     """End the game; a hand still in play is abandoned and kept in the history."""
     if state.hand is not None:
         hand = state.hand
-        state = replace(state, history=state.history + (replace(hand, result=Result(None, f"abandoned: {reason}", True)),), hand=None)
+        state = replace(state, history=state.history.append(replace(hand, result=Result(None, f"abandoned: {reason}", True))), hand=None)
     return replace(state, finished=True)
 
 
@@ -649,7 +654,7 @@ def _end_hand(state: State, result: Result) -> State:
         dealer = result.winner
     else:  # nobody won: the previous dealer deals again (if still in the game)
         dealer = hand.dealer if not state.eliminated[hand.dealer] else _left_of(state, hand.dealer)
-    return replace(state, history=state.history + (hand,), hand=None, dealer=dealer)
+    return replace(state, history=state.history.append(hand), hand=None, dealer=dealer)
 
 
 # --------------------------------------------------------------------------- checks
@@ -868,8 +873,7 @@ def _deal(state: State, action: Action, seq: int) -> State:
             extra = name_list([state.names[s] for s in named if s not in seats])
             raise RulesError("wrong_card_count", f"The deal must list exactly the players in the game (missing: {missing}; not playing: {extra}).")
         for name, cards in hands.items():
-            if not _four_different(cards):
-                raise RulesError("wrong_card_count", f"{name} must be dealt {HAND_CARDS} different cards.")
+            _four_cards(cards, f"{name}'s dealt hand")
             clash = seen & set(cards)
             if clash:
                 raise RulesError("card_not_available", f"{_cards(sorted(clash))} cannot be dealt twice.")
@@ -934,10 +938,13 @@ def _play(state: State, action: Action, seq: int) -> State:
 
 def _proven(hand: Hand, seat: int, cards: Iterable[str], seq: int, how: str) -> tuple[Revoke, ...]:
     """Revokes that ``cards`` (now played or revealed by ``seat``) prove ("Knowledge", 2)."""
+    voids = [void for void in hand.voids if void.seat == seat]  # the suits ``seat`` showed out of
+    if not voids:
+        return ()
     found: list[Revoke] = []
     flagged = {(r.seq, r.seat) for r in hand.revokes}
     for card in cards:
-        for void in hand.voids:
+        for void in voids:
             if void.seat == seat and void.suit == suit_of(card) and (void.seq, seat) not in flagged:
                 found.append(Revoke(seat, void.suit, void.trick, void.seq, seq, card, how))
                 flagged.add((void.seq, seat))
@@ -995,8 +1002,7 @@ def _laundry(state: State, action: Action, seq: int) -> State:
     old = hand.holdings[seat]
     new_cards: list[str] | None = action.get("cards")
     if new_cards is not None:
-        if not _four_different(new_cards):
-            raise RulesError("wrong_card_count", f"A laundry brings {HAND_CARDS} different new cards.")
+        _four_cards(new_cards, "A laundry's new hand")
         clash = sorted(set(new_cards) & hand.seen)
         if clash:
             raise RulesError("card_not_available", f"{_cards(clash)} cannot come from the stock: {_where(state, hand, clash[0])}.")
@@ -1029,8 +1035,7 @@ def _challenge(state: State, action: Action, seq: int) -> State:
         shown = tuple(sorted(entry.known))
     else:
         shown = tuple(given)
-        if not _four_different(shown):
-            raise RulesError("wrong_card_count", f"A laundered hand has {HAND_CARDS} different cards.")
+        _four_cards(shown, f"{state.names[target]}'s laid-down hand")
         missing = sorted(entry.known - set(shown))
         if missing:
             raise RulesError("card_not_available", f"{state.names[target]} laid down {_cards(missing)}, which the challenge does not show.")
@@ -1056,8 +1061,9 @@ def _reveal(state: State, action: Action, seq: int) -> State:
     _active(state, hand, seat)
     cards: list[str] = action["cards"]
     holding = hand.holdings[seat]
-    if len(set(cards)) != len(cards):
-        raise RulesError("wrong_card_count", "A reveal names each card once.")
+    twice = next((card for index, card in enumerate(cards) if card in cards[:index]), None)
+    if twice is not None:
+        raise RulesError("card_not_available", f"The reveal lists {pretty(twice)} twice: the deck has one {pretty(twice)}.")
     if len(cards) > holding.size:
         raise RulesError("wrong_card_count", f"{state.names[seat]} holds only {plural(holding.size, 'card')}.")
     new = [card for card in cards if card not in holding.known]
@@ -1090,7 +1096,7 @@ def _adjust(state: State, action: Action, seq: int) -> State:
     after = max(0, min(state.options.limit, before + int(action["amount"])))
     number = state.hand.number if state.hand else len(state.history)
     entry = Adjustment(seat, seq, int(action["amount"]), after - before, str(action.get("reason", "")), number)
-    state = replace(state, lives_lost=_set(state.lives_lost, seat, after), adjustments=state.adjustments + (entry,))
+    state = replace(state, lives_lost=_set(state.lives_lost, seat, after), adjustments=state.adjustments.append(entry))
     return _check_limit(state, seq)
 
 
@@ -1240,7 +1246,7 @@ card_text = pretty
 
 
 def _all_hands(state: State) -> tuple[Hand, ...]:
-    return state.history + ((state.hand,) if state.hand is not None else ())
+    return (*state.history, *((state.hand,) if state.hand is not None else ()))
 
 
 def results(state: State) -> dict[str, dict[str, Any]]:
@@ -1359,7 +1365,7 @@ def _hand_json(state: State, hand: Hand, full: bool) -> dict[str, Any]:
         ],
         "reveals": [{"player": names[r.seat], "seq": r.seq, "cards": list(r.cards)} for r in hand.reveals],
         "tricks": [_trick_json(state, hand, t) for t in hand.tricks],
-        "irregularities": [_revoke_json(state, r) for r in hand.revokes],
+        "irregularities": _irregularities(state, hand),
         "losses": {names[s]: hand.losses[s] for s in hand.players},
         "adjustments": [
             {"player": names[a.seat], "seq": a.seq, "amount": a.amount, "applied": a.applied, "reason": a.reason}
@@ -1480,6 +1486,18 @@ def _can(check: Callable[..., object], *args: Any) -> bool:
     except RulesError:
         return False
     return True
+
+
+def _irregularities(state: State, hand: Hand) -> list[dict[str, Any]]:
+    """The revokes proven in ``hand`` ("Knowledge", 2), as the hand view lists them."""
+    return [_revoke_json(state, r) for r in hand.revokes]
+
+
+def irregularities(state: State, number: int, full: bool) -> list[dict[str, Any]]:
+    """Hand ``number``'s ``irregularities`` (the revokes proven in it) as :func:`hand_view`
+    lists them, without the rest of the view; ``[]`` when there is no such hand."""
+    hand = _hand(state, number)
+    return [] if hand is None else _irregularities(state, hand)
 
 
 def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:

@@ -68,16 +68,24 @@ def _pairs(events: Iterable[Mapping[str, Any]]) -> Iterable[tuple[int, dict[str,
 
 
 def fold(rules: GameRules, events: Iterable[Mapping[str, Any]]) -> Folded:
-    """Fold a whole stored log (``engine.stream.replay``). Raises ``ValueError`` if empty."""
-    last: streams.Stream | None = None
+    """Fold a whole stored log: the same streams as ``engine.stream.replay``, one
+    ``engine.stream.advance`` per event after ``game_created`` (``engine.stream.start``),
+    with each event's :class:`Fact`. Raises ``ValueError`` if empty."""
+    stream: streams.Stream | None = None
     facts: list[Fact] = []
-    for step in streams.replay(rules, _pairs(events)):
-        where = rules.position(last.state) if last is not None else 0
-        last = step.stream
-        facts.append(Fact(step.seq, step.action["type"], rules.hand_number(last.state), step.target, where))
-    if last is None:
+    position, hand_number = rules.position, rules.hand_number
+    for event in events:
+        folded_action = action(event)
+        if stream is None:  # game_created
+            stream = streams.start(rules, {k: v for k, v in folded_action.items() if k != "type"})
+            facts.append(Fact(event["seq"], folded_action["type"], hand_number(stream.state), None, 0))
+            continue
+        where, target = position(stream.state), streams.target_seq(stream, folded_action)
+        stream = streams.advance(stream, event["seq"], folded_action)
+        facts.append(Fact(event["seq"], folded_action["type"], hand_number(stream.state), target, where))
+    if stream is None:
         raise ValueError("an empty log has no state")
-    return Folded(last, pvector(facts))
+    return Folded(stream, pvector(facts))
 
 
 def extend(folded: Folded, seq: int, event_action: Mapping[str, Any]) -> Folded:

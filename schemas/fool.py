@@ -1,20 +1,26 @@
 """Payload schemas for Fool! (Foppen): its options and actions (``../shared/spec/rules/fool.md``).
 
 Shapes and types only; the rules (whose turn, following, hand sizes, conservation against
-what has been seen …) are the engine's. What no deck allows (a coloured card twice, more
-than six ``1`` s in one list) is refused here with a 422.
+what has been seen, a card listed more times than the deck holds it …) are the engine's.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from engine.fool import COLOURS, MAX_HAND, WILD, WILD_COPIES, parse_card
-from schemas.common import AbandonSchema, ActionSchema, AdjustSchema, CardField, NoteSchema, PlayerName, card_pattern
+from engine.fool import COLOURS, MAX_HAND, WILD, parse_card
+from schemas.common import (
+    AbandonSchema,
+    ActionSchema,
+    AdjustSchema,
+    CardField,
+    NoteSchema,
+    PlayerName,
+    card_pattern,
+    cards,
+)
 
 __all__ = ["ACTIONS", "CARD_SCHEMA", "OPTIONS", "parse_card"]
 
@@ -35,18 +41,8 @@ class OptionsSchema(Schema):
 
 
 def card_list(**kwargs: Any) -> fields.List[Any]:
-    """A list of 1 to 22 Fool! cards."""
-    return fields.List(CardField(parse_card), validate=validate.Length(min=1, max=MAX_HAND), **kwargs)
-
-
-def deck_errors(cards: Iterable[str]) -> list[str]:
-    """What no 88-card deck allows in one list of cards: a coloured card twice, seven ``1`` s."""
-    counts = Counter(cards)
-    errors = [f"{card} appears {n} times: there is one of each coloured card." for card, n in counts.items()
-              if card != WILD and n > 1]
-    if counts[WILD] > WILD_COPIES:
-        errors.append(f"{counts[WILD]} cards 1: the deck has {WILD_COPIES}.")
-    return errors
+    """A list of Fool! cards (``schemas.common.cards``)."""
+    return cards(parse_card, **kwargs)
 
 
 class DealSchema(ActionSchema):
@@ -62,11 +58,6 @@ class DealSchema(ActionSchema):
         hands = data.get("hands")
         if self.visibility == "open" and hands is None:
             raise ValidationError({"hands": ["An open game's deal lists every player's cards."]})
-        if hands is None:
-            return
-        errors = deck_errors(card for held in hands.values() for card in held)
-        if errors:
-            raise ValidationError({"hands": errors})
 
 
 class PlaySchema(ActionSchema):
@@ -82,12 +73,6 @@ class RevealSchema(ActionSchema):
 
     player = PlayerName(required=True)
     cards = card_list(required=True)
-
-    @validates_schema
-    def _deck(self, data: dict[str, Any], **kwargs: Any) -> None:
-        errors = deck_errors(data.get("cards") or [])
-        if errors:
-            raise ValidationError({"cards": errors})
 
 
 OPTIONS = OptionsSchema

@@ -12,7 +12,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from engine.fuji_flush import HIGH, LOW, MAX_COPIES, MAX_HAND_SIZE, MAX_PLAYERS, parse_card
-from schemas.common import AbandonSchema, ActionSchema, CardField, NoteSchema, PlayerName, card_pattern
+from schemas.common import AbandonSchema, ActionSchema, CardField, NoteSchema, PlayerName, card_pattern, cards
 
 __all__ = ["ACTIONS", "CARD_SCHEMA", "OPTIONS", "parse_card"]
 
@@ -66,7 +66,7 @@ class DealSchema(ActionSchema):
 
     hands = fields.Dict(
         keys=PlayerName(),
-        values=fields.List(CardField(parse_card), validate=validate.Length(min=1, max=MAX_HAND_SIZE)),
+        values=cards(parse_card),
         validate=validate.Length(min=1, max=MAX_PLAYERS),
     )
 
@@ -75,10 +75,6 @@ class DealSchema(ActionSchema):
         hands = data.get("hands")
         if self.visibility == "open" and hands is None:
             raise ValidationError({"hands": ["An open game's deal lists every player's cards."]})
-        if hands is not None:
-            missing = [name for name in self.players if name not in hands]
-            if missing:
-                raise ValidationError({"hands": [f"The deal must list every player's cards (missing: {', '.join(missing)})."]})
 
 
 class PlaySchema(ActionSchema):

@@ -11,8 +11,9 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from engine.cards import SUITS
-from engine.stop_the_bus import CENTRE_CARDS, CHOICES, HAND_CARDS, MAX_CHIPS, MAX_PLAYERS, RANKS, parse_card
+from engine.stop_the_bus import CHOICES, HAND_CARDS, MAX_CHIPS, MAX_PLAYERS, RANKS, parse_card
 from schemas.common import (
+    MAX_CARDS,
     AbandonSchema,
     ActionSchema,
     AdjustSchema,
@@ -55,10 +56,10 @@ class DealSchema(ActionSchema):
     open_only = ("hands",)
 
     dealer = PlayerName()
-    centre = cards(parse_card, CENTRE_CARDS, required=True)
+    centre = cards(parse_card, required=True)
     hands = fields.Dict(
         keys=PlayerName(),
-        values=cards(parse_card, HAND_CARDS),
+        values=cards(parse_card),
         validate=validate.Length(min=1, max=MAX_PLAYERS),
     )
 
@@ -67,31 +68,19 @@ class DealSchema(ActionSchema):
         hands = data.get("hands")
         if self.visibility == "open" and hands is None:
             raise ValidationError({"hands": [f"An open game's deal lists every player's {HAND_CARDS} cards."]})
-        where: dict[str, str] = {}
-        errors: list[str] = []
-        for card in data.get("centre") or []:
-            if card in where:
-                errors.append(f"{card} is in the middle twice.")
-            where[card] = "the middle"
-        for name, held in (hands or {}).items():
-            for card in held:
-                if card in where:
-                    errors.append(f"{card} is dealt twice ({where[card]} and {name}).")
-                where[card] = name
-        if errors:
-            raise ValidationError({"hands" if hands else "centre": errors})
 
 
 class GiveField(fields.Field[Any]):
-    """``give``: one card code, or (with ``take_all``) a list of three card codes."""
+    """``give``: one card code, or (with ``take_all``) a list of card codes (the hand's three: a
+    count the rules check, ``wrong_card_count``)."""
 
-    json_schema = {"anyOf": [CARD_SCHEMA, {"type": "array", "items": CARD_SCHEMA, "minItems": HAND_CARDS,
-                                           "maxItems": HAND_CARDS}]}
+    json_schema = {"anyOf": [CARD_SCHEMA, {"type": "array", "items": CARD_SCHEMA, "minItems": 1,
+                                           "maxItems": MAX_CARDS}]}
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
         card = CardField(parse_card)
         if isinstance(value, list):
-            if len(value) != HAND_CARDS:
+            if not 1 <= len(value) <= MAX_CARDS:
                 raise ValidationError(f"Give the {HAND_CARDS} cards of the hand.")
             return [card.deserialize(item) for item in value]
         return card.deserialize(value)
@@ -125,7 +114,7 @@ class ShowSchema(ActionSchema):
     """``show``: ``player``, ``cards`` (the 3 cards of the hand, in any order)."""
 
     player = PlayerName(required=True)
-    cards = cards(parse_card, HAND_CARDS, required=True)
+    cards = cards(parse_card, required=True)
 
 
 OPTIONS = OptionsSchema

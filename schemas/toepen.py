@@ -10,7 +10,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from engine.cards import SUITS
-from engine.toepen import CHOICES, HAND_CARDS, RANKS, parse_card
+from engine.toepen import CHOICES, RANKS, parse_card
 from schemas.common import (
     AbandonSchema,
     ActionSchema,
@@ -55,7 +55,7 @@ class DealSchema(ActionSchema):
     dealer = PlayerName()
     hands = fields.Dict(
         keys=PlayerName(),
-        values=cards(parse_card, HAND_CARDS),
+        values=cards(parse_card),
         validate=validate.Length(min=1, max=8),
     )
 
@@ -64,17 +64,6 @@ class DealSchema(ActionSchema):
         hands = data.get("hands")
         if self.visibility == "open" and hands is None:
             raise ValidationError({"hands": ["An open game's deal lists every player's 4 cards."]})
-        if hands is None:
-            return
-        seen: dict[str, str] = {}
-        errors: list[str] = []
-        for name, held in hands.items():
-            for card in held:
-                if card in seen:
-                    errors.append(f"{card} is dealt twice ({seen[card]} and {name}).")
-                seen[card] = name
-        if errors:
-            raise ValidationError({"hands": errors})
 
 
 class PlaySchema(ActionSchema):
@@ -90,7 +79,7 @@ class LaundrySchema(ActionSchema):
     open_only = ("cards",)
 
     player = PlayerName(required=True)
-    cards = cards(parse_card, HAND_CARDS)
+    cards = cards(parse_card)
 
 
 class ChallengeSchema(ActionSchema):
@@ -101,7 +90,7 @@ class ChallengeSchema(ActionSchema):
 
     player = PlayerName(required=True)
     target = PlayerName(required=True)
-    cards = cards(parse_card, HAND_CARDS)
+    cards = cards(parse_card)
 
     @validates_schema
     def _cards_needed(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -110,10 +99,10 @@ class ChallengeSchema(ActionSchema):
 
 
 class RevealSchema(ActionSchema):
-    """``reveal``: ``player``, ``cards`` they are seen to hold now (1 to 4)."""
+    """``reveal``: ``player``, ``cards`` they are seen to hold now (at most the hand: the rules' count)."""
 
     player = PlayerName(required=True)
-    cards = fields.List(CardField(parse_card), required=True, validate=validate.Length(min=1, max=HAND_CARDS))
+    cards = cards(parse_card, required=True)
 
 
 OPTIONS = OptionsSchema

@@ -14,7 +14,7 @@ from service import club_key, db, http, pages, problems, secrecy
 from service.boards import BoardAnswers
 from service.cache import FoldCache
 from service.views import games, history, meta, recording, replays, review, transfer
-from service.writer import GroupCommitter
+from service.writer import Writer
 
 MIB = 1024 * 1024
 
@@ -115,7 +115,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     connections = db.Connections()
     boards = app.extensions["kibitz_boards"] = BoardAnswers(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                                             on_lost=connections.found_lost)
-    app.extensions["kibitz_writer"] = GroupCommitter(app.config["DATABASE"], app.config["SYNCHRONOUS"],
+    app.extensions["kibitz_writer"] = Writer(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                                      on_commit=boards.committed, **db.connect_options(app))
     db.init_app(app, connections)
     problems.register(app)

@@ -14,13 +14,13 @@ read, and :meth:`BoardAnswers.current` hands it out only while the epoch is stil
 
 * **SQLite**: the ``PRAGMA data_version`` a guard connection of its own shows
   (``store.data_version``). Any commit by another connection changes it, this process's own
-  writer (a connection of its own) and other processes alike, so a poll that starts after a
+  writer (connections of its own) and other processes alike, so a poll that starts after a
   write's 201 never gets an older version from memory: it goes to the app, whose board read
   records the new version. One ``data_version`` costs tens of microseconds.
 * **PostgreSQL**: counters kept in memory, with no query at all. Every append notifies the
   database (``service.storage.postgres.CHANNEL``) and the process's :class:`~service.listener.Listener`
   hears it within milliseconds of the commit and moves the game's counter on; this process's
-  own commits (:meth:`BoardAnswers.committed`, called by the group committer before it answers)
+  own commits (:meth:`BoardAnswers.committed`, called by the writer before a write answers)
   and each (re)connection of the listener move on the counter of everything; while the
   listener has no connection, nothing is trusted. So a poll that starts after a 201 of this
   process never gets an older version from memory, and one that starts after a 201 of
@@ -175,7 +175,7 @@ class BoardAnswers:
             self._on_lost()
 
     def committed(self) -> None:
-        """This process committed a write (the group committer says so before it answers):
+        """This process committed a write (the writer says so before the write answers):
         on PostgreSQL nothing remembered is trusted until read again, as on SQLite, where the
         guard's ``data_version`` shows it by itself."""
         if self.listener is not None:

@@ -45,7 +45,7 @@ class FoldCache:
 
     def get(self, db: Database, rules: GameRules, game_id: str, version: int, *,
             record_hash: str | None = None, row: Mapping[str, Any] | None = None,
-            counted: bool = False) -> replay.Folded:
+            counted: bool = False, head: Mapping[str, Any] | None = None) -> replay.Folded:
         """Return ``game_id`` folded up to ``version`` (the version stored in ``db``).
 
         Reads from ``db`` only the events the cache lacks, and checks them
@@ -58,11 +58,13 @@ class FoldCache:
         ends in; when that fails the whole log is read and checked afresh, which names the
         event. Raises ``store.RecordDamaged`` for a record that is not what Kibitz writes (a
         gap, a broken hash chain, a row that disagrees with its log, an event that no longer
-        folds, a record changed since it was read).
+        folds, a record changed since it was read). ``head``: the head already read in this
+        transaction (``store.begin_move``'s, with the count), checked instead of a query.
         """
         with self._lock:
             entry = self._games.get(game_id)
-        head = store.head(db, game_id, count=counted)
+        if head is None:
+            head = store.head(db, game_id, count=counted)
         steady = head is not None and head["version"] == version  # no write committed between the reads
         stored_hash = head["record_hash"] if head is not None and steady else record_hash
         cached, cached_hash = entry if entry is not None else (None, None)

@@ -48,15 +48,26 @@ def main() -> None:
               help="Connections kept open; past it the ones idle longest are closed (docs/crowds.md).")
 @click.option("--idle-timeout", default=20.0, show_default=True, type=click.FloatRange(1, 3600),
               help="Seconds a connection may take to send a request (after opening or the last answer).")
+@click.option("--create-limit", default=60, show_default=True, type=click.IntRange(0, 1_000_000),
+              help="Games one address may create (and import) per minute where there is no club key; "
+                   "past it 429 with Retry-After (0: no limit; docs/crowds.md).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="Another host name this server may be opened under (a DNS name, a proxy's name); repeatable. "
+                   "Requests naming any host that is not this machine's are refused (docs/text-and-headers.md).")
 def serve(host: str | None, lan: bool, port: int, database: str, threads: int, synchronous: str,
-          club_key_file: str | None, scorekeeper_threads: int, connection_limit: int, idle_timeout: float) -> None:
+          club_key_file: str | None, scorekeeper_threads: int, connection_limit: int, idle_timeout: float,
+          create_limit: int, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the API and the pages (uvicorn, ``service.server``), creating the database and its
     tables if needed.
 
     Refuses a damaged or unreadable database file (``PRAGMA quick_check``) or an unusable club
     key in one sentence, and says in one line whether creating and importing need a club key.
     On SIGTERM or SIGINT it finishes the requests in progress, then checkpoints the
-    write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``)."""
+    write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``).
+
+    Answers only requests addressed to this machine's own names and addresses and the
+    ``--allowed-host`` names (``service.lan.known_hosts``: Flask's ``TRUSTED_HOSTS``); any
+    other ``Host`` is a 400 ``host_not_allowed``."""
     from service.app import create_app
     from service.server import Limits, open_files_for
     from service.storage import admin as store_admin
@@ -66,7 +77,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     key, key_line = _club_key(club_key_file)
     if backend.is_postgres(database):
         _serve_postgres(database, host, port, threads, synchronous, key, key_line, lan, scorekeeper_threads,
-                        connection_limit, idle_timeout)
+                        connection_limit, idle_timeout, create_limit, allowed_hosts)
         return
     problem = store_admin.startup_problem(database)
     if problem is not None:
@@ -88,7 +99,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
         click.echo(f"Only {allowed} connections can be kept open (the open-file limit of this process); "
                    "raise it (ulimit -n) to keep more.", err=True)
     limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
-                    scorekeeper_threads=scorekeeper_threads)
+                    scorekeeper_threads=scorekeeper_threads, create_limit=create_limit)
     def checkpoint() -> None:
         try:
             store_admin.checkpoint(database)
@@ -98,11 +109,11 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
         else:
             click.echo(f"Stopped; every event is in {database}.")
 
-    _listen_and_run(app, host, port, limits, database, lan, key_line, checkpoint)
+    _listen_and_run(app, host, port, limits, database, lan, key_line, checkpoint, allowed_hosts)
 
 def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: str, key: str | None,
                     key_line: str, lan: bool, scorekeeper_threads: int, connection_limit: int,
-                    idle_timeout: float) -> None:
+                    idle_timeout: float, create_limit: int = 60, allowed_hosts: tuple[str, ...] = ()) -> None:
     """``kibitz serve --db postgresql://…``: the same server on a PostgreSQL database (its
     tables created or upgraded); the SQLite file checks have no part here."""
     import psycopg
@@ -120,18 +131,21 @@ def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: s
         raise click.ClickException(backend.failure(err, url)) from err
     allowed = open_files_for(connection_limit)
     limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
-                    scorekeeper_threads=scorekeeper_threads)
+                    scorekeeper_threads=scorekeeper_threads, create_limit=create_limit)
     _listen_and_run(app, host, port, limits, shown, lan, key_line,
-                    lambda: click.echo(f"Stopped; every event is in {shown}."))
+                    lambda: click.echo(f"Stopped; every event is in {shown}."), allowed_hosts)
 
 
 def _listen_and_run(app: Flask, host: str, port: int, limits: Any, shown: str, lan: bool, key_line: str,
-                    on_stop: Callable[[], None]) -> None:
+                    on_stop: Callable[[], None], allowed_hosts: tuple[str, ...] = ()) -> None:
     """Listen on ``host``:``port``, say where (``shown``: the database as it may be printed)
-    and serve ``app`` until SIGTERM or SIGINT, then call ``on_stop`` (whatever happened).
+    and serve ``app`` until SIGTERM or SIGINT, then call ``on_stop`` (whatever happened);
+    only requests addressed to ``service.lan.known_hosts(host, allowed_hosts)`` are answered.
     Raises ``click.ClickException`` when the port is taken or the host is not this machine's."""
+    from service import lan as addresses
     from service.server import create_server
 
+    app.config["TRUSTED_HOSTS"] = addresses.known_hosts(host, allowed_hosts)
     try:
         server = create_server(app, host=host, port=port, limits=limits)
     except OSError as err:  # the port is taken, or the host is not an address of this machine
@@ -309,8 +323,9 @@ def check(database: str) -> None:
 @click.argument("fingerprint")
 @db_option("SQLite database file (opened read-only), or a postgresql:// URL.")
 def verify(game_id: str, fingerprint: str, database: str) -> None:
-    """Prove GAME_ID's record against a FINGERPRINT noted earlier (the 12 hex digits the game
-    page shows; docs/tamper-evidence.md). The game is checked as kibitz check does first.
+    """Prove GAME_ID's record against a FINGERPRINT noted earlier (the 16 hex digits the game
+    page shows, or at least 12 of them; docs/tamper-evidence.md). The game is checked as
+    kibitz check does first.
 
     Exit status 0: the fingerprint matches the record as it stands now, or as it stood after
     an earlier event (the sentence says which); 1: it matches no moment of the record; 2: not
@@ -323,7 +338,7 @@ def verify(game_id: str, fingerprint: str, database: str) -> None:
     normal = chain.normal_fingerprint(fingerprint)
     if normal is None:
         click.echo(f"{fingerprint!r} is not a fingerprint: give the {chain.FINGERPRINT_LENGTH} hex digits "
-                   "(0-9, a-f) the game page shows.", err=True)
+                   f"(0-9, a-f) the game page shows (at least {chain.SHORTEST_FINGERPRINT} of them).", err=True)
         raise SystemExit(2)
     found = checking.verify(database, game_id, normal)
     if found.verdict is None:

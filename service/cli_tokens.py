@@ -23,7 +23,7 @@ from service import writes
 from service.cli_transfer import db_option, shown
 from service.storage import backend as store
 from service.storage import migrations, postgres
-from service.writer import GroupCommitter
+from service.writer import Writer
 
 DEFAULT_DB = "./kibitz.db"
 DEFAULT_PORT = 8000
@@ -88,7 +88,7 @@ def token(game_id: str, database: str, revoke: bool, url: str | None, port: int,
         row = store.get_game(db, game_id)
         if row is None:
             raise click.ClickException(f"There is no game {game_id!r} in {shown(database)}.")
-        issued = writes.issue_token(GroupCommitter(database, "FULL"), row["id"], revoke=revoke)
+        issued = writes.issue_token(Writer(database, "FULL"), row["id"], revoke=revoke)
     except (sqlite3.Error, psycopg.Error, store.StorageUnavailable) as err:
         fault = store.fault(err)
         if fault is None or fault.kind == "cannot_open":  # the driver's own words name the cause

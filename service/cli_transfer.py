@@ -23,7 +23,7 @@ from service import transfer, writes
 from service.problems import ApiError
 from service.storage import backend as store
 from service.storage import migrations, postgres
-from service.writer import GroupCommitter
+from service.writer import Writer
 
 DEFAULT_DB = "./kibitz.db"
 #: From this many files on, ``kibitz import`` shows a progress bar.
@@ -136,7 +136,7 @@ def import_games(files: tuple[str, ...], database: str) -> None:
     imported: list[tuple[str, str, str]] = []
     refused: list[tuple[str, str]] = []
     try:
-        committer = GroupCommitter(database, "FULL")
+        writer = Writer(database, "FULL")
         with click.progressbar(files, label="Importing", show_pos=True,
                                file=None if len(files) >= PROGRESS_FROM else io.StringIO()) as bar:
             for name in bar:
@@ -146,7 +146,7 @@ def import_games(files: tuple[str, ...], database: str) -> None:
                     refused.append((name, f"not a JSON file ({str(err).splitlines()[0][:120]})"))
                     continue
                 try:
-                    done = writes.import_game(committer, None, doc)
+                    done = writes.import_game(writer, None, doc)
                 except ApiError as err:
                     refused.append((name, _reason(err)))
                     continue

@@ -15,7 +15,7 @@ from service.cache import FoldCache, checked_events
 from service.db import get_db
 from service.problems import ApiError
 from service.storage import backend as store
-from service.writer import GroupCommitter
+from service.writer import Writer
 
 #: Largest number accepted in a path (a seq, hand or trick number); beyond it is 404.
 MAX_PATH_NUMBER = 2**62
@@ -49,10 +49,10 @@ def cache() -> FoldCache:
     return cached
 
 
-def writer() -> GroupCommitter:
-    """The app's group committer: every write of this process goes through its one thread."""
-    committer: GroupCommitter = current_app.extensions["kibitz_writer"]
-    return committer
+def writer() -> Writer:
+    """The app's writer: every write of this process goes through it (service/writer.py)."""
+    found: Writer = current_app.extensions["kibitz_writer"]
+    return found
 
 
 def current(row: dict[str, Any]) -> Folded:
@@ -104,10 +104,13 @@ def body(row: dict[str, Any], stream: streams.Stream, full: bool) -> dict[str, A
 
 
 def fingerprint_context(row: dict[str, Any], version: int, status: str) -> dict[str, Any]:
-    """What the pages' ``record_fingerprint.html`` shows: ``fingerprint`` (the first 12 hex
-    digits of the row's ``record_hash``), ``fingerprint_version`` (the event it is of),
-    ``fingerprint_status`` (the game's status) and ``fingerprint_game_id``."""
-    return {"fingerprint": chain.fingerprint(row.get("record_hash")), "fingerprint_version": version,
+    """What the pages' ``record_fingerprint.html`` shows: ``fingerprint`` (the first 16 hex
+    digits of the row's ``record_hash``), ``fingerprint_shown`` (the same in groups of four),
+    ``fingerprint_version`` (the event it is of), ``fingerprint_status`` (the game's status)
+    and ``fingerprint_game_id``."""
+    digits = chain.fingerprint(row.get("record_hash"))
+    return {"fingerprint": digits, "fingerprint_shown": chain.grouped(digits) if digits else None,
+            "fingerprint_version": version,
             "fingerprint_status": status, "fingerprint_game_id": row["id"]}
 
 

@@ -52,8 +52,10 @@ def refresh(db: Database, game: Mapping[str, Any], stream: streams.Stream) -> No
     """Replace the rows of ``game`` (a ``games`` row: ``id``, ``game``, ``created_at``,
     maybe ``forked_from_game``) with the ``results`` of the folded ``stream``
     (``engine.stream.results``: an abandoned game's rows are ``abandoned``, never a win or a
-    loss, and carry no score or stats)."""
-    if game.get("forked_from_game") or store.is_fork(db, game["id"]):
+    loss, and carry no score or stats). Reads nothing when ``game`` has its ``forked_from_game``
+    (a whole games row), so a move sends it with its append in one round trip."""
+    fork = bool(game["forked_from_game"]) if "forked_from_game" in game else store.is_fork(db, game["id"])
+    if fork:
         store.replace_player_results(db, game["id"], COLUMNS, [])
         return
     status = streams.status(stream)

@@ -169,7 +169,11 @@ def _token_invalid(token: str, game: Mapping[str, Any]) -> ApiError:
 def require_token(game: Mapping[str, Any]) -> None:
     """Check the write token of ``game`` (a row from ``service.games.load``): 401
     ``token_required`` without a bearer token, 403 ``token_invalid`` with a token that is
-    not one of this game's live tokens (a revoked one, another game's, the club key)."""
+    not one of this game's live tokens (a revoked one, another game's, the club key).
+
+    The game's id, version and live token hashes are left in the WSGI environ
+    (``kibitz.tokens``), where ``kibitz serve`` learns them (``service.gate.TokenGate``)."""
+    request.environ["kibitz.tokens"] = (game["id"], game["version"], tuple(game["token_hashes"]))
     token = _bearer()
     if token is None:
         raise ApiError(401, "token_required", "Recording needs this game's token: Authorization: Bearer <token>.",
@@ -235,9 +239,10 @@ def require_club_key() -> None:
 def check_if_match(version: int, header: str | None = None) -> None:
     """412 ``version_mismatch`` unless ``If-Match`` is absent, ``*`` or names ``version``.
 
-    Accepted spellings of a version: ``"7"``, ``7`` and ``W/"7"``; a list separated by
-    commas matches if any item does. ``header`` is the request's ``If-Match`` value (read
-    before the write is handed to the writer thread, which has no request).
+    Accepted spellings of a version: ``"7"`` and ``7``; a list separated by commas matches
+    if any item does. A weak tag (``W/"7"``) never matches (api.md; RFC 9110 §13.1.1: If-Match
+    compares strongly), nor does anything else. ``header`` is the request's ``If-Match`` value
+    (read before the write, ``service.writes.record``).
     """
     if header is None:
         return
@@ -245,9 +250,9 @@ def check_if_match(version: int, header: str | None = None) -> None:
         text = item.strip()
         if text == "*":
             return
-        if text.startswith(("W/", "w/")):
-            text = text[2:]
-        text = text.strip().strip('"').strip()
+        if text[:2] in ("W/", "w/"):
+            continue
+        text = text.strip('"').strip()
         if whole_number(text) == version:
             return
     raise ApiError(412, "version_mismatch",
@@ -268,6 +273,16 @@ def idempotency_key() -> str | None:
         raise ApiError(422, "validation_failed", "The Idempotency-Key header is not a usable key.",
                        errors={"Idempotency-Key": [f"Give 1 to {MAX_KEY_LENGTH} printable characters."]})
     return key
+
+
+def usable_idempotency_key() -> str | None:
+    """The ``Idempotency-Key`` header when it is a usable key (:func:`idempotency_key` would
+    return it), else None: the key a write looks up in its one read, before the checks that
+    come first in api.md's order (404, the token) decide whether its 422 is the answer."""
+    try:
+        return idempotency_key()
+    except ApiError:
+        return None
 
 
 def request_hash(endpoint: str, body: Any) -> str:

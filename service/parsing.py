@@ -93,6 +93,10 @@ def parse_correct(row: Mapping[str, Any], body: Any) -> Parsed:
     and must be a game action (never ``note``, ``adjust``, ``abandon``, ``undo``, ``redo``,
     ``correct``). Errors are kept, the action's under ``action.<field>``. The parsed action is
     ``{"type": "correct", "target", "action": {"type", **fields}, "reason"?}``.
+
+    The action is read exactly as ``POST …/events`` reads it, its optional ``at`` included (a
+    time that is not one is a 422 ``action.at``). The correction stores one client time, its
+    own: the body's ``at``, else the action's (docs/decisions.md).
     """
     if not isinstance(body, dict):
         return Parsed(None, None, {"_schema": ["The body must be a JSON object."]})
@@ -105,13 +109,13 @@ def parse_correct(row: Mapping[str, Any], body: Any) -> Parsed:
         return Parsed(None, None, {"action.type": [
             "A correction puts a game action in place of another: give a game action (a play, a deal, a knock …), "
             "not a bookkeeping one."]})
-    inner.pop("at", None)  # the time of a correction is the correction's own
-    parsed = parse_action(row, inner)
+    parsed = parse_action(row, inner)  # exactly as for POST …/events, its ``at`` included
     if parsed.errors is not None or parsed.action is None:
         return Parsed(None, None, {f"action.{k}" if k != "_schema" else "action": v
                                    for k, v in (parsed.errors or {}).items()})
     at = loaded.pop("at", None)
-    return Parsed({"type": streams.CORRECT, **loaded, "action": parsed.action}, at, None)
+    return Parsed({"type": streams.CORRECT, **loaded, "action": parsed.action},
+                  at if at is not None else parsed.at, None)
 
 
 def game_created(rules: GameRules, loaded: Mapping[str, Any], options: dict[str, Any],

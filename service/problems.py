@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, json, render_template, request
 from marshmallow import ValidationError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
 from schemas.games import flatten
 from service import db
@@ -23,6 +23,10 @@ PROBLEM_TYPE = "urn:kibitz:problem:"
 PROBLEM_JSON = "application/problem+json"
 #: The ``detail`` of every 413 ``payload_too_large``.
 TOO_LARGE = "The request body is larger than 1 MiB."
+
+#: The ``detail`` of every 400 ``host_not_allowed`` (a ``Host`` that is not one of this server's names).
+HOST_NOT_ALLOWED = ("This server does not answer to that host name: open it under the address kibitz serve printed "
+                    "(or this computer's own name), or start it with --allowed-host NAME for another name.")
 
 #: Codes for the HTTP errors Werkzeug raises itself (routing, method, size …).
 HTTP_CODES = {
@@ -109,6 +113,10 @@ def register(app: Flask) -> None:
         # parameters, every other method's the request body
         detail = "The query parameters are not valid." if request.method == "GET" else "The request body is not valid."
         return problem(422, "validation_failed", detail, errors=flatten(err.messages))
+
+    @app.errorhandler(SecurityError)
+    def _host(err: SecurityError) -> Response:
+        return problem(400, "host_not_allowed", HOST_NOT_ALLOWED)
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> Response:

@@ -162,8 +162,9 @@ def moment(row: dict[str, Any], past: streams.Stream, what: str) -> None:
 
     Raises :class:`ApiError` 401 ``token_required`` in an open game when that moment shows a
     hand as over that an undo has put back in play, or a card that is back in a player's hand
-    now (an undone or corrected-away play, show, swap … in force at that moment,
-    ``replays.secrecy.shows_hidden``). A table game's moments are never refused.
+    now (an undone or corrected-away play, show, swap … in force at that moment, as that
+    moment shows it: ``replays.secrecy.shown``; a moment after a correction shows the
+    replacement, not the card first recorded). A table game's moments are never refused.
     """
     if row["visibility"] != "open":
         return
@@ -175,7 +176,7 @@ def moment(row: dict[str, Any], past: streams.Stream, what: str) -> None:
                        f"{what} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
                        "put back in play: only the scorekeeper (this game's token) may read it.",
                        version=row["version"], headers=_WWW)
-    shown = seen.shows_hidden(streams.effective_seqs(past), hidden_seqs(row, folded))
+    shown = seen.shows_hidden(seen.shown(past), hidden_seqs(row, folded))
     if shown is not None:
         raise ApiError(401, "token_required",
                        f"{what} shows the card of event {shown}, which is back in the player's hand "

@@ -46,6 +46,10 @@ from service.problems import ApiError
 from service.storage import backend as store
 
 UTC_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+#: A client's time as Kibitz wrote a year below 1000 before times kept four-digit years
+#: (``strftime("%Y")``: ``1-01-01T00:00:00.000Z``); stored records keep it (the hash chain
+#: covers it), so their exports import with it unchanged.
+SHORT_YEAR = re.compile(r"^(\d{1,3})(-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)$")
 
 
 def load_game(db: Database, game_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], replay.Folded] | None:
@@ -152,10 +156,20 @@ def _utc_time(value: Any) -> bool:
     return True
 
 
+def _four_digit_year(value: Any) -> str | None:
+    """``value`` with its year written in four digits when it is a client time as an older
+    Kibitz wrote it with a year below 1000 (:data:`SHORT_YEAR`), else None."""
+    found = SHORT_YEAR.match(value) if isinstance(value, str) else None
+    return f"{int(found.group(1)):04d}{found.group(2)}" if found else None
+
+
 def _client_time(value: Any) -> str | None:
-    """The ``at`` of ``game_created`` checked like any action's (``UtcDateTime``), or None."""
+    """The ``at`` of ``game_created`` checked like any action's (``UtcDateTime``), or None
+    (a short year as an older Kibitz wrote it is kept as exported: :data:`SHORT_YEAR`)."""
     if value is None:
         return None
+    if _four_digit_year(value) is not None:
+        return str(value)
     try:
         at: str = UtcDateTime().deserialize(value)
     except ValidationError as err:
@@ -259,8 +273,9 @@ def rebuild(doc: Any) -> tuple[list[dict[str, Any]], replay.Folded]:
     for event in events[1:]:
         seq, kind = event["seq"], event["type"]
         body = {**event["data"], "type": kind}
+        short_year = _four_digit_year(event.get("at"))
         if event.get("at") is not None:
-            body["at"] = event["at"]
+            body["at"] = short_year or event["at"]
         if kind in (streams.UNDO, streams.REDO):
             body.pop("type")
             parsed = parse_reason(kind, body)
@@ -282,7 +297,7 @@ def rebuild(doc: Any) -> tuple[list[dict[str, Any]], replay.Folded]:
             raise refused(seq, err.code, err.message) from err
         data = {k: v for k, v in action.items() if k != "type"}
         stored.append({"seq": seq, "type": kind, "data": data, "recorded_at": event["recorded_at"],
-                       "at": parsed.at if current else event.get("at")})
+                       "at": parsed.at if current and short_year is None else event.get("at")})
         if keep:
             previous = _follows(stored[-1], event, previous)
     return stored, folded

@@ -1,107 +1,184 @@
-"""Group commit: one writer thread per process appends the moves of many requests at once.
+"""Every write of the process, each committed in the thread that asked for it.
 
-With ``synchronous=FULL`` a 201 means the event is on disk, so every ``COMMIT`` waits for
-an ``fsync``. Committing each move on its own caps a server at one move per ``fsync``
-however many tablets are recording. Here request threads hand their write to the writer
-thread, which runs every write waiting at that moment inside one ``BEGIN IMMEDIATE``
-transaction, each in its own ``SAVEPOINT`` (a refused write rolls back only itself), then
-commits once and answers them all. Each write still sees the ones before it in the same
-batch (same connection), so versions, ``If-Match`` and idempotency keys behave exactly as
-with one transaction per write; and ``BEGIN IMMEDIATE`` still serialises writers across
-processes.
+A write is one transaction on a connection of the writer's own, begun, run and committed by
+the request's thread (or the command's): no hand-off to another thread and back
+(docs/architecture.md, "A write, end to end"). :meth:`Writer.move` is a move's walk, one read
+and one append (``store.begin_move``, then the append and the ``COMMIT`` sent together:
+``store.pipeline``); :meth:`Writer.run` any other write (a new game, a fork, an import, a
+token), whose job writes what it likes.
 
-Each job names the games it writes (``run(job, games=...)``), and the batch's transaction
-locks those of all its jobs (``store.begin_write(db, games=...)``): on PostgreSQL only those
-games' writers in other processes wait for it, not the whole database's; a job that names
-none locks the whole database, as SQLite's ``BEGIN IMMEDIATE`` always does.
+Who goes first:
 
-A held game never holds up the others (PostgreSQL): the writer takes the games' locks
-without waiting (``store.try_begin_write``); a job whose game's lock another transaction
-holds (a writer on another machine, a slow transaction), or whose game has jobs set aside
-already, is set aside to a waiting thread (at most :data:`MAX_WAITERS`, each on its own
-connection), which waits for that game's lock (trying it again and again, holding no lock
-in between, up to the lock timeout, then a ``busy`` 503 for those jobs alone) and commits
-the game's jobs in the order they came; the batch commits every other game's jobs at once.
-On SQLite nothing is ever set aside.
+- **SQLite**: one write at a time in the process, in the order they asked (a queue of
+  turns, so no write waits on SQLite's busy handler, which sleeps and retries, behind
+  another of the same process), then ``BEGIN IMMEDIATE`` across processes. One connection
+  serves them all (kept in a pool, so there is one while writes are one at a time).
+- **PostgreSQL**: each game takes its turns (in the process, in the order asked), then its
+  advisory lock across processes (``store.begin_move``, ``store.try_begin_write``): writes
+  of other games go on meanwhile, each on a connection of the pool, so a game whose lock
+  another process holds delays its own writes alone. A write whose turn does not come within
+  the lock timeout, or that then waits for the lock as long, is a ``busy`` fault (503) for
+  that write alone.
 
-Checkpoints of the write-ahead log are kept off the write path: the writer's connection
-does not checkpoint automatically (SQLite would do it inside the commit that crosses its
-threshold, stalling that batch); instead a second thread runs a ``PASSIVE`` checkpoint on
-its own connection every :data:`CHECKPOINT_EVERY` commits, while writers go on appending.
+A storage fault (disk full, read-only, I/O error, a lock held past the timeout, a lost
+PostgreSQL connection: ``store.fault``) rolls the write back (nothing of it is stored) and
+raises ``store.StorageUnavailable`` (503); its connection is dropped, so the next write opens
+a new one (a connection SQLite opened read-only would stay read-only after the file became
+writable again; one a PostgreSQL server ended stays closed). A connection found lost when its
+transaction begins (the server restarted while it lay idle) is replaced and the write begun
+again on the new one, since nothing of it has run.
 
-The threads start on the first write and stop after :data:`IDLE_SECONDS` without any.
-
-A storage fault anywhere in a batch (disk full, read-only, I/O error, a lock held past the
-busy timeout: ``store.fault``; on PostgreSQL a busy game's lock is waited for only by its
-own set-aside jobs) rolls the whole transaction back, so none of the batch's
-events, idempotency records or projection rows is stored, and every write of the batch
-fails with ``store.StorageUnavailable`` (503); except on PostgreSQL a lock one job waited
-for past the lock timeout (``busy``), which rolls back that job's savepoint alone. The
-writer then drops its connection and opens a new one for the next batch: a connection SQLite
-opened read-only (because the file was read-only then) would stay read-only after the file
-became writable again, and one a PostgreSQL server ended (it stopped or restarted) stays
-closed. While the database cannot be reached each batch fails at once with a 503 (opening
-the connection fails), and the first batch after it is back commits. Nothing stops the
-writer thread for good: should it ever fail, every write of its batch is answered with the
-error and a new thread takes over the queued ones.
+The write-ahead log (SQLite) is checkpointed off the write path: the writer's connections
+never checkpoint inside a commit (``store.manual_checkpoints``), and every
+:data:`CHECKPOINT_EVERY` commits a thread of its own runs a passive checkpoint on its own
+connection while writers go on appending (it stops after :data:`IDLE_SECONDS` without one).
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
-import logging
-import queue
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
 from service.storage import backend as store
+from service.storage import postgres, sqlite
 
 T = TypeVar("T")
-Job = Callable[[Database], Any]
-#: What a queued write is: the job, the games it writes (None: the whole database), its answer.
-Queued = tuple[Job, frozenset[str] | None, Future[Any]]
-
-_log = logging.getLogger(__name__)
+#: What a write's body returns after it decided: its result, and what to do with the
+#: transaction: None rolls it back (nothing written), :data:`COMMIT` commits what the body
+#: wrote, a callable appends (sent with the commit in one pipeline).
+Finish = Callable[[Database], None] | None
 
 IDLE_SECONDS = 5.0
-MAX_BATCH = 128
 #: Commits between two checkpoints of the write-ahead log (SQLite's own default is about
 #: every 1,000 pages, i.e. a few hundred moves, run inside the commit that crosses it).
 CHECKPOINT_EVERY = 200
-#: Threads (each with its own connection) waiting for games whose locks are busy (PostgreSQL).
-MAX_WAITERS = 4
 
 
-class _Waiter:
-    """A thread's queue of set-aside jobs, and how many of them write each game."""
+def COMMIT(db: Database) -> None:  # noqa: N802 - a marker, named as one
+    """A body's :data:`Finish` that commits what it wrote, with nothing more to send."""
+
+
+class _Turns:
+    """Turns per key, within the process, taken in the order asked (first come, first served)."""
 
     def __init__(self) -> None:
-        self.jobs: list[Queued] = []
-        self.games: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._queues: dict[str, deque[threading.Event]] = {}  # the first of each queue holds its key
+
+    def take(self, keys: Iterable[str], deadline: float) -> list[str]:
+        """Wait for the turn of every key (in sorted order, so two writes never wait for each
+        other) until ``deadline`` (``time.monotonic()``); returns the keys taken. Raises
+        ``TimeoutError`` (holding none of them) when a turn does not come in time."""
+        taken: list[str] = []
+        try:
+            for key in sorted(set(keys)):
+                self._take(key, deadline)
+                taken.append(key)
+        except BaseException:
+            self.give(taken)
+            raise
+        return taken
+
+    def _take(self, key: str, deadline: float) -> None:
+        turn = threading.Event()
+        with self._lock:
+            queue = self._queues.setdefault(key, deque())
+            queue.append(turn)
+            if len(queue) == 1:
+                return
+        if turn.wait(max(0.0, deadline - time.monotonic())):
+            return
+        with self._lock:
+            if turn.is_set():  # given at the last moment
+                return
+            queue.remove(turn)
+        raise TimeoutError(f"the turn of {key} did not come in time")
+
+    def give(self, keys: Iterable[str]) -> None:
+        """Give the turns of ``keys`` (taken by :meth:`take`) to whoever asked next."""
+        with self._lock:
+            for key in keys:
+                queue = self._queues[key]
+                queue.popleft()
+                if queue:
+                    queue[0].set()
+                else:
+                    del self._queues[key]
 
 
-class GroupCommitter:
-    """Runs write jobs on one connection, many per transaction, committing once per batch."""
+class _Checkpoints:
+    """Passive checkpoints of the write-ahead log, every :data:`CHECKPOINT_EVERY` commits, in a
+    thread of their own (started when one is due, stopped after :data:`IDLE_SECONDS` idle)."""
+
+    def __init__(self, connect: Callable[[], Database]) -> None:
+        self._connect = connect
+        self._lock = threading.Lock()
+        self._commits = 0
+        self._due = threading.Event()
+        self._running = False
+
+    def committed(self) -> None:
+        """Count a commit; ask for a checkpoint every :data:`CHECKPOINT_EVERY` of them."""
+        with self._lock:
+            self._commits += 1
+            if self._commits < CHECKPOINT_EVERY:
+                return
+            self._commits = 0
+            self._due.set()
+            if not self._running:
+                self._running = True
+                threading.Thread(target=self._serve, name="kibitz-checkpoint", daemon=True).start()
+
+    def _serve(self) -> None:
+        db: Database | None = None
+        try:
+            while True:
+                if not self._due.wait(IDLE_SECONDS):
+                    with self._lock:
+                        if not self._due.is_set():
+                            self._running = False
+                            return
+                    continue
+                self._due.clear()
+                try:
+                    db = db or self._connect()
+                    store.checkpoint_passive(db)
+                except Exception:  # noqa: BLE001 - a busy or failed checkpoint is tried again next time
+                    if db is not None:
+                        with contextlib.suppress(Exception):
+                            db.close()
+                    db = None
+        finally:
+            if db is not None:
+                with contextlib.suppress(Exception):
+                    db.close()
+
+
+class Writer:
+    """Runs each write in the calling thread, in a transaction of its own (module docstring)."""
 
     def __init__(self, database: str, synchronous: str, *, busy_timeout_ms: int | None = None,
                  max_page_count: int | None = None, on_commit: Callable[[], None] | None = None) -> None:
-        """``on_commit`` (if given) is called after each commit, before any write of the batch
-        is answered (``service.boards.BoardAnswers.committed``)."""
+        """``on_commit`` (if given) is called after each commit, before the write returns
+        (``service.boards.BoardAnswers.committed``). ``busy_timeout_ms`` bounds how long a
+        write waits for its turn and its lock (the backend's own default when None)."""
         self._database = database
-        self._on_commit = on_commit
         self._synchronous = synchronous
+        self._on_commit = on_commit
         self._options: dict[str, Any] = {"busy_timeout_ms": busy_timeout_ms, "max_page_count": max_page_count}
-        self._jobs: queue.Queue[Queued] = queue.Queue()
-        self._lock = threading.Lock()
-        self._running = False
-        self._aside_lock = threading.Lock()
-        self._waiters: list[_Waiter] = []
-        self._waiting_for: dict[str, _Waiter] = {}  # a game with jobs set aside: its waiter
+        self._postgres = store.is_postgres(database)
+        default = postgres.LOCK_TIMEOUT_MS if self._postgres else sqlite.BUSY_TIMEOUT_MS
+        self._timeout = (default if busy_timeout_ms is None else busy_timeout_ms) / 1000
+        self._turns = _Turns()
+        self._idle: list[Database] = []
+        self._idle_lock = threading.Lock()
+        self._checkpoints = None if self._postgres else _Checkpoints(self._open)
 
     def run(self, job: Callable[[Database], T], *, games: Iterable[str] | None = None) -> T:
         """Run ``job(db)`` inside a write transaction and return its result once committed.
@@ -110,230 +187,130 @@ class GroupCommitter:
         import names the game it was exported from), whose write locks the transaction
         holds (``store.begin_write``); None locks the whole database.
 
-        An exception raised by ``job`` rolls back what ``job`` wrote (and nothing else) and
-        is raised here. A storage fault in the batch (``store.fault``), or an error
-        committing it, stores nothing of the batch and raises ``store.StorageUnavailable``
-        (or the commit's error) for every job in it; on PostgreSQL a game whose lock stays
-        busy past the lock timeout (or a lock a job waits for that long) raises
-        ``store.StorageUnavailable`` (``busy``) for that game's jobs (that job) alone.
+        An exception raised by ``job`` rolls back what it wrote and is raised here. A storage
+        fault, or a lock not had within the timeout, stores nothing and raises
+        ``store.StorageUnavailable``; an error committing raises that error.
         """
-        future: Future[T] = Future()
-        self._jobs.put((job, None if games is None else frozenset(games), future))
-        with self._lock:
-            if not self._running:
-                self._running = True
-                self._start()
-        return future.result()
+        named = None if games is None else tuple(games)
 
-    def _start(self) -> None:
-        """Start the writer thread (``_running`` is already True, under ``_lock``)."""
-        threading.Thread(target=self._serve_until_stopped, name="kibitz-writer", daemon=True).start()
+        def begin(db: Database, deadline: float) -> None:
+            if named is not None and self._postgres:
+                store.try_begin_write(db, named, patient=True, deadline=deadline)
+            else:
+                store.begin_write(db, games=named)
 
-    def _serve_until_stopped(self) -> None:
-        """:meth:`_serve`; should it ever fail (a bug: storage faults are answered as such), a
-        new writer takes over the writes still queued, so none waits for ever."""
+        def body(db: Database, _begun: None) -> tuple[T, Finish]:
+            return job(db), COMMIT
+
+        return self._write(named, begin, body)
+
+    def move(self, game_id: str, key: str | None,
+             decide: Callable[[Database, store.Moment | None], tuple[T, Finish]]) -> T:
+        """A move of game ``game_id``: ``store.begin_move`` opens its transaction with the
+        game's lock and reads everything it needs in one round trip (``key``'s idempotency
+        record included; None when there is no such game), ``decide(db, moment)`` decides
+        and returns its result with what to do (:data:`Finish`: None stores nothing, a
+        callable appends), and the append goes with the ``COMMIT`` in one round trip.
+        Returns the result once committed; raises what ``decide`` raises (nothing stored),
+        ``store.StorageUnavailable`` as :meth:`run`."""
+
+        def begin(db: Database, deadline: float) -> store.Moment | None:
+            return store.begin_move(db, game_id, key, deadline=deadline)
+
+        return self._write((game_id,), begin, decide, reads=True)
+
+    def _write(self, games: tuple[str, ...] | None, begin: Callable[[Database, float], Any],
+               body: Callable[[Database, Any], tuple[T, Finish]], *, reads: bool = False) -> T:
+        # SQLite: one writer holds the file; PostgreSQL: each game its own, a write of the whole database alone
+        keys = games if self._postgres and games is not None else ("*",)
         try:
-            self._serve()
-        except BaseException:  # noqa: BLE001 - logged; the batch was answered with it
-            _log.exception("the writer failed; the next write starts another")
-            with self._lock:
-                if self._jobs.empty():
-                    self._running = False
-                else:
-                    self._start()
-
-    def _connect(self) -> Any:
-        return store.connect(self._database, self._synchronous, **self._options)
-
-    def _serve(self) -> None:
-        db: Database | None = None
-        due, done = threading.Event(), threading.Event()
-        threading.Thread(target=self._checkpoint, args=(due, done), name="kibitz-checkpoint", daemon=True).start()
-        commits = 0
-        try:
-            while True:
-                try:
-                    first = self._jobs.get(timeout=IDLE_SECONDS)
-                except queue.Empty:
-                    with self._lock:
-                        if self._jobs.empty():
-                            self._running = False
-                            return
-                    continue
-                batch = [first]
-                while len(batch) < MAX_BATCH:
-                    try:
-                        batch.append(self._jobs.get_nowait())
-                    except queue.Empty:
-                        break
-                try:
-                    db = self._commit(db, batch, aside=True)
-                except BaseException as err:  # answer every write of the batch, then stop
-                    for _job, _games, future in batch:
-                        if not future.done():
-                            future.set_exception(err)
-                    raise
-                commits += 1
-                if commits >= CHECKPOINT_EVERY:
-                    commits = 0
-                    due.set()
+            taken = self._turns.take(keys, time.monotonic() + self._timeout)
+        except TimeoutError as err:
+            raise self._busy() from err
+        try:  # the lock across processes is waited for as long again, from the turn (as one waiting for it alone would)
+            return self._transaction(begin, body, time.monotonic() + self._timeout, reads=reads)
         finally:
-            done.set()
-            due.set()
-            if db is not None:
-                with contextlib.suppress(Exception):
-                    db.close()
+            self._turns.give(taken)
 
-    def _checkpoint(self, due: threading.Event, done: threading.Event) -> None:
-        """Copy the write-ahead log into the database whenever the writer asks, until it stops."""
-        db: Database | None = None
+    def _busy(self) -> store.StorageUnavailable:
+        """The ``busy`` fault of a write that did not get its turn in time."""
+        details = postgres.FAULT_DETAILS if self._postgres else sqlite.FAULT_DETAILS
+        detail, retry_after = details["busy"]
+        return store.StorageUnavailable("busy", detail, retry_after, "busy")
+
+    def _transaction(self, begin: Callable[[Database, float], Any], body: Callable[[Database, Any], tuple[T, Finish]],
+                     deadline: float, *, reads: bool = False) -> T:
+        """Begin, run ``body``, end: a body that only ``reads`` before it decides (a move's)
+        ends a transaction it wrote nothing in with ``COMMIT``, as it does when it decides to
+        store nothing (the same as a ``ROLLBACK`` there, and psycopg keeps its prepared
+        statements, which it forgets, one more round trip, after a ``ROLLBACK``)."""
+        db = self._borrow()
+        written = False
         try:
-            while True:
-                due.wait()
-                due.clear()
-                if done.is_set():
-                    return
-                try:
-                    db = db or self._connect()
-                    store.checkpoint_passive(db)
-                except Exception:  # noqa: BLE001 - a busy or failed checkpoint is retried next time
-                    if db is not None:
-                        db.close()
-                    db = None
-        finally:
-            if db is not None:
-                db.close()
-
-    def _set_aside(self, queued: Queued) -> None:
-        """Hand ``queued`` (a job naming its games) to the waiter of its games (a new one,
-        or the least busy when :data:`MAX_WAITERS` run), behind that game's jobs set aside."""
-        games = queued[1] or frozenset()
-        with self._aside_lock:
-            waiter = next((self._waiting_for[game] for game in sorted(games) if game in self._waiting_for), None)
-            if waiter is None and len(self._waiters) >= MAX_WAITERS:
-                waiter = min(self._waiters, key=lambda each: len(each.jobs))
-            if waiter is None:
-                waiter = _Waiter()
-                self._waiters.append(waiter)
-                threading.Thread(target=self._wait, args=(waiter,), name="kibitz-writer-waiting", daemon=True).start()
-            waiter.jobs.append(queued)
-            for game in games:
-                waiter.games[game] = waiter.games.get(game, 0) + 1
-                self._waiting_for[game] = waiter
-
-    def _wait(self, waiter: _Waiter) -> None:
-        """Commit ``waiter``'s jobs, those waiting at once together, each transaction waiting for
-        its games' locks; stop (closing its connection) when it has none left."""
-        db: Database | None = None
-        try:
-            while True:
-                with self._aside_lock:
-                    if not waiter.jobs:
-                        self._waiters.remove(waiter)
-                        return
-                    batch, waiter.jobs = waiter.jobs[:MAX_BATCH], waiter.jobs[MAX_BATCH:]
-                db = self._commit(db, batch)
-                with self._aside_lock:  # once answered, later jobs of these games go the usual way
-                    for game in itertools.chain.from_iterable(games or () for _job, games, _future in batch):
-                        waiter.games[game] -= 1
-                        if not waiter.games[game]:
-                            del waiter.games[game]
-                            if self._waiting_for.get(game) is waiter:
-                                del self._waiting_for[game]
-        finally:
-            if db is not None:
-                db.close()
-
-    def _begin(self, db: Database, batch: list[Queued], locked: frozenset[str] | None, *,
-               aside: bool) -> list[Queued]:
-        """Open ``batch``'s write transaction on ``db`` holding the locks of ``locked`` (its games;
-        None: the whole database). With ``aside`` (the writer's own batches) a job of a game whose
-        lock is busy, or whose game has jobs set aside, is set aside (:meth:`_set_aside`) and left
-        out of the returned batch; a waiter's batch tries its games' locks until the lock timeout."""
-        if aside and locked is not None:
-            with self._aside_lock:
-                pending = set(locked & self._waiting_for.keys())
-            pending |= store.try_begin_write(db, locked - pending)
-            if not pending:
-                return batch
-            kept = []
-            for queued in batch:
-                if queued[1] and queued[1] & pending:
-                    pending |= queued[1]  # later jobs of its games follow it
-                    self._set_aside(queued)
-                else:
-                    kept.append(queued)
-            return kept
-        if locked is not None:
-            store.try_begin_write(db, locked, patient=True)
-        else:
-            store.begin_write(db, games=None)
-        return batch
-
-    def _commit(self, db: Database | None, batch: list[Queued], *, aside: bool = False) -> Database | None:
-        """Run ``batch`` in one transaction on ``db`` (opened if None); answer every future.
-
-        With ``aside`` (the writer's own batches), a job writing a game whose lock is busy, or
-        whose game has jobs set aside, is set aside (:meth:`_set_aside`) instead of waited for.
-        Returns the connection to use for the next batch: None after a storage fault (the
-        next batch opens a fresh one)."""
-        outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
-        try:
-            if db is None:
-                db = self._connect()
-                store.manual_checkpoints(db)
-            named = [games for _job, games, _future in batch]
-            locked = None if any(games is None for games in named) else frozenset(
-                game for games in named if games is not None for game in games)
             try:
-                batch = self._begin(db, batch, locked, aside=aside)
+                begun = begin(db, deadline)
             except Exception:
                 if not store.is_lost(db):
                     raise
-                # ended by its server while idle (PostgreSQL restarted): nothing of the batch
-                # has run yet (none of it set aside), so it is tried once more on a new connection
-                with contextlib.suppress(Exception):
-                    db.close()
-                db = None
-                db = self._connect()
-                store.manual_checkpoints(db)
-                batch = self._begin(db, batch, locked, aside=aside)
-            for job, _games, future in batch:
-                store.savepoint(db, "job")
-                try:
-                    result = job(db)
-                except BaseException as err:  # noqa: BLE001 - handed to the waiting request
-                    unavailable = store.fault(err)
-                    if unavailable is not None and not (unavailable.kind == "busy" and store.is_postgres(db)):
-                        raise  # the storage failed, not this write: the whole batch is abandoned
-                    # a lock this write waited for too long (PostgreSQL): this write's 503 alone
-                    store.rollback_to(db, "job")
-                    outcomes.append((future, None, unavailable or err))
-                else:
-                    store.release(db, "job")
-                    outcomes.append((future, result, None))
-            store.commit(db)
+                # ended by its server while idle (PostgreSQL restarted): nothing has run yet,
+                # so the write begins once more on a new connection
+                self._close(db)
+                db = self._open()
+                begun = begin(db, deadline)
+            try:
+                result, finish = body(db, begun)
+            except Exception as err:
+                if reads and store.fault(err) is None and not store.is_lost(db):
+                    with contextlib.suppress(Exception):  # else rolled back below
+                        store.commit(db)  # nothing was written: ended as a ROLLBACK would, prepared statements kept
+                raise
+            written = finish is not None
+            if finish is None:
+                store.commit(db)
+            else:
+                with store.pipeline(db):
+                    finish(db)
+                    store.commit(db)
+        except BaseException as err:
+            unavailable = store.fault(err)
+            with contextlib.suppress(Exception):  # a lost connection's rollback never raises; nothing else may mask err
+                store.rollback(db)
+            if unavailable is not None or store.is_lost(db):
+                self._close(db)
+            else:
+                self._give_back(db)
+            if unavailable is not None and unavailable is not err:
+                raise unavailable from err
+            raise
+        self._give_back(db)
+        if written:
+            if self._checkpoints is not None:
+                self._checkpoints.committed()
             if self._on_commit is not None:
                 self._on_commit()
-        except Exception as err:  # noqa: BLE001 - nothing of the batch is stored; each request is told
-            unavailable = store.fault(err)
-            if db is not None:
-                # SQLite may have rolled back already, or the connection is unusable: dropped below
-                # (a lost one's rollback never raises; nothing else may leave a request unanswered)
-                with contextlib.suppress(Exception):
-                    store.rollback(db)
-                if unavailable is not None or store.is_lost(db):
-                    with contextlib.suppress(Exception):
-                        db.close()
-                    db = None
-            failure: BaseException = unavailable or err
-            done = {id(future): own for future, _result, own in outcomes if own is not None}
-            for _job, _games, future in batch:
-                future.set_exception(done.get(id(future)) or failure)
-            return db
-        for future, result, own in outcomes:
-            if own is None:
-                future.set_result(result)
-            else:
-                future.set_exception(own)
+        return result
+
+    def _open(self) -> Database:
+        """A new connection of the writer's (never checkpointing inside a commit)."""
+        db: Database = store.connect(self._database, self._synchronous, **self._options)
+        try:
+            store.manual_checkpoints(db)
+        except BaseException:
+            db.close()
+            raise
         return db
+
+    def _borrow(self) -> Database:
+        with self._idle_lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._open()
+
+    def _give_back(self, db: Database) -> None:
+        with self._idle_lock:
+            self._idle.append(db)
+
+    @staticmethod
+    def _close(db: Database) -> None:
+        with contextlib.suppress(Exception):
+            db.close()

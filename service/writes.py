@@ -1,17 +1,16 @@
-"""Every write of the service, one plain function each, all through the one writer.
+"""Every write of the service, one plain function each, all through the process's writer.
 
 ``create`` (``POST /games``), ``record`` (``POST …/events``, ``/undo``, ``/redo``: every
 event, ``abandon`` included), ``fork`` (``POST …/fork``), ``import_game``
 (``POST /games/import``, ``kibitz import``) and ``issue_token`` (``kibitz token``) take
-parsed input (``service.parsing``) and return the result. Each runs its storing part as one
-job of the process's group committer (``service.writer.GroupCommitter``): one write
-transaction shared with the other writes waiting at that moment, this write in its own
-``SAVEPOINT``, naming the games it writes (``BEGIN IMMEDIATE`` holds a SQLite file whole;
-on PostgreSQL the transaction locks those games alone). The views, pages and CLI only
-translate their input into these calls and the results back.
+parsed input (``service.parsing``) and return the result. Each stores in one transaction of
+its own through ``service.writer.Writer``, committed in the calling thread, naming the games
+it writes (``BEGIN IMMEDIATE`` holds a SQLite file whole; on PostgreSQL the transaction locks
+those games alone). ``record`` is one read and one append (``Writer.move``). The views,
+pages and CLI only translate their input into these calls and the results back.
 
 Errors: ``service.problems.ApiError`` (422/412/409 …; nothing of the write is stored),
-``service.storage.sqlite.StorageUnavailable`` (503: nothing of the batch is stored).
+``service.storage.sqlite.StorageUnavailable`` (503: nothing of the write is stored).
 """
 
 from __future__ import annotations
@@ -26,14 +25,14 @@ from sqlite_utils import Database
 import engine
 from engine import stream as streams
 from engine.core import OptionError, RulesError
-from replays import audit, replay
+from replays import audit, chain, replay
 from schemas.common import utc_text
 from service import forks, history, http, transfer
 from service.cache import FoldCache, checked_events
 from service.parsing import Parsed, invalid, option_field
 from service.problems import ApiError
 from service.storage import backend as store
-from service.writer import GroupCommitter
+from service.writer import Writer
 
 
 @dataclass(frozen=True)
@@ -48,11 +47,18 @@ class NewGame:
 
 @dataclass(frozen=True)
 class Recorded:
-    """An event's answer: HTTP ``status`` (201, or the stored one of a retried key) and
-    ``body`` (``{seq, version, event, state, irregularities, target?}``)."""
+    """An event's answer: HTTP ``status`` (201, or the stored one of a retried key), ``body``
+    (``{seq, version, event, state, irregularities, target?}``) and the game's ``version``
+    the answer stands for (its ``ETag``)."""
 
     status: int
     body: dict[str, Any]
+    version: int
+
+
+#: What a request's own checks (``record``'s ``admit``) give: its ``Idempotency-Key`` (None for
+#: none) and whether it is a dry run.
+Admitted = tuple[str | None, bool]
 
 
 @dataclass(frozen=True)
@@ -90,17 +96,17 @@ def _row(db: Database, game_id: str) -> dict[str, Any]:
     return row
 
 
-def _run_new_game(committer: GroupCommitter, cache: FoldCache | None, write: Callable[[Database], dict[str, Any]],
+def _run_new_game(writer: Writer, cache: FoldCache | None, write: Callable[[Database], dict[str, Any]],
                   game_id: str, token: str, folded: replay.Folded, *, also: tuple[str, ...] = ()) -> NewGame:
-    """Run a new game's ``write`` as one job of the group committer (locking the new game,
+    """Run a new game's ``write`` through the writer (locking the new game,
     and ``also``), then cache its fold: the end that create, fork and import share."""
-    row = committer.run(write, games=(game_id, *also))
+    row = writer.run(write, games=(game_id, *also))
     if cache is not None:
         cache.put(game_id, folded, row.get("record_hash"))
     return NewGame(game_id, token, row, folded)
 
 
-def create(committer: GroupCommitter, cache: FoldCache | None, created: dict[str, Any]) -> NewGame:
+def create(writer: Writer, cache: FoldCache | None, created: dict[str, Any]) -> NewGame:
     """Store a new game from its ``game_created`` data (``service.parsing.created_data``).
 
     Raises ``ApiError`` 422 ``validation_failed`` when the rules refuse the set-up.
@@ -119,48 +125,64 @@ def create(committer: GroupCommitter, cache: FoldCache | None, created: dict[str
         history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
         return _row(db, game_id)
 
-    return _run_new_game(committer, cache, write, game_id, token, folded)
+    return _run_new_game(writer, cache, write, game_id, token, folded)
 
 
-def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], parsed: Parsed, *,
-           key: str | None = None, fingerprint: str = "", if_match: str | None = None,
-           dry_run: bool = False) -> Recorded:
-    """Store ``parsed.action`` as the next event of game ``row`` (any action, ``undo``,
-    ``redo``, ``note``, ``abandon``, ``correct``…), answered once committed.
+def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapping[str, Any]], Parsed], *,
+           admit: Callable[[Mapping[str, Any]], Admitted], lookup: str | None = None,
+           fingerprint: str = "", if_match: str | None = None) -> Recorded:
+    """Store the action ``parse(row)`` gives (any action, ``undo``, ``redo``, ``note``,
+    ``abandon``, ``correct``…) as the next event of game ``game_id``, answered once committed:
+    one read and one append (``Writer.move``: the games row with its live tokens, the head of
+    its log and the idempotency record, read under the game's write lock in one round trip;
+    the event, the games row, the idempotency record and the notification sent with the
+    ``COMMIT`` in one more).
 
-    ``key`` is the ``Idempotency-Key`` (None for none), ``fingerprint`` the request's hash
-    (``http.request_hash``), ``if_match`` the ``If-Match`` header. Returns the 201 body, or
-    the stored first response of a retried key; a ``correct`` adds ``target`` (the entry as
-    it stood) and ``replacement`` (``{type, summary}``). ``dry_run`` (api.md, ``?dry_run=true``)
-    runs every check the same way and stores and remembers nothing: 200 ``{"dry_run": true,
-    "state", "irregularities"}`` (``"replayed": true`` with the state now when the key was
-    seen before with this body: the write would store nothing either). Raises ``ApiError``:
-    422 ``idempotency_key_reused``, 422 ``validation_failed`` (``parsed.errors``), 412
-    ``version_mismatch``, 409 with the rules code (``correction_conflict`` with
-    ``conflicts_with``); ``store.StorageUnavailable`` (503).
+    api.md's order of checks, all from that one read: 404 ``game_not_found``; 503
+    ``record_damaged`` (the cached fold checked against the stored head: ``FoldCache.get``);
+    ``admit(row)`` (the request's own checks: its token, 401/403, its query and its
+    ``Idempotency-Key`` header, 422), which returns the key (None for none) and whether this is
+    a dry run; the key's stored first response (or 422 ``idempotency_key_reused``);
+    ``parse(row)``'s errors (422 ``validation_failed``); ``If-Match`` (``if_match``, 412
+    ``version_mismatch``); the rules (409 with the rules code, ``correction_conflict`` with
+    ``conflicts_with``). ``lookup`` is the key to look up in the read (the header's key when it
+    is a usable one), ``fingerprint`` the request's hash (``http.request_hash``).
+
+    Returns the 201 body, or the stored first response of a retried key; a ``correct`` adds
+    ``target`` (the entry as it stood) and ``replacement`` (``{type, summary}``). A dry run
+    (api.md, ``?dry_run=true``) runs every check the same way and stores and remembers
+    nothing: 200 ``{"dry_run": true, "state", "irregularities"}`` (``"replayed": true`` with
+    the state now when the key was seen before with this body: the write would store nothing
+    either). Raises ``ApiError`` as above, ``store.RecordDamaged``,
+    ``store.StorageUnavailable`` (503: nothing stored).
     """
-    game_id, rules = row["id"], engine.GAMES[row["game"]]
+    if len(game_id) > 100:
+        raise ApiError(404, "game_not_found", f"There is no game {game_id[:100]!r}.")
 
-    def write(db: Database) -> tuple[Recorded, replay.Folded | None]:
-        version = store.version_of(db, game_id)
-        if version is None:  # pragma: no cover - games are never deleted
-            raise ApiError(404, "game_not_found", f"There is no game {game_id!r}.")
+    def decide(db: Database, moment: store.Moment | None) -> tuple[tuple[Recorded, replay.Folded | None],
+                                                                     Callable[[Database], None] | None]:
+        if moment is None or moment.row["game"] not in engine.GAMES:
+            raise ApiError(404, "game_not_found", f"There is no game {game_id[:100]!r}.")
+        row, head = moment.row, moment.head
+        rules, version = engine.GAMES[row["game"]], int(row["version"])
+        before = cache.get(db, rules, game_id, version, record_hash=row.get("record_hash"), row=row, counted=True,
+                           head=head)  # the stored head checked, gaps too: record_damaged before anything else
+        key, dry_run = admit(row)
         if key is not None:
-            seen = store.remembered(db, game_id, key)
+            seen = moment.remembered if key == lookup else store.remembered(db, game_id, key)
             if seen is not None and seen["request_hash"] == fingerprint:
                 if dry_run:
-                    now = cache.get(db, rules, game_id, version).stream
-                    return Recorded(200, {"dry_run": True, "replayed": True, "state": streams.view(now, True),
-                                          "irregularities": []}), None
-                return Recorded(seen["status"], seen["response"]), None
+                    return (Recorded(200, {"dry_run": True, "replayed": True, "state": streams.view(before.stream, True),
+                                           "irregularities": []}, version), None), None
+                return (Recorded(seen["status"], seen["response"], version), None), None
             if seen is not None:
                 raise ApiError(422, "idempotency_key_reused",
                                "This Idempotency-Key was used before with a different request.", version=version)
+        parsed = parse(row)
         if parsed.errors is not None or parsed.action is None:
             raise ApiError(422, "validation_failed", "The action does not fit its schema.",
                            errors=parsed.errors or {}, version=version)
         http.check_if_match(version, if_match)
-        before = cache.get(db, rules, game_id, version, counted=True)  # the stored head checked, gaps too
         seq = version + 1
         kind = parsed.action["type"]
         target = streams.target(before.stream, kind)
@@ -180,17 +202,18 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
             proof = target.seq if target is not None and kind == streams.REDO else seq
             proved = audit.proved_by(after, proof, True)
         if dry_run:
-            return Recorded(200, {"dry_run": True, "state": streams.view(after.stream, True),
-                                  "irregularities": proved}), None
+            return (Recorded(200, {"dry_run": True, "state": streams.view(after.stream, True),
+                                   "irregularities": proved}, version), None), None
         recorded_at = _now()
-        data = {k: v for k, v in parsed.action.items() if k != "type"}
-        event = store.append(db, game_id, seq, kind, data, recorded_at, parsed.at, key)
+        previous = head["last_hash"]
+        event: dict[str, Any] = {"seq": seq, "type": kind,
+                                 "data": {k: v for k, v in parsed.action.items() if k != "type"},
+                                 "recorded_at": recorded_at, "at": parsed.at, "salt": chain.new_salt()}
+        event["hash"] = chain.event_hash(previous, event)
         state = after.stream.state
         status = streams.status(after.stream)
-        store.set_version(db, game_id, seq, status, secret_from_hand=forks.secret_from_hand(rules, state))
         reshaped = fix is not None or (target is not None and target.fix is not None)  # a correction, or its undo/redo
-        if status != streams.status(before.stream) or (reshaped and status == streams.FINISHED):
-            history.refresh(db, row, after.stream)  # finished or abandoned, reopened, or a finished game corrected
+        results = status != streams.status(before.stream) or (reshaped and status == streams.FINISHED)
         out = {"seq": seq, "version": seq, "event": event, "state": streams.view(after.stream, True)}
         if target is not None:  # undo or redo: what it cancelled or restored
             out["target"] = streams.target_json(rules, target, True)
@@ -199,13 +222,20 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
             out["replacement"] = {"type": fix.replacement.action["type"],
                                   "summary": streams.summary(rules, fix.replacement, True)}
         out["irregularities"] = proved
-        if key is not None:
-            store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
-        return Recorded(201, out), after
+
+        def append(db: Database) -> None:  # sent with the COMMIT, in one round trip
+            store.append_move(db, game_id, event, key, previous_hash=previous, status=status,
+                              secret_from_hand=forks.secret_from_hand(rules, state))
+            if results:  # finished or abandoned, reopened, or a finished game corrected
+                history.refresh(db, row, after.stream)
+            if key is not None:
+                store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
+
+        return (Recorded(201, out, seq), after), append
 
     try:
-        recorded, after = committer.run(write, games=(game_id,))
-    except store.StorageUnavailable:  # nothing of the batch is stored: neither is its fold
+        recorded, after = writer.move(game_id, lookup, decide)
+    except store.StorageUnavailable:  # nothing is stored: the cache holds no fold of it (a fold is cached once committed)
         cache.discard(game_id)
         raise
     if after is not None:
@@ -213,7 +243,7 @@ def record(committer: GroupCommitter, cache: FoldCache, row: Mapping[str, Any], 
     return recorded
 
 
-def fork(committer: GroupCommitter, cache: FoldCache | None, db: Database, row: Mapping[str, Any],
+def fork(writer: Writer, cache: FoldCache | None, db: Database, row: Mapping[str, Any],
          seq: int) -> NewGame:
     """A new game from the actions of game ``row`` effective right after its event ``seq``
     (a ``ForkSchema``-loaded seq; api.md "Replay and audit"), re-validated through the rules;
@@ -262,10 +292,10 @@ def fork(committer: GroupCommitter, cache: FoldCache | None, db: Database, row: 
         store.set_fork_lineage(db, new_id, forks.inherited(db, game_id, row["game"], shared))
         return _row(db, new_id)
 
-    return _run_new_game(committer, cache, write, new_id, token, folded)
+    return _run_new_game(writer, cache, write, new_id, token, folded)
 
 
-def import_game(committer: GroupCommitter, cache: FoldCache | None, doc: Any) -> NewGame:
+def import_game(writer: Writer, cache: FoldCache | None, doc: Any) -> NewGame:
     """Re-validate ``doc`` (a json export, ``service.transfer.rebuild``) and store it as a new
     game, its ``imported_at`` in the row.
 
@@ -302,10 +332,10 @@ def import_game(committer: GroupCommitter, cache: FoldCache | None, doc: Any) ->
         return _row(db, game_id)
 
     # the source's lock: two imports of one export, through two processes, take turns at the check
-    return _run_new_game(committer, cache, write, game_id, token, folded, also=(source,) if source else ())
+    return _run_new_game(writer, cache, write, game_id, token, folded, also=(source,) if source else ())
 
 
-def issue_token(committer: GroupCommitter, game_id: str, *, revoke: bool) -> Issued:
+def issue_token(writer: Writer, game_id: str, *, revoke: bool) -> Issued:
     """Store a new write token for game ``game_id`` (hashed), first revoking all its live
     tokens when ``revoke``. Raises ``store.StorageUnavailable`` when the storage cannot take it."""
     token, digest = http.new_token()
@@ -316,4 +346,4 @@ def issue_token(committer: GroupCommitter, game_id: str, *, revoke: bool) -> Iss
         store.add_token(db, game_id, digest, now)
         return Issued(token, revoked, len(store.live_token_hashes(db, game_id)))
 
-    return committer.run(write, games=(game_id,))
+    return writer.run(write, games=(game_id,))

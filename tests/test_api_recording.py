@@ -142,12 +142,13 @@ def test_422_validation_errors_name_the_field(open_game, action, field):
     assert field in problem["errors"], problem["errors"]
 
 
-@pytest.mark.parametrize("header", ['"2"', "2", 'W/"2"', '"1", "2"', "*"])
+@pytest.mark.parametrize("header", ['"2"', "2", '"1", "2"', 'W/"2", "2"', "*"])
 def test_if_match_accepts_the_current_version(open_game, header):
     assert open_game.post(PLAY, **{"If-Match": header}).status_code == 201
 
 
-@pytest.mark.parametrize("header", ['"1"', "3", 'W/"7"', "abc", '""', "99999999999999999999999999"])
+@pytest.mark.parametrize("header", ['"1"', "3", 'W/"7"', 'W/"2"', 'w/"2"', "W/2", "abc", '""',
+                                    "99999999999999999999999999"])
 def test_412_version_mismatch(open_game, database, header):
     problem = assert_problem(open_game.post(PLAY, **{"If-Match": header}), 412, "version_mismatch")
     assert problem["version"] == 2

@@ -49,7 +49,7 @@ def test_a_postgresql_server_that_cannot_be_reached_is_one_sentence():
 def test_serve_help_names_its_options():
     result = CliRunner().invoke(main, ["serve", "--help"])
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--db", "--threads"):
+    for option in ("--host", "--port", "--db", "--threads", "--allowed-host"):
         assert option in result.output
 
 

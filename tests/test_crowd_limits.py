@@ -68,7 +68,7 @@ def test_a_connection_that_trickles_its_headers_is_closed_after_the_idle_timeout
     with serving(tmp_path, ["--idle-timeout", "1"]) as base:
         slow = socket.create_connection(("127.0.0.1", _port(base)), timeout=10)
         silent = socket.create_connection(("127.0.0.1", _port(base)), timeout=10)
-        slow.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        slow.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         started, gone = time.monotonic(), False
         while time.monotonic() - started < 8:
             try:
@@ -167,7 +167,7 @@ def test_a_body_slower_than_the_idle_timeout_gets_a_408_problem_body_and_nothing
     with serving(tmp_path, ["--idle-timeout", "1"]) as base:
         body = json.dumps({"game": "toepen", "players": ["Ann", "Bob", "Cas"]}).encode()
         with socket.create_connection(("127.0.0.1", _port(base)), timeout=10) as sock:
-            sock.sendall(b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            sock.sendall(b"POST /games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                          b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
             received = b""
             while True:

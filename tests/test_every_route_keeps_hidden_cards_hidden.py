@@ -402,7 +402,8 @@ def _urls(app: Any, rule: Any, query: tuple[str, ...], ctx: Context) -> Iterator
 
 
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z?")
-HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{12,}(?![0-9A-Za-z])|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-")
+HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{12,}(?![0-9A-Za-z])|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
+                 r"|(?<![0-9A-Za-z])[0-9a-f]{4}(?: [0-9a-f]{4}){3}(?![0-9A-Za-z])")  # a fingerprint in four groups
 CURSOR = re.compile(r'("next_cursor": ?)"[^"]*"')
 CLOCK = re.compile(r"(<time[^>]*>)[^<]*(</time>)")
 

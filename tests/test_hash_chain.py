@@ -292,10 +292,11 @@ def test_the_game_page_shows_the_fingerprint_and_checks_a_noted_one(client):
     game = finished_game(client)
     record_hash = game.get().get_json()["record_hash"]
     page = client.get(f"/watch/{game.id}").get_data(as_text=True)
-    assert f'<code class="fingerprint-code">{record_hash[:12]}</code>' in page
+    shown = " ".join(record_hash[i:i + 4] for i in range(0, 16, 4))  # 16 digits in four groups of four
+    assert f'<code class="fingerprint-code">{shown}</code>' in page
     assert "Game over. The record's fingerprint" in page  # at the end of a game, in words
     board = client.get(f"/watch/{game.id}/board").get_data(as_text=True)
-    assert record_hash[:12] in board  # the live part follows the record
+    assert shown in board  # the live part follows the record
     events = game.get("/events").get_json()["events"]
     said = client.get(f"/watch/{game.id}/verify?fingerprint={record_hash[:12]}")
     assert said.status_code == 200 and "matches the record as it stands now" in said.get_data(as_text=True)
@@ -308,7 +309,7 @@ def test_the_game_page_shows_the_fingerprint_and_checks_a_noted_one(client):
     said = client.get(f"/watch/{game.id}/verify?fingerprint=12345")
     assert said.status_code == 422 and "is not a fingerprint" in said.get_data(as_text=True)
     said = client.get(f"/watch/{game.id}/verify")  # nothing typed yet: the form, asking for one
-    assert said.status_code == 200 and "Give the 12 hex digits" in said.get_data(as_text=True)
+    assert said.status_code == 200 and "Give the 16 hex digits" in said.get_data(as_text=True)
     in_play = create(client)
     assert "Record fingerprint: " in client.get(f"/watch/{in_play.id}").get_data(as_text=True)
 

@@ -1,7 +1,7 @@
 """A connection that is lost (closed, or ended by its PostgreSQL server) on either backend:
-``store.rollback`` never raises for it, ``store.is_lost`` says so, and the group committer
-answers the write that found it lost, drops it and commits the next write on a new one
-(its thread never stays stopped with writes waiting). The whole path through a real server
+``store.rollback`` never raises for it, ``store.is_lost`` says so, and the writer answers the
+write that found it lost, drops it and commits the next write on a new one (a failure after a
+commit is answered, and the next write goes on). The whole path through a real server
 and a real PostgreSQL restart: tests/test_postgres_outage.py."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from sqlite_utils import Database
 
 from service.storage import backend as store
-from service.writer import GroupCommitter
+from service.writer import Writer
 
 
 def _end(db) -> None:
@@ -63,7 +63,7 @@ def _insert(n: int):
 
 def test_the_writer_answers_the_write_that_finds_its_connection_lost_and_commits_the_next(database: str) -> None:
     _table(database)
-    writer = GroupCommitter(database, "FULL")
+    writer = Writer(database, "FULL")
     assert writer.run(_insert(1)) == 1
 
     def ends_itself(db: Database) -> int:
@@ -83,7 +83,7 @@ def test_the_writer_answers_the_write_that_finds_its_connection_lost_and_commits
 @pytest.mark.parametrize("database", ["postgresql"], indirect=True)
 def test_a_connection_the_server_ended_while_idle_costs_no_failed_write(database: str) -> None:
     _table(database)
-    writer = GroupCommitter(database, "FULL")
+    writer = Writer(database, "FULL")
     held: list[object] = []
 
     def note(db: Database) -> int:
@@ -97,15 +97,15 @@ def test_a_connection_the_server_ended_while_idle_costs_no_failed_write(database
     assert _stored(database) == [1, 2]
 
 
-def test_a_writer_thread_that_fails_answers_its_batch_and_the_next_write_starts_another(database: str) -> None:
+def test_a_write_whose_commit_hook_fails_is_answered_with_it_and_the_next_write_commits(database: str) -> None:
     _table(database)
-    failures = [SystemExit("the writer thread fails once")]
+    failures = [SystemExit("the hook after the commit fails once")]
 
     def after_commit() -> None:
         if failures:
             raise failures.pop()
 
-    writer = GroupCommitter(database, "FULL", on_commit=after_commit)
+    writer = Writer(database, "FULL", on_commit=after_commit)
     answers: list[object] = []
 
     def write() -> None:
@@ -120,5 +120,5 @@ def test_a_writer_thread_that_fails_answers_its_batch_and_the_next_write_starts_
     tablet.join(10)
     assert not tablet.is_alive(), "a write was left waiting"
     assert isinstance(answers[0], SystemExit)  # answered, not left waiting
-    assert answers[1] == 2  # by a new writer thread
+    assert answers[1] == 2  # the next write commits as usual
     assert _stored(database) == [1, 2]

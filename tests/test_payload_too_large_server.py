@@ -9,6 +9,10 @@ the app's limit with the app's problem body. The client here sends only the head
 from __future__ import annotations
 
 import json
+import socket
+import time
+import urllib.error
+import urllib.request
 
 import pytest
 import requests
@@ -67,3 +71,84 @@ def test_a_chunked_body_growing_past_the_limit_gets_the_problem_body(served):
     assert response.status_code == 413
     assert response.headers["Content-Type"] == "application/problem+json"
     assert response.json()["code"] == "payload_too_large"
+
+
+# --- a client that sends the whole body before it reads (issue 24: RFC 9112 §9.6) -------------
+
+BIG = 3 * 1000 * 1000
+TRIES = 20
+
+
+def _send_all_then_read(port: int) -> tuple[int, bytes]:
+    """Send a 3 MB ``POST /games`` (headers and the whole body, as one ``sendall``), and only
+    then read the answer, as ``urllib.request`` does: ``(status, body)``. A reset or a broken
+    pipe propagates (the answer was not readable)."""
+    body = b"[" + b" " * (BIG - 2) + b"]"
+    head = (f"POST /games HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode("ascii")
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(head + body)
+        received = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    status_line, _, rest = received.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+def test_a_3_mb_body_sent_whole_before_reading_gets_a_readable_413_every_time(served):
+    """20 of 20 readable 413s: the server answers early, then lingers (reads and discards
+    what the client still sends, for a bounded time and amount) before it closes, so the
+    kernel never resets the connection over unread bytes (on the old server: resets)."""
+    outcomes: list[str] = []
+    for _ in range(TRIES):
+        try:
+            status, body = _send_all_then_read(served)
+        except OSError as err:  # a reset or broken pipe: the client never read the answer
+            outcomes.append(type(err).__name__)
+            continue
+        assert json.loads(body)["code"] == "payload_too_large"
+        outcomes.append(str(status))
+    assert outcomes == ["413"] * TRIES, outcomes
+
+
+def test_urllib_posting_3_mb_reads_the_413_every_time(served):
+    """The issue's own client: ``urllib.request`` sends everything before reading."""
+    outcomes: list[str] = []
+    for _ in range(TRIES):
+        request = urllib.request.Request(f"http://127.0.0.1:{served}/games", data=b"{" + b" " * (BIG - 2) + b"}",
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                outcomes.append(str(answer.status))
+        except urllib.error.HTTPError as err:
+            assert json.loads(err.read())["code"] == "payload_too_large"
+            outcomes.append(str(err.code))
+        except (urllib.error.URLError, OSError) as err:
+            outcomes.append(repr(getattr(err, "reason", err)))
+    assert outcomes == ["413"] * TRIES, outcomes
+
+
+def test_a_client_that_never_stops_sending_is_cut_off_within_the_lingering_bound(served):
+    """The lingering close is bounded (service.server.LINGER_SECONDS, LINGER_BYTES): a client
+    claiming 1 GB and sending without pause still reads its 413 and is then closed by the
+    server within the bound, not kept for as long as it sends."""
+    from service.server import LINGER_SECONDS
+
+    head = (f"POST /games HTTP/1.1\r\nHost: 127.0.0.1:{served}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {1000 * 1000 * 1000}\r\n\r\n").encode("ascii")
+    with socket.create_connection(("127.0.0.1", served), timeout=30) as sock:
+        sock.sendall(head)
+        received = b""
+        while b"\r\n\r\n" not in received:
+            received += sock.recv(65536)
+        assert received.startswith(b"HTTP/1.1 413 ")
+        started = time.monotonic()
+        piece = b" " * 65536
+        with pytest.raises(OSError):  # reset or broken pipe once the server has closed
+            while time.monotonic() - started < LINGER_SECONDS + 20:
+                sock.sendall(piece)
+                time.sleep(0.001)
+        assert time.monotonic() - started < LINGER_SECONDS + 20

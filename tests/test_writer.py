@@ -1,6 +1,7 @@
-"""The group committer: many writes per transaction, each refused write rolled back alone.
+"""The writer: writes from many threads at once all land, each committed in its own thread and
+transaction, each refused write rolled back alone.
 
-The committer runs on both backends (``database``: tests/conftest.py); the checkpoints of the
+The writer runs on both backends (``database``: tests/conftest.py); the checkpoints of the
 write-ahead log are SQLite's."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from sqlite_utils import Database
 
 from service.storage import backend as store
-from service.writer import GroupCommitter
+from service.writer import Writer
 
 
 @pytest.fixture
@@ -20,7 +21,7 @@ def committer(database):
     db = store.connect(database)
     db.execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
     db.close()
-    return database, GroupCommitter(database, "FULL")
+    return database, Writer(database, "FULL")
 
 
 def sql(db, statement: str) -> str:
@@ -68,7 +69,7 @@ def test_concurrent_writes_all_land_and_refusals_roll_back_alone(committer):
     assert results == {n: (f"refused {n}" if n % 5 == 0 else f"ok {n}") for n in range(40)}
 
 
-def test_a_write_sees_the_writes_before_it_in_its_batch(committer):
+def test_a_write_sees_the_writes_committed_before_it(committer):
     path, writer = committer
     seen: list[int] = []
 
@@ -134,7 +135,7 @@ def test_a_busy_game_waits_alone_keeps_its_order_and_fails_alone(committer):
     from service.storage import postgres
 
     path, _writer = committer
-    writer = GroupCommitter(path, "FULL", busy_timeout_ms=1500)
+    writer = Writer(path, "FULL", busy_timeout_ms=1500)
     holder = psycopg.connect(path, autocommit=True)
     holder.execute("BEGIN")
     holder.execute("SELECT pg_advisory_xact_lock(%s, %s)", (postgres.GAME_LOCK, postgres.game_lock_key("A")))
@@ -186,7 +187,7 @@ def test_a_lock_one_job_waits_for_too_long_fails_that_job_alone(committer):
 
 
     path, _writer = committer
-    writer = GroupCommitter(path, "FULL", busy_timeout_ms=1000)
+    writer = Writer(path, "FULL", busy_timeout_ms=1000)
     holder = psycopg.connect(path, autocommit=True)
     holder.execute("BEGIN")
     holder.execute("SELECT pg_advisory_xact_lock(12345)")  # something a job waits for, past the timeout

@@ -25,8 +25,8 @@ from service.pages.review import guarded, load_row
 @guarded
 def verify(game_id: str) -> Any:
     """Whether the ``fingerprint`` given matches the game's record: 200 with the sentence
-    (a match now, a match after event N, or no match); without one, 200 with the form; 422
-    with a hint when it is not 12 to 64 hex digits; 503 ``record_damaged`` when the record itself does not hold."""
+    (a match now, a match after event N, or no match, naming the fingerprint as given);
+    without one, 200 with the form; 422 with a hint when it is not 12 to 64 hex digits; 503 ``record_damaged`` when the record itself does not hold."""
     row = load_row(game_id)
     rules = games.rules_of(row)
     events = games.events(row, upto=row["version"])

@@ -36,7 +36,7 @@ TABLES = ("games", "events", "idempotency")
 SCHEMA: dict[str, tuple[str, ...]] = {
     "games": ("id", "game", "title", "players", "player_keys", "visibility", "options", "created_at", "version",
               "status", "imported_at", "forked_from_game", "forked_from_seq", "secret_from_hand", "fork_lineage",
-              "source_game", "record_hash"),
+              "source_game", "record_hash", "stored_events"),
     "events": ("game_id", "seq", "type", "data", "recorded_at", "at", "idempotency_key", "salt", "hash"),
     "idempotency": ("game_id", "key", "request_hash", "status", "response", "created_at"),
     "player_results": ("game_id", "player_key", "name", "seat", "game", "created_at", "status", "result", "score",

@@ -16,6 +16,7 @@ import psycopg
 
 from service.storage import admin, postgres, postgres_admin, sqlite
 from service.storage.interface import Connection, Store, WholeDatabase
+from service.storage.interface import Moment as Moment
 from service.storage.interface import RecordDamaged as RecordDamaged
 from service.storage.interface import StorageUnavailable as StorageUnavailable
 from service.storage.messages import failure as failure
@@ -111,6 +112,23 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
     return of(db).head(db, game_id, count=count)
 
 
+def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float | None = None) -> Moment | None:
+    """``begin_move`` of the backend of ``db``: the write transaction of a move and its one read."""
+    return of(db).begin_move(db, game_id, key, deadline=deadline)
+
+
+def append_move(db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
+                previous_hash: str, status: str, secret_from_hand: int | None) -> None:
+    """``append_move`` of the backend of ``db``."""
+    return of(db).append_move(db, game_id, event, idempotency_key, previous_hash=previous_hash, status=status,
+                              secret_from_hand=secret_from_hand)
+
+
+def pipeline(db: Connection) -> AbstractContextManager[Connection]:
+    """``pipeline`` of the backend of ``db``: the block's statements in one round trip."""
+    return of(db).pipeline(db)
+
+
 def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
     """``events`` of the backend of ``db``."""
     return of(db).events(db, game_id, after, upto)
@@ -182,9 +200,10 @@ def begin_write(db: Connection, *, games: Iterable[str] | None = None) -> None:
     return of(db).begin_write(db, games=games)
 
 
-def try_begin_write(db: Connection, games: Iterable[str], *, patient: bool = False) -> frozenset[str]:
+def try_begin_write(db: Connection, games: Iterable[str], *, patient: bool = False,
+                    deadline: float | None = None) -> frozenset[str]:
     """``try_begin_write`` of the backend of ``db``: the games left out, their locks busy."""
-    return of(db).try_begin_write(db, games, patient=patient)
+    return of(db).try_begin_write(db, games, patient=patient, deadline=deadline)
 
 
 def commit(db: Connection) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -45,6 +46,21 @@ class StorageUnavailable(Exception):
 
     def __str__(self) -> str:
         return f"{self.name}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class Moment:
+    """What a move's one read brings (``begin_move``), all read under the game's write lock in
+    the transaction that appends: ``row``, the games row as ``get_game`` returns it with
+    ``token_hashes`` (the SHA-256s of its live write tokens, as ``live_token_hashes``);
+    ``head``, the head of its log as ``head(count=True)`` returns it; ``remembered``, the
+    idempotency record of the key as ``remembered`` returns it (None without a key, or none
+    stored). A check that needs more of the same moment adds a field here and a column to
+    the read, not a query."""
+
+    row: dict[str, Any]
+    head: dict[str, Any]
+    remembered: dict[str, Any] | None
 
 
 class EventLog(Protocol):
@@ -96,6 +112,32 @@ class EventLog(Protocol):
         when ``count``, the number of events): what a cached fold is checked against."""
         ...
 
+    def begin_move(self, db: Connection, game_id: str, key: str | None, *,
+                   deadline: float | None = None) -> Moment | None:
+        """Open the write transaction of a move of ``game_id`` holding its write lock and read
+        everything the write needs to decide (:class:`Moment`, ``key``'s idempotency record
+        included) in one round trip; a lock another transaction holds is waited for until
+        ``deadline`` (``time.monotonic()``; None: the backend's lock timeout), then a ``busy``
+        fault. None when there is no such game (the transaction stays open)."""
+        ...
+
+    def append_move(self, db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
+                    previous_hash: str, status: str, secret_from_hand: int | None) -> None:
+        """Append ``event`` (``{seq, type, data, recorded_at, at, salt, hash}``, its hash
+        chained by ``replays.chain.event_hash`` to ``previous_hash``, the stored hash of the
+        event before it as :meth:`begin_move` read it) and set the games row's version,
+        status, ``secret_from_hand`` and ``record_hash`` (and notify, where the backend
+        does), sending nothing that waits for an answer (inside :meth:`pipeline`, nothing at
+        all until the block ends). Stores nothing, raising ``RecordDamaged`` (at the latest
+        when the pipeline ends), unless ``event`` follows the last stored event and that
+        event's hash is ``previous_hash``."""
+        ...
+
+    def pipeline(self, db: Connection) -> AbstractContextManager[Connection]:
+        """Send the statements of the block together, in one round trip, with their errors
+        raised when it ends (PostgreSQL); SQLite runs each at once."""
+        ...
+
     def events(self, db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
         """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first."""
         ...
@@ -136,11 +178,13 @@ class EventLog(Protocol):
         each game; SQLite's ``BEGIN IMMEDIATE`` holds the whole file either way)."""
         ...
 
-    def try_begin_write(self, db: Connection, games: Iterable[str], *, patient: bool = False) -> frozenset[str]:
+    def try_begin_write(self, db: Connection, games: Iterable[str], *, patient: bool = False,
+                        deadline: float | None = None) -> frozenset[str]:
         """Open a write transaction as ``begin_write(db, games=games)`` does, except that a game whose
         lock another transaction holds is not waited for: returns those games (not to be written in
         this transaction); ``patient``: tried again, holding nothing in between, until every lock is
-        taken (returns none) or the lock timeout passed (a ``busy`` fault is raised). SQLite's
+        taken (returns none) or the lock timeout (or ``deadline``, a ``time.monotonic()``) passed
+        (a ``busy`` fault is raised). SQLite's
         ``BEGIN IMMEDIATE`` waits for the whole file and returns none."""
         ...
 

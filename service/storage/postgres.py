@@ -49,7 +49,7 @@ from psycopg_pool import ConnectionPool
 from replays import chain
 from schemas.common import scrub
 from service.storage import postgres_bounds as bounds
-from service.storage.interface import RecordDamaged, StorageUnavailable
+from service.storage.interface import Moment, RecordDamaged, StorageUnavailable
 from service.storage.sqlite import decode_cursor, encode_cursor
 
 #: A connection of this backend: psycopg's, in autocommit mode, rows as dicts.
@@ -67,7 +67,7 @@ LOCK_TIMEOUT_MS = 10_000
 #: The levels ``connect`` takes, as SQLite's (``service.storage.sqlite.SYNCHRONOUS_LEVELS``).
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 #: The channel each append notifies at commit (``<game id>:<seq>``; ``<game id>:tokens`` when
-#: its tokens are revoked): :func:`listen`, :func:`changes`.
+#: its tokens are issued, restored or revoked): :func:`listen`, :func:`changes`.
 CHANNEL = "kibitz_events"
 
 
@@ -196,6 +196,16 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
         "ALTER TABLE events ADD COLUMN hash TEXT",
         "ALTER TABLE games ADD COLUMN record_hash TEXT",
     ]),
+    ("0009_stored_events", [  # as SQLite's: the events of each game counted by a trigger
+        "ALTER TABLE games ADD COLUMN stored_events BIGINT NOT NULL DEFAULT 0",
+        "UPDATE games SET stored_events = (SELECT count(*) FROM events WHERE events.game_id = games.id)",
+        "CREATE FUNCTION kibitz_events_counted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "IF TG_OP = 'INSERT' THEN UPDATE games SET stored_events = stored_events + 1 WHERE id = NEW.game_id; "
+        "ELSE UPDATE games SET stored_events = stored_events - 1 WHERE id = OLD.game_id; END IF; "
+        "RETURN NULL; END $$",
+        "CREATE TRIGGER events_counted AFTER INSERT OR DELETE ON events FOR EACH ROW "
+        "EXECUTE FUNCTION kibitz_events_counted()",
+    ]),
 ]
 
 
@@ -322,7 +332,8 @@ def begin_write(db: Connection, *, lock: int = WRITE_LOCK, games: Iterable[str] 
     _HELD[db] = keys
 
 
-def try_begin_write(db: Connection, games: Iterable[str], *, patient: bool = False) -> frozenset[str]:
+def try_begin_write(db: Connection, games: Iterable[str], *, patient: bool = False,
+                    deadline: float | None = None) -> frozenset[str]:
     """Open a write transaction like :func:`begin_write` with ``games``, but take each game's
     lock without waiting (``pg_try_advisory_xact_lock``): returns the games whose lock another
     transaction holds (none of them may be written in this transaction; an empty set when
@@ -332,13 +343,26 @@ def try_begin_write(db: Connection, games: Iterable[str], *, patient: bool = Fal
 
     ``patient``: try again every :data:`RETRY_SECONDS` (in a new transaction, holding nothing
     in between, so a write of the whole database is never held up by this wait) until every
-    lock is taken (returns an empty set) or the connection's ``lock_timeout`` has passed
-    (raises ``errors.LockNotAvailable``: a ``busy`` fault)."""
+    lock is taken (returns an empty set) or ``deadline`` (``time.monotonic()``; None: the
+    connection's ``lock_timeout`` from now) has passed (raises ``errors.LockNotAvailable``: a
+    ``busy`` fault)."""
     if not patient:
         return _try_begin_write(db, games)
-    games = tuple(games)
+    return _patiently(db, tuple(games), deadline)
+
+
+def _lock_deadline(db: Connection) -> float:
+    """``time.monotonic()`` once the connection's ``lock_timeout`` has passed from now."""
     limit = db.execute("SELECT EXTRACT(EPOCH FROM current_setting('lock_timeout')::interval) AS s").fetchone()
-    deadline = time.monotonic() + float(limit["s"] if limit else LOCK_TIMEOUT_MS / 1000)
+    return time.monotonic() + float(limit["s"] if limit else LOCK_TIMEOUT_MS / 1000)
+
+
+def _patiently(db: Connection, games: tuple[str, ...], deadline: float | None) -> frozenset[str]:
+    """:func:`_try_begin_write` again every :data:`RETRY_SECONDS`, holding nothing in between,
+    until every lock is taken (an empty set) or ``deadline`` (None: the ``lock_timeout``) has
+    passed (``errors.LockNotAvailable``)."""
+    if deadline is None:
+        deadline = _lock_deadline(db)
     while True:
         busy = _try_begin_write(db, games)
         if not busy:
@@ -472,7 +496,7 @@ def insert_game(db: Connection, game_id: str, created: Mapping[str, Any], token_
         [game_id, created["game"], created.get("title"), json.dumps(players),
          json.dumps([name.casefold() for name in players]), created["visibility"], json.dumps(created["options"]),
          created_at, status, parent, parent_seq])
-    add_token(db, game_id, token_hash, created_at)
+    _insert_token(db, game_id, token_hash, created_at)  # its first event notifies
 
 
 def get_game(db: Connection, game_id: str) -> dict[str, Any] | None:
@@ -567,6 +591,137 @@ def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str,
     return event
 
 
+#: The head's columns (``head``'s keys) as the one read of a move names them (``h_<key>``).
+HEAD_KEYS = ("count", "last_seq", "last_type", "last_data", "last_recorded_at", "last_at", "last_salt", "last_hash",
+             "previous_hash")
+
+#: The one read of a move (:func:`begin_move`), as ``service.storage.sqlite.MOVE_READ``.
+MOVE_READ = (
+    "SELECT g.rowid AS _rowid, g.*, g.stored_events AS h_count, "
+    "e.seq AS h_last_seq, e.type AS h_last_type, e.data AS h_last_data, e.recorded_at AS h_last_recorded_at, "
+    "e.at AS h_last_at, e.salt AS h_last_salt, e.hash AS h_last_hash, p.hash AS h_previous_hash, "
+    "ARRAY(SELECT token_hash FROM tokens WHERE game_id = g.id AND revoked_at IS NULL "
+    "ORDER BY created_at, token_hash) AS token_hashes, "
+    "i.request_hash AS k_request_hash, i.status AS k_status, i.response AS k_response FROM games AS g "
+    "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "
+    "LEFT JOIN events AS p ON p.game_id = g.id AND p.seq = e.seq - 1 "
+    "LEFT JOIN idempotency AS i ON i.game_id = g.id AND i.key = %s WHERE g.id = %s")
+
+
+def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float | None = None) -> Moment | None:
+    """Open the write transaction of a move of ``game_id`` and read everything the write needs
+    to decide (:class:`Moment`), in **one round trip**: ``BEGIN``, the database's write lock
+    shared, the game's write lock tried without waiting, then the read (its own statement, so
+    its snapshot is taken once the lock is held), sent as one pipeline. When another
+    transaction holds the game's lock, the transaction is rolled back and the lock tried
+    again every :data:`RETRY_SECONDS`, holding nothing in between, until ``deadline``
+    (``time.monotonic()``; None: the connection's ``lock_timeout``), then
+    ``errors.LockNotAvailable`` (a ``busy`` fault); then the read. None when there is no such
+    game (the transaction stays open: the caller ends it)."""
+    if _unstorable(game_id):
+        return None
+    lookup = None if key is None or _unstorable(key) else key
+    try:
+        with db.pipeline():
+            db.execute("BEGIN")
+            db.execute(f"SELECT pg_advisory_xact_lock_shared({WRITE_LOCK})".encode())
+            tried = db.execute(f"SELECT pg_try_advisory_xact_lock({GAME_LOCK}, {game_lock_key(game_id)}) AS taken"
+                               .encode())
+            read = db.execute(MOVE_READ, [lookup, game_id])
+        taken = tried.fetchone()
+        found = read.fetchone()
+        if taken is None or not taken["taken"]:
+            rollback(db)
+            _patiently(db, (game_id,), deadline)
+            found = db.execute(MOVE_READ, [lookup, game_id]).fetchone()
+    except BaseException:
+        rollback(db)
+        raise
+    _HELD[db] = frozenset({game_lock_key(game_id)})
+    if found is None:
+        return None
+    return _moment(game_id, lookup, dict(found))
+
+
+def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
+    """The :class:`Moment` of one row of :data:`MOVE_READ`."""
+    head = {"version": found["version"], "status": found["status"], "record_hash": found["record_hash"]}
+    head.update({name: found.pop(f"h_{name}") for name in HEAD_KEYS})
+    for name in ("version", "count", "last_seq"):
+        if head[name] is not None:
+            head[name] = int(head[name])
+    kept = {name: found.pop(f"k_{name}") for name in ("request_hash", "status", "response")}
+    hashes = found.pop("token_hashes")
+    row = _game(found)
+    row["token_hashes"] = [str(each) for each in hashes or []]
+    remembered = None
+    if key is not None and kept["request_hash"] is not None:
+        remembered = {"request_hash": kept["request_hash"], "status": int(kept["status"]),
+                      "response": _decode(kept["response"], None, game_id, None,
+                                          f"the stored answer to Idempotency-Key {key[:40]!r} cannot be read")}
+    return Moment(row, head, remembered)
+
+
+#: The append each connection's open pipeline guards (:func:`append_move`): game id and seq.
+_GUARDED: weakref.WeakKeyDictionary[Connection, tuple[str, int]] = weakref.WeakKeyDictionary()
+
+
+def append_move(db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
+                previous_hash: str, status: str, secret_from_hand: int | None) -> None:
+    """Append ``event`` (its hash chained to ``previous_hash``, the stored hash of the event
+    before it as :func:`begin_move` read it under the same lock) to the log of ``game_id``,
+    set the games row's ``version``, ``status``, ``secret_from_hand`` and ``record_hash``, and
+    notify :data:`CHANNEL`: three statements that wait for no answer, so inside
+    :func:`pipeline` they go with the commit in one round trip.
+
+    The ``INSERT`` stores nothing unless ``event`` follows the last stored event and that
+    event's hash is ``previous_hash``: otherwise its ``seq`` is NULL, the server refuses the
+    row, every later statement of the pipeline is skipped and the transaction aborted, and
+    :class:`RecordDamaged` is raised (at the end of the pipeline). Raises
+    ``psycopg.errors.UniqueViolation`` if the idempotency key is taken; ``RuntimeError``
+    when the transaction did not lock this game."""
+    _check_held(db, game_id)
+    seq = int(event["seq"])
+    _GUARDED[db] = (game_id, seq)
+    try:
+        db.execute(
+            "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
+            "SELECT %s, CASE WHEN (SELECT max(seq) FROM events WHERE game_id = %s) = %s "
+            "AND (SELECT hash FROM events WHERE game_id = %s AND seq = %s) = %s THEN %s::bigint END, "
+            "%s, %s, %s, %s, %s, %s, %s",
+            [game_id, game_id, seq - 1, game_id, seq - 1, previous_hash, seq, event["type"],
+             json.dumps(event["data"], separators=(",", ":")), event["recorded_at"], event["at"], idempotency_key,
+             event["salt"], event["hash"]])
+    except errors.NotNullViolation as err:  # outside a pipeline: at once
+        _GUARDED.pop(db, None)
+        raise _disagrees(game_id, seq) from err
+    db.execute("UPDATE games SET version = %s, status = %s, secret_from_hand = %s, record_hash = %s WHERE id = %s",
+               [seq, status, secret_from_hand, event["hash"], game_id])
+    _notify(db, f"{game_id}:{seq}")
+
+
+def _disagrees(game_id: str, seq: int) -> RecordDamaged:
+    return RecordDamaged(game_id, seq, "games.version disagrees with the last stored event")
+
+
+@contextmanager
+def pipeline(db: Connection) -> Iterator[Connection]:
+    """Send the statements of the block as one psycopg pipeline: one round trip for all of
+    them, their errors raised when the block ends (the first one; the statements after it
+    are skipped and the transaction is aborted: the caller rolls it back). An append of
+    :func:`append_move` that does not follow the stored log raises :class:`RecordDamaged`."""
+    try:
+        with db.pipeline():
+            yield db
+    except errors.NotNullViolation as err:
+        guarded = _GUARDED.pop(db, None)
+        if guarded is None or err.diag.table_name != "events":
+            raise
+        raise _disagrees(*guarded) from err
+    finally:
+        _GUARDED.pop(db, None)
+
+
 def _notify(db: Connection, payload: str) -> None:
     """Notify :data:`CHANNEL` with ``payload``: delivered to every listener when the open
     transaction commits (at once outside one), dropped when it rolls back."""
@@ -576,7 +731,8 @@ def _notify(db: Connection, payload: str) -> None:
 def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
     """What a cached fold of ``game_id`` is checked against on every read and write, in one
     query (as ``service.storage.sqlite.head``): ``{"version", "status", "record_hash"}`` of its
-    games row, ``count`` (the number of stored events when ``count``, else None), its last
+    games row, ``count`` (the number of stored events when ``count``, else None: its
+    ``stored_events``, kept by a trigger on every insert and delete), its last
     stored event as stored (``last_seq``, ``last_type``, ``last_data`` as its JSON text,
     ``last_recorded_at``, ``last_at``, ``last_salt``, ``last_hash``; all None when there is
     none) and ``previous_hash`` (the stored hash of the event before it). None when there is
@@ -585,7 +741,7 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
         return None
     found = db.execute(
         "SELECT g.version, g.status, g.record_hash, "
-        + ("(SELECT count(*) FROM events WHERE game_id = g.id) AS count, " if count else "NULL AS count, ")
+        + ("g.stored_events AS count, " if count else "NULL AS count, ")
         + "e.seq AS last_seq, e.type AS last_type, e.data AS last_data, e.recorded_at AS last_recorded_at, "
         "e.at AS last_at, e.salt AS last_salt, e.hash AS last_hash, p.hash AS previous_hash FROM games AS g "
         "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "
@@ -650,6 +806,11 @@ def remember(db: Connection, game_id: str, key: str, request_hash: str, status: 
 
 def add_token(db: Connection, game_id: str, token_hash: str, created_at: str) -> None:
     """Store a new write token of ``game_id`` by its hex SHA-256 ``token_hash``."""
+    _insert_token(db, game_id, token_hash, created_at)
+    _notify(db, f"{game_id}:tokens")  # what the other processes remember of its tokens is stale
+
+
+def _insert_token(db: Connection, game_id: str, token_hash: str, created_at: str) -> None:
     db.execute("INSERT INTO tokens (token_hash, game_id, created_at) VALUES (%s, %s, %s)",
                [token_hash, game_id, created_at])
 
@@ -961,6 +1122,7 @@ def restore_token(db: Connection, game_id: str, token_hash: str, created_at: str
     db.execute("INSERT INTO tokens (token_hash, game_id, created_at, revoked_at) VALUES (%s, %s, %s, %s) "
                "ON CONFLICT (game_id, token_hash) DO UPDATE SET created_at = excluded.created_at, "
                "revoked_at = excluded.revoked_at", [token_hash, game_id, created_at, revoked_at])
+    _notify(db, f"{game_id}:tokens")
 
 
 def idempotency_records(db: Connection, game_id: str) -> list[dict[str, Any]]:

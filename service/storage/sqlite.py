@@ -42,6 +42,7 @@ from replays import chain
 from schemas.common import scrub
 
 # The storage errors are the interface's, raised here and read as ``store.RecordDamaged`` … by the service.
+from service.storage.interface import Moment as Moment
 from service.storage.interface import RecordDamaged as RecordDamaged
 from service.storage.interface import StorageUnavailable as StorageUnavailable
 
@@ -347,13 +348,15 @@ def append(db: Database, game_id: str, seq: int, kind: str, data: Mapping[str, A
 def head(db: Database, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
     """What a cached fold of ``game_id`` is checked against on every read and write, in one
     query: ``{"version", "status", "record_hash"}`` of its games row, ``count`` (how many
-    events are stored, when ``count``: it reads the whole log's index; else None), its last stored event as stored (``last_seq``, ``last_type``,
+    events are stored, when ``count``, else None: its ``stored_events``, which two triggers
+    keep on every insert and delete, migration ``0009_stored_events``, so reading it costs
+    the same however long the game), its last stored event as stored (``last_seq``, ``last_type``,
     ``last_data`` as its JSON text, ``last_recorded_at``, ``last_at``, ``last_salt``,
     ``last_hash``; all None when there is none) and ``previous_hash`` (the stored hash of the
     event before it). None when there is no such game."""
     found = db.execute(
         "SELECT g.version, g.status, g.record_hash, "
-        + ("(SELECT count(*) FROM events WHERE game_id = g.id), " if count else "NULL, ") + "e.seq, "
+        + ("g.stored_events, " if count else "NULL, ") + "e.seq, "
         "e.type, e.data, e.recorded_at, e.at, e.salt, e.hash, p.hash FROM games AS g "
         "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "
         "LEFT JOIN events AS p ON p.game_id = g.id AND p.seq = e.seq - 1 WHERE g.id = ?", [game_id]).fetchone()
@@ -361,6 +364,103 @@ def head(db: Database, game_id: str, *, count: bool = False) -> dict[str, Any] |
         return None
     return dict(zip(("version", "status", "record_hash", "count", "last_seq", "last_type", "last_data",
                      "last_recorded_at", "last_at", "last_salt", "last_hash", "previous_hash"), found, strict=True))
+
+
+#: The head's columns (``head``'s keys) as the one read of a move names them (``h_<key>``).
+HEAD_KEYS = ("count", "last_seq", "last_type", "last_data", "last_recorded_at", "last_at", "last_salt", "last_hash",
+             "previous_hash")
+
+#: The one read of a move (:func:`begin_move`): the games row, the head of its log with the
+#: count, its live tokens' hashes and the idempotency record of the key, in one statement.
+MOVE_READ = (
+    "SELECT g.rowid AS _rowid, g.*, g.stored_events AS h_count, "
+    "e.seq AS h_last_seq, e.type AS h_last_type, e.data AS h_last_data, e.recorded_at AS h_last_recorded_at, "
+    "e.at AS h_last_at, e.salt AS h_last_salt, e.hash AS h_last_hash, p.hash AS h_previous_hash, "
+    "(SELECT json_group_array(token_hash) FROM (SELECT token_hash FROM tokens WHERE game_id = g.id "
+    "AND revoked_at IS NULL ORDER BY created_at, token_hash)) AS token_hashes, "
+    "i.request_hash AS k_request_hash, i.status AS k_status, i.response AS k_response FROM games AS g "
+    "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "
+    "LEFT JOIN events AS p ON p.game_id = g.id AND p.seq = e.seq - 1 "
+    "LEFT JOIN idempotency AS i ON i.game_id = g.id AND i.key = ? WHERE g.id = ?")
+
+
+def begin_move(db: Database, game_id: str, key: str | None, *, deadline: float | None = None) -> Moment | None:
+    """Open the write transaction of a move of ``game_id`` (``BEGIN IMMEDIATE``: the whole
+    file's write lock, waiting up to the busy timeout; ``deadline`` changes nothing here) and
+    read, in one statement, everything the write needs to decide (:class:`Moment`: the games
+    row with its live tokens' hashes, the head of its log as :func:`head` with ``count``, the
+    idempotency record of ``key``). None when there is no such game (the transaction stays
+    open: the caller ends it). Raises :class:`RecordDamaged` for a stored row that cannot be
+    read, the driver's error for a storage fault."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        found = db.execute(MOVE_READ, [key, game_id])
+        names = [column[0] for column in found.description]
+        values = found.fetchone()
+    except sqlite3.OperationalError as err:
+        if "decode to UTF-8" not in str(err):
+            raise
+        return _move_read_apart(db, game_id, key)  # names what cannot be read
+    if values is None:
+        return None
+    return _moment(game_id, key, dict(zip(names, values, strict=True)))
+
+
+def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
+    """The :class:`Moment` of one row of :data:`MOVE_READ` (PostgreSQL's reads the same columns)."""
+    head = {"version": found["version"], "status": found["status"], "record_hash": found["record_hash"]}
+    head.update({name: found.pop(f"h_{name}") for name in HEAD_KEYS})
+    kept = {name: found.pop(f"k_{name}") for name in ("request_hash", "status", "response")}
+    hashes = found.pop("token_hashes")
+    row = _game(found)
+    row["token_hashes"] = [str(each) for each in (json.loads(hashes) if isinstance(hashes, str) else hashes or [])]
+    remembered = None
+    if key is not None and kept["request_hash"] is not None:
+        remembered = {"request_hash": kept["request_hash"], "status": int(kept["status"]),
+                      "response": _decode(kept["response"], None, game_id, None,
+                                          f"the stored answer to Idempotency-Key {key[:40]!r} cannot be read")}
+    return Moment(row, head, remembered)
+
+
+def _move_read_apart(db: Database, game_id: str, key: str | None) -> Moment | None:
+    """:func:`begin_move`'s read in separate statements, which name what cannot be read."""
+    row = get_game(db, game_id)
+    if row is None:
+        return None
+    found = head(db, game_id, count=True)
+    assert found is not None
+    row["token_hashes"] = live_token_hashes(db, game_id)
+    return Moment(row, found, None if key is None else remembered(db, game_id, key))
+
+
+def append_move(db: Database, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
+                previous_hash: str, status: str, secret_from_hand: int | None) -> None:
+    """Append ``event`` (``{seq, type, data, recorded_at, at, salt, hash}``, its hash chained
+    by ``replays.chain.event_hash`` to ``previous_hash``, the stored hash of the event before
+    it as :func:`begin_move` read it in this transaction) to the log of ``game_id`` and set the
+    games row's ``version``, ``status``, ``secret_from_hand`` and ``record_hash``: two
+    statements. Stores nothing and raises :class:`RecordDamaged` unless ``event`` follows the
+    last stored event and that event's hash is ``previous_hash``; ``sqlite3.IntegrityError``
+    when the idempotency key is taken."""
+    seq = int(event["seq"])
+    cursor = db.execute(
+        "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
+        "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT max(seq) FROM events WHERE game_id = ?) = ? "
+        "AND (SELECT hash FROM events WHERE game_id = ? AND seq = ?) = ?",
+        [game_id, seq, event["type"], json.dumps(event["data"], separators=(",", ":")), event["recorded_at"],
+         event["at"], idempotency_key, event["salt"], event["hash"], game_id, seq - 1, game_id, seq - 1,
+         previous_hash])
+    if cursor.rowcount != 1:
+        raise damaged(game_id, seq, "games.version disagrees with the last stored event")
+    db.execute("UPDATE games SET version = ?, status = ?, secret_from_hand = ?, record_hash = ? WHERE id = ?",
+               [seq, status, secret_from_hand, event["hash"], game_id])
+
+
+@contextmanager
+def pipeline(db: Database) -> Iterator[Database]:
+    """The statements of the block sent together (PostgreSQL's pipeline); SQLite runs each at
+    once, in the process, so the block is the block."""
+    yield db
 
 
 def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
@@ -427,16 +527,9 @@ def remembered(db: Database, game_id: str, key: str) -> dict[str, Any] | None:
 def remember(db: Database, game_id: str, key: str, request_hash: str, status: int, response: Any,
              created_at: str) -> None:
     """Store the first response given to ``key`` on ``game_id``."""
-    db.table("idempotency").insert(
-        {
-            "game_id": game_id,
-            "key": key,
-            "request_hash": request_hash,
-            "status": status,
-            "response": json.dumps(response, separators=(",", ":")),
-            "created_at": created_at,
-        }
-    )
+    db.execute("INSERT INTO idempotency (game_id, key, request_hash, status, response, created_at) "
+               "VALUES (?, ?, ?, ?, ?, ?)",
+               [game_id, key, request_hash, status, json.dumps(response, separators=(",", ":")), created_at])
 
 
 # --- forks ---------------------------------------------------------------------------
@@ -521,7 +614,7 @@ def revoke_tokens(db: Database, game_id: str, revoked_at: str) -> int:
     return int(cursor.rowcount)
 
 
-# --- transactions (the group committer's and the request threads') --------------------
+# --- transactions (the writer's and the request threads') ------------------------------
 
 
 def begin_write(db: Database, *, games: Iterable[str] | None = None) -> None:
@@ -531,9 +624,11 @@ def begin_write(db: Database, *, games: Iterable[str] | None = None) -> None:
     db.execute("BEGIN IMMEDIATE")
 
 
-def try_begin_write(db: Database, games: Iterable[str], *, patient: bool = False) -> frozenset[str]:
+def try_begin_write(db: Database, games: Iterable[str], *, patient: bool = False,
+                    deadline: float | None = None) -> frozenset[str]:
     """:func:`begin_write` (``BEGIN IMMEDIATE``, waiting up to the busy timeout, ``patient`` or
-    not): one SQLite writer holds the whole file, so no game is ever left out; returns an empty set."""
+    not, whatever the ``deadline``): one SQLite writer holds the whole file, so no game is ever
+    left out; returns an empty set."""
     begin_write(db, games=games)
     return frozenset()
 

@@ -1,14 +1,14 @@
 """Recording: ``POST /games/<id>/events``, ``/undo``, ``/redo``; the log and next actions.
 
-A write follows ``api.md``'s order of checks: body (413/415/400) → game (404) → token
-(401/403) → payload parsed, errors kept → the group committer's ``BEGIN IMMEDIATE`` (service/writer.py)
-→ ``Idempotency-Key`` → payload errors (422) → ``If-Match`` (412) → rules (409) → append →
-``COMMIT`` (shared with the other writes waiting at that moment) → 201.
+A write follows ``api.md``'s order of checks: body (413/415/400), then one read under the
+game's write lock (``service.writes.record``, ``Writer.move``) and from it: game (404) →
+``record_damaged`` (503) → token (401/403) → ``Idempotency-Key`` → payload errors (422) →
+``If-Match`` (412) → rules (409) → the append sent with its ``COMMIT`` → 201.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Blueprint, Response, request
@@ -21,6 +21,8 @@ from service.parsing import Parsed, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
 
 bp = Blueprint("recording", __name__)
+#: The write's query schema (a schema keeps no state between loads: one serves every request).
+DRY_RUN = DryRunQuerySchema()
 
 
 @bp.post("/games/<game_id>/events")
@@ -28,9 +30,7 @@ def record(game_id: str) -> Response:
     """Record one action (``{"type": ..., ...}``); 201 ``{seq, version, event, state,
     irregularities}`` (the revokes this event proves, as ``GET …/irregularities``)."""
     body = http.read_json()
-    row = games.load(game_id)
-    http.require_token(row)
-    return commit(row, "events", body, parse_action(row, body))
+    return commit(game_id, "events", body, lambda row: parse_action(row, body))
 
 
 @bp.post("/games/<game_id>/correct")
@@ -40,9 +40,7 @@ def correct(game_id: str) -> Response:
     ``nothing_to_correct``, the replacement's rules code, or ``correction_conflict`` with
     ``conflicts_with``."""
     body = http.read_json()
-    row = games.load(game_id)
-    http.require_token(row)
-    return commit(row, "correct", body, parse_correct(row, body))
+    return commit(game_id, "correct", body, lambda row: parse_correct(row, body))
 
 
 @bp.post("/games/<game_id>/undo")
@@ -61,21 +59,25 @@ def redo(game_id: str) -> Response:
 
 def _bookkeeping(game_id: str, kind: str) -> Response:
     body = http.read_json(allow_empty=True)
-    row = games.load(game_id)
-    http.require_token(row)
-    return commit(row, kind, body, parse_reason(kind, body))
+    return commit(game_id, kind, body, lambda _row: parse_reason(kind, body))
 
 
-def commit(row: Mapping[str, Any], endpoint: str, body: Any, parsed: Parsed) -> Response:
-    """Store ``parsed.action`` through ``service.writes.record`` with this request's
-    ``Idempotency-Key``, hash and ``If-Match``; the 201 (or the stored first response), or
-    with ``?dry_run=true`` the 200 ``{"dry_run": true, "state", "irregularities"}`` of a write
-    that stores and remembers nothing."""
-    dry_run = DryRunQuerySchema().load(request.args.to_dict())["dry_run"]
-    recorded = writes.record(games.writer(), games.cache(), row, parsed, key=http.idempotency_key(),
-                             fingerprint=http.request_hash(endpoint, body), if_match=request.headers.get("If-Match"),
-                             dry_run=dry_run)
-    return http.json_response(recorded.body, recorded.status, version=recorded.body.get("version", row["version"]))
+def commit(game_id: str, endpoint: str, body: Any, parse: Callable[[Mapping[str, Any]], Parsed]) -> Response:
+    """Store the action ``parse(row)`` gives through ``service.writes.record`` (one read, one
+    append) with this request's token, ``Idempotency-Key``, hash and ``If-Match``; the 201 (or
+    the stored first response), or with ``?dry_run=true`` the 200 ``{"dry_run": true, "state",
+    "irregularities"}`` of a write that stores and remembers nothing."""
+
+    def admit(row: Mapping[str, Any]) -> writes.Admitted:  # once the game is read: api.md's order
+        http.require_token(row)
+        # most writes carry no query: only one with a query pays for the schema (and its 422s)
+        dry_run = bool(request.query_string) and DRY_RUN.load(request.args.to_dict())["dry_run"]
+        return http.idempotency_key(), dry_run
+
+    recorded = writes.record(games.writer(), games.cache(), game_id, parse, admit=admit,
+                             lookup=http.usable_idempotency_key(), fingerprint=http.request_hash(endpoint, body),
+                             if_match=request.headers.get("If-Match"))
+    return http.json_response(recorded.body, recorded.status, version=recorded.body.get("version", recorded.version))
 
 
 @bp.get("/games/<game_id>/events")

@@ -32,6 +32,7 @@ import pytest
 import requests
 
 from tests.conftest import free_port
+from tests.lost_answers import LOST
 
 CHROMIUM = os.environ.get("KIBITZ_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -82,9 +83,12 @@ def kibitz_command() -> list[str]:
 class KibitzServer:
     """One ``kibitz serve`` subprocess on ``port`` with the database ``db``."""
 
-    def __init__(self, folder: Path, args: tuple[str, ...] = ()) -> None:
+    def __init__(self, folder: Path, args: tuple[str, ...] = (), command: list[str] | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.folder = folder
         self.args = args  # more options for ``kibitz serve`` (such as ``--club-key-file``)
+        self.command = command  # the ``kibitz`` to start (this environment's by default)
+        self.env = env  # its environment (this process's by default)
         self.db = folder / "kibitz.db"
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -96,14 +100,16 @@ class KibitzServer:
         """Start the server and wait until ``/health`` answers (fails the test after 30 s)."""
         self._log = (self.folder / "server.log").open("a")
         self.proc = subprocess.Popen(
-            [*kibitz_command(), "serve", "--port", str(self.port), "--db", str(self.db), "--threads", "4", *self.args],
-            stdout=self._log, stderr=subprocess.STDOUT, text=True)
+            [*(self.command or kibitz_command()), "serve", "--port", str(self.port), "--db", str(self.db),
+             "--threads", "4", "--allowed-host", LAN_NAME, *self.args],
+            stdout=self._log, stderr=subprocess.STDOUT, text=True, cwd=self.folder if self.command else None,
+            env=self.env)
         deadline = time.monotonic() + 30
         while True:
             try:
                 if requests.get(f"{self.base}/health", timeout=1).status_code == 200:
                     return
-            except requests.ConnectionError:
+            except LOST:  # not up yet, or too slow to answer under load
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()

@@ -45,6 +45,9 @@ def test_a_finished_game_offers_review_and_play_again(server, new_context):
     expect(panel).to_be_visible()
     winners = final["state"]["winners"]
     expect(page.locator("#game-over-result")).to_have_text(re.compile("^Winners?: " + re.escape(winners[0])))
+    digits = final["record_hash"][:16]  # api.md: 16 hex digits, in four groups of four
+    expect(page.locator("#game-over-fingerprint")).to_contain_text(
+        "Fingerprint of the record: " + " ".join(digits[i:i + 4] for i in range(0, 16, 4)) + " (note it down")
     expect(panel.get_by_role("link", name="Replay", exact=True)).to_have_attribute("href", f"/watch/{game['id']}/replay")
     hands = final["state"]["hand_number"]
     expect(panel.get_by_role("link", name=f"Hand {hands} audit", exact=True)).to_have_attribute(

@@ -13,21 +13,34 @@ def test_the_fingerprint_follows_the_game_and_a_noted_one_is_checked(server, pag
     game = create(server.base, game="toepen", players=["Ann", "Bob", "Cas", "Dee"], dealer="Ann", title="Proof")
     game.post({"type": "deal"})
     page.goto(server.url(f"/watch/{game.id}"))
-    noted = server.get(f"/games/{game.id}")["record_hash"][:12]
-    expect(page.locator("#fingerprint .fingerprint-code")).to_have_text(noted)
+    noted = server.get(f"/games/{game.id}")["record_hash"][:16]
+    expect(page.locator("#fingerprint .fingerprint-code")).to_have_text(_grouped(noted))
     expect(page.locator("#fingerprint")).to_contain_text("(after event 2)")
 
     game.post({"type": "play", "player": "Bob", "card": "7H"})
-    now = server.get(f"/games/{game.id}")["record_hash"][:12]
-    expect(page.locator("#fingerprint .fingerprint-code")).to_have_text(now, timeout=5000)  # live, no reload
+    now = server.get(f"/games/{game.id}")["record_hash"][:16]
+    expect(page.locator("#fingerprint .fingerprint-code")).to_have_text(_grouped(now), timeout=5000)  # live, no reload
 
     page.get_by_label("Check a fingerprint you noted").fill(noted.upper())
     page.get_by_role("button", name="Check").click()
     expect(page.locator("#verdict")).to_have_text(
-        f"The fingerprint {noted} matches the record as it stood after event 2: events 1 to 2 are unchanged, "
+        f"The fingerprint {_grouped(noted)} matches the record as it stood after event 2: events 1 to 2 are unchanged, "
         "and event 3 was recorded after it was noted.")
     page.get_by_label("Check a fingerprint you noted").fill("0123 4567 89ab")
     page.get_by_role("button", name="Check").click()
     expect(page.locator("#verdict")).to_contain_text("matches no moment of this game's record")
     page.get_by_role("link", name="Check it").click()
-    expect(page.locator("#verdict")).to_contain_text(f"The fingerprint {now} matches the record as it stands now")
+    expect(page.locator("#verdict")).to_contain_text(f"The fingerprint {_grouped(now)} matches the record as it stands now")
+    longer = noted[:12] + ("00" if noted[12:14] != "00" else "11")  # a noted 12 and two wrong digits more
+    page.get_by_label("Check a fingerprint you noted").fill(longer)
+    page.get_by_role("button", name="Check").click()
+    expect(page.locator("#verdict")).to_have_text(
+        f"The fingerprint {_grouped(longer)} matches no moment of this game's record: the record is not the one "
+        "it was noted from (or the fingerprint was copied wrongly).")
+    page.get_by_label("Check a fingerprint you noted").fill(noted[:12])  # noted before fingerprints had 16 digits
+    page.get_by_role("button", name="Check").click()
+    expect(page.locator("#verdict")).to_contain_text(f"The fingerprint {_grouped(noted[:12])} matches the record as it stood after event 2")
+
+
+def _grouped(digits: str) -> str:
+    return " ".join(digits[i:i + 4] for i in range(0, len(digits), 4))

@@ -37,7 +37,7 @@ export function renderEnd() {
   }
   K.api("GET", base, {token: S.token}).then(function (answer) {
     var hash = answer.body && answer.body.record_hash;
-    el("game-over-fingerprint").textContent = hash ? "Fingerprint of the record: " + hash.slice(0, 12) +
+    el("game-over-fingerprint").textContent = hash ? "Fingerprint of the record: " + hash.slice(0, 16).replace(/(.{4})(?!$)/g, "$1 ") +
       " (note it down: it proves later that the record is unchanged)." : "";
   }, function () { /* offline: no fingerprint now */ });
 }

@@ -1,0 +1,84 @@
+"""The record's fingerprint has 16 hex digits (api.md, "A tamper-evident record": 64 bits; a
+forged record matching 6 digits took an outside tester 22 s, and 12 digits are 48 bits), and a
+check names the fingerprint it was given (issue 27): ``kibitz verify G a1820958a33500`` (a
+noted 12-digit fingerprint and two digits more) said "The fingerprint a1820958a335 matches no
+moment" while the 12-digit form matched. A real ``kibitz serve`` on a real SQLite file, the
+game page and its verify form over HTTP, and ``kibitz verify`` on the same file."""
+
+from __future__ import annotations
+
+import html
+import subprocess
+
+import pytest
+import requests
+
+from tests.serving import serving
+from tests.test_server import _kibitz
+
+
+def _grouped(digits: str) -> str:
+    return " ".join(digits[i:i + 4] for i in range(0, len(digits), 4))
+
+
+def _verify(db, game_id: str, fingerprint: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*_kibitz(), "verify", game_id, fingerprint, "--db", str(db)], capture_output=True,
+                          text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A game of three notes on a running server: (base URL, database file, game id, hashes)."""
+    folder = tmp_path_factory.mktemp("fingerprint")
+    with serving(folder) as base:
+        made = requests.post(f"{base}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"]}, timeout=10).json()
+        auth = {"Authorization": f"Bearer {made['token']}"}
+        for text in ("one", "two", "three"):
+            assert requests.post(f"{base}/games/{made['id']}/events", json={"type": "note", "text": text}, headers=auth,
+                                 timeout=10).status_code == 201
+        hashes = [event["hash"] for event in requests.get(f"{base}/games/{made['id']}/events", timeout=10).json()["events"]]
+        yield base, folder / "kibitz.db", made["id"], hashes
+
+
+def test_the_game_page_shows_sixteen_digits_in_four_groups(recorded):
+    base, _db, game_id, hashes = recorded
+    page = requests.get(f"{base}/watch/{game_id}", timeout=10).text
+    assert f'<code class="fingerprint-code">{_grouped(hashes[-1][:16])}</code>' in page
+    assert f'data-fingerprint="{hashes[-1][:16]}"' in page
+    board = requests.get(f"{base}/watch/{game_id}/board", timeout=10).text
+    assert _grouped(hashes[-1][:16]) in board
+
+
+def _wrong_two(digits: str) -> str:
+    return "00" if digits != "00" else "11"
+
+
+@pytest.mark.parametrize("length", [12, 14, 16, 64])
+def test_a_check_names_every_digit_it_was_given(recorded, length):
+    base, db, game_id, hashes = recorded
+    now = hashes[-1][:length]
+    said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": now.upper()}, timeout=10)
+    words = f"The fingerprint {_grouped(now)} matches the record as it stands now, after event 4"
+    assert said.status_code == 200 and words in html.unescape(said.text)
+    done = _verify(db, game_id, now)
+    assert done.returncode == 0 and words in done.stdout, done.stdout
+    earlier = hashes[1][:length]  # noted after event 2
+    done = _verify(db, game_id, _grouped(earlier))
+    assert done.returncode == 0 and f"The fingerprint {_grouped(earlier)} matches the record as it stood after event 2" in done.stdout
+    if length < 64:
+        longer = now + _wrong_two(hashes[-1][length:length + 2])  # a noted fingerprint and two digits more
+        done = _verify(db, game_id, longer)
+        assert done.returncode == 1, done.stdout
+        assert done.stdout.startswith(f"The fingerprint {_grouped(longer)} matches no moment of this game's record"), done.stdout
+        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": longer}, timeout=10)
+        assert f"The fingerprint {_grouped(longer)} matches no moment" in html.unescape(said.text)
+
+
+@pytest.mark.parametrize("typed", ["a1820958a33", "", "g1820958a335", "a1820958a335" + "0" * 53])
+def test_fewer_than_twelve_digits_or_more_than_sixty_four_is_not_a_fingerprint(recorded, typed):
+    base, db, game_id, _hashes = recorded
+    done = _verify(db, game_id, typed)
+    assert done.returncode == 2 and "is not a fingerprint: give the 16 hex digits" in done.stderr, done.stderr
+    if typed:
+        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": typed}, timeout=10)
+        assert said.status_code == 422 and "is not a fingerprint: give the 16 hex digits" in said.text

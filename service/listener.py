@@ -46,7 +46,7 @@ WAIT = 0.25
 #: The first pause before connecting again after a failure, and the longest one (seconds).
 RETRY_FIRST, RETRY_MOST = 0.05, 2.0
 #: Seconds without a word from the server before the listener pings it.
-PING_SECONDS = 1.0
+PING_SECONDS = 2.0
 #: What :attr:`Listener.trouble` says for each kind of storage fault (else: cannot be reached).
 TROUBLE = {"not_answering": "not answering"}
 

@@ -107,6 +107,37 @@ def public_summary(rules: GameRules, seq: int, event_action: Mapping[str, Any], 
     return streams.summary(rules, step, False) + "."
 
 
+#: The fields of an action that name cards (a ``correct``'s ``action`` is read inside).
+CARD_FIELDS = ("card", "cards", "give", "take", "centre", "hands")
+
+
+def named_cards(data: Mapping[str, Any]) -> set[Any]:
+    """The cards an event's ``data`` (as stored, or as a reader is shown it) names: its
+    :data:`CARD_FIELDS` (a deal's ``hands`` by every player), a ``correct``'s ``action`` too."""
+    out: set[Any] = set()
+    for key in CARD_FIELDS:
+        value = data.get(key)
+        if isinstance(value, Mapping):
+            value = [card for held in value.values() if isinstance(held, list) for card in held]
+        if isinstance(value, list):
+            out.update(card for card in value if isinstance(card, (str, int)))
+        elif isinstance(value, (str, int)) and not isinstance(value, bool):
+            out.add(value)
+    inner = data.get("action")
+    if isinstance(inner, Mapping):
+        out |= named_cards(inner)
+    return out
+
+
+def cards_by_hand(entries: Iterable[tuple[int, Mapping[str, Any]]]) -> dict[int, set[Any]]:
+    """The cards named per hand by ``(hand, data)`` pairs (:func:`named_cards`)."""
+    out: dict[int, set[Any]] = {}
+    for hand, data in entries:
+        if hand:
+            out.setdefault(hand, set()).update(named_cards(data))
+    return out
+
+
 def shown(past: streams.Stream) -> list[int]:
     """The seqs whose recorded cards a past moment ``past`` shows, oldest first: its effective
     actions as they stood then, each entry that a correction in force at that moment replaced

@@ -174,6 +174,16 @@ class BoardAnswers:
         if self._on_lost is not None:
             self._on_lost()
 
+    def suspect(self) -> None:
+        """A trigger guarding the stored events was dropped, disabled or replaced (the
+        listener's look at the database's guard, or ``service.cache.FoldCache.observe`` on a
+        request's read of it): a stored event may have been changed without any notification,
+        so nothing remembered is trusted; every poll goes to the app, which checks the game
+        in full again (docs/tamper-evidence.md)."""
+        with self._lock:
+            self._games.clear()
+            self._everything += 1
+
     def committed(self) -> None:
         """This process committed a write (the writer says so before the write answers):
         on PostgreSQL nothing remembered is trusted until read again, as on SQLite, where the

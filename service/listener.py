@@ -12,13 +12,18 @@ channel and tells what it hears to a :class:`Hearer` (``service.boards.BoardAnsw
 * ``lost()`` as soon as the connection is found lost (the server stopped or restarted, the
   listener's backend was terminated, the network failed): from then until ``listening()``
   notifications are missed, so nothing remembered may be trusted.
+* ``suspect()`` when the database's guard (``service.storage.postgres.GUARD``: the triggers
+  that refuse to change a stored event) changed since the thread last looked, which it does
+  after each wait for notifications (at least every :data:`WAIT` seconds, one small query on
+  its own connection): a trigger was dropped, disabled or replaced, even if it is back, so
+  a stored event may have been changed without any notification.
 
 A server that stops answering without failing (paused, or cut off by the network) sends no
-notification and no error: so whenever :data:`PING_SECONDS` pass without a word from the
-server, the listener pings it (``service.storage.postgres.ping``, bounded as every wait on
-the server is: ``service.storage.postgres_bounds``), and a ping left unanswered loses the
-connection like any other failure. :attr:`Listener.trouble` says what the last failure was
-(None while listening): what ``/health`` tells a load balancer.
+notification and no error: the query of the guard after each wait is also the server's
+answer, bounded as every wait on the server is (``service.storage.postgres_bounds``: within
+``PROBE_SECONDS`` on this connection), and a query left unanswered loses the connection like
+any other failure. :attr:`Listener.trouble` says what the last failure was (None while
+listening): what ``/health`` tells a load balancer.
 
 After a lost connection it connects again at once and, while that fails, again after 0.05 s,
 doubling up to 2 s, for as long as the process runs (its attempts are let through even while
@@ -33,7 +38,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from typing import Protocol
 
 from service.storage import postgres
@@ -45,8 +49,6 @@ _log = logging.getLogger(__name__)
 WAIT = 0.25
 #: The first pause before connecting again after a failure, and the longest one (seconds).
 RETRY_FIRST, RETRY_MOST = 0.05, 2.0
-#: Seconds without a word from the server before the listener pings it.
-PING_SECONDS = 2.0
 #: What :attr:`Listener.trouble` says for each kind of storage fault (else: cannot be reached).
 TROUBLE = {"not_answering": "not answering"}
 
@@ -62,6 +64,9 @@ class Hearer(Protocol):
 
     def lost(self) -> None:
         """The connection is lost: trust nothing until :meth:`listening`."""
+
+    def suspect(self) -> None:
+        """The database's guard changed: a stored event may have been changed unheard."""
 
 
 class Listener:
@@ -113,18 +118,17 @@ class Listener:
             pause = RETRY_FIRST
             try:
                 self.connections += 1
+                seen = postgres.guard(conn)
                 self.trouble = None
                 self.hearer.listening()
-                answered = time.monotonic()
                 while not self._stopping.is_set():
                     games = postgres.changes(conn, WAIT)
                     if games:
                         self.hearer.heard(games)
-                    elif time.monotonic() - answered < PING_SECONDS:
-                        continue
-                    else:
-                        postgres.ping(conn)
-                    answered = time.monotonic()
+                    guard = postgres.guard(conn)  # also the server's answer: a silent one is found here
+                    if guard != seen:
+                        seen = guard
+                        self.hearer.suspect()
             except StorageUnavailable as err:
                 self.trouble = TROUBLE.get(err.kind, "cannot be reached")  # connect again at once
             except Exception:  # a bug, not the connection: the thread goes on, after a pause

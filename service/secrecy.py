@@ -21,9 +21,11 @@ the **current** record by ``replays.secrecy``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from cachetools import LRUCache
 from flask import current_app, g, request
 
 import engine
@@ -88,15 +90,79 @@ def reader(row: dict[str, Any]) -> bool:
     full = http.reader_is_full(row)
     if not full:
         origin = forks.sealed_by(get_db(), row)
+        word = games.rules_of(row).HAND_WORD
         if origin is not None:
-            word = games.rules_of(row).HAND_WORD
             raise Sealed(401, "token_required",
                          f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, where it is still in play: "
                          f"what the fork records names cards still in players' hands there, so only the fork's "
                          f"scorekeeper (its token) may read it until that {word} is over.",
                          version=row["version"], headers=_WWW)
+        origin = names_kept_secret(row)
+        if origin is not None:
+            raise Sealed(401, "token_required",
+                         f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, which never shows some "
+                         f"of its cards (a folded player's cards are never revealed), and the fork names them: only "
+                         f"the fork's scorekeeper (its token) may read it.",
+                         version=row["version"], headers=_WWW)
     known[key] = full
     return full
+
+
+#: Per game record (id, version, record_hash): the cards it keeps secret for good per hand
+#: (``"kept"``) or its public view names per hand (``"named"``), so that a crowd polling a
+#: fork's page does not fold its public event logs once per poll.
+_CARDS: LRUCache[tuple[str, str, int, str | None], dict[int, set[Any]]] = LRUCache(maxsize=256)
+_CARDS_LOCK = threading.Lock()
+
+
+def _cards(kind: str, row: dict[str, Any]) -> dict[int, set[Any]]:
+    """``replays.replay.kept_secret`` (``kind`` "kept") or ``named_publicly`` ("named") of
+    game ``row`` at its version, remembered per record (:data:`_CARDS`)."""
+    key = (kind, row["id"], int(row["version"]), row.get("record_hash"))
+    with _CARDS_LOCK:
+        found = _CARDS.get(key)
+    if found is None:
+        folded = games.current(row)
+        events = games.events(row, upto=folded.version)
+        found = replay.kept_secret(folded, events) if kind == "kept" else replay.named_publicly(folded, events)
+        with _CARDS_LOCK:
+            _CARDS[key] = found
+    return found
+
+
+def names_kept_secret(row: dict[str, Any]) -> tuple[str, int] | None:
+    """``(game id, hand)`` when the public view of open fork ``row`` names a card that the
+    game which dealt a hand the fork shares keeps secret for good (a Toepen folder's dead
+    cards there, which the fork, where that player stayed in, plays or shows:
+    ``replays.replay.kept_secret``); else None.
+
+    A fork inherits the dealt cards of the games up its chain, so it inherits their secrecy
+    too: while a shared hand is in play in any of them, :func:`forks.sealed_by`; once it is
+    over, the cards the game that dealt it (the farthest game up the chain sharing that hand,
+    whose record is the table's) never shows. A card a what-if fork in between left unplayed
+    is no secret when that game showed it."""
+    lineage = store.fork_lineage(get_db(), row["id"]) if row.get("forked_from_game") else []
+    if row["visibility"] != "open" or not lineage:
+        return None
+    dealt_by: dict[int, str] = {}  # each shared hand -> the farthest game up the chain sharing it
+    for ancestor_id, shared in lineage:  # farthest first
+        for hand in range(1, shared + 1):
+            dealt_by.setdefault(hand, ancestor_id)
+    named: dict[int, set[Any]] | None = None
+    for ancestor_id in dict.fromkeys(dealt_by.values()):
+        ancestor = store.get_game(get_db(), ancestor_id)
+        if ancestor is None or ancestor["game"] != row["game"]:
+            continue
+        secret = _cards("kept", ancestor)
+        hands = sorted(hand for hand in secret if dealt_by.get(hand) == ancestor_id)
+        if not hands:
+            continue
+        if named is None:
+            named = _cards("named", row)
+        for hand in hands:
+            if secret[hand] & named.get(hand, set()):
+                return ancestor_id, hand
+    return None
 
 
 def guard() -> None:

@@ -169,7 +169,7 @@ def test_a_callers_own_shorter_wait_is_its_own(postgres_url: str) -> None:  # no
         took, raised = _timed(lambda: postgres.changes(listener, seconds))  # no notification: [] after its wait
         assert raised is None and seconds - 0.1 < took < seconds + 1
         assert not postgres.is_lost(listener)
-        postgres.ping(listener)
+        postgres.guard(listener)
     finally:
         listener.close()
 
@@ -202,7 +202,7 @@ def test_the_listener_finds_a_paused_server_by_itself_and_listens_again_once_it_
         cluster.pause()  # no request at all: the listener's ping finds it
         paused = time.monotonic()
         while thread.trouble is None:
-            assert time.monotonic() - paused < listener.PING_SECONDS + bounds.PROBE_SECONDS + 2, "unnoticed"
+            assert time.monotonic() - paused < listener.WAIT + bounds.PROBE_SECONDS + 2, "unnoticed"
             time.sleep(0.05)
         assert thread.trouble == "not answering" and hearer.events[-1] == "lost"
         assert bounds.not_answering(cluster.url)  # every other connection of the process is told

@@ -70,6 +70,17 @@ SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 #: its tokens are issued, restored or revoked): :func:`listen`, :func:`changes`.
 CHANNEL = "kibitz_events"
 
+#: The database's guard, as a column of a query (:func:`head`, :func:`guard`): the identity
+#: (oid), the last change (``xmin``) and the state (``tgenabled``) of every trigger on
+#: ``events`` and ``games`` and of the function it runs, and the oids of both tables. Dropping
+#: a trigger and creating it again, disabling and enabling it, replacing its function or the
+#: table each change it, even when what stands at the end looks as before: so a stored event
+#: cannot be changed unseen by a running server (``service.cache.FoldCache.observe``).
+GUARD = ("(SELECT coalesce(string_agg(t.oid::text || '.' || t.xmin::text || '.' || t.tgenabled::text || '.' "
+         "|| f.oid::text || '.' || f.xmin::text, ',' ORDER BY t.oid), '') FROM pg_trigger AS t "
+         "JOIN pg_proc AS f ON f.oid = t.tgfoid WHERE t.tgrelid IN ('events'::regclass, 'games'::regclass)) "
+         "|| ';' || 'events'::regclass::oid::text || ';' || 'games'::regclass::oid::text")
+
 
 def is_url(target: object) -> bool:
     """True when ``target`` (a ``--db`` / ``KIBITZ_DB`` value) names a PostgreSQL database
@@ -138,6 +149,8 @@ def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPo
 
 #: The message of the triggers that make PostgreSQL refuse to change a stored event.
 IMMUTABLE = "events are immutable: %s refused"
+#: The triggers that make PostgreSQL refuse to change a stored event, and what each refuses.
+TRIGGERS = {"events_no_update": "UPDATE", "events_no_delete": "DELETE", "events_no_truncate": "TRUNCATE"}
 
 _INITIAL = [
     "CREATE TABLE games (rowid BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE, id TEXT PRIMARY KEY, "
@@ -205,6 +218,24 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
         "RETURN NULL; END $$",
         "CREATE TRIGGER events_counted AFTER INSERT OR DELETE ON events FOR EACH ROW "
         "EXECUTE FUNCTION kibitz_events_counted()",
+    ]),
+    # SQLite's 0010 refuses INSERT OR REPLACE of a stored event; PostgreSQL has no such
+    # statement (ON CONFLICT DO UPDATE fires the UPDATE trigger). Here the triggers fire
+    # ALWAYS: also for a session with session_replication_role = replica, which would skip
+    # them without changing the guard that a running server watches (docs/tamper-evidence.md);
+    # and a change of a games row that is not a move's (which changes its version, its
+    # record_hash or its stored_events, and notifies for itself) notifies CHANNEL
+    # (``<id>:row``), so that the servers' answers from memory (service.boards) hear of one
+    # made behind their back.
+    ("0010_sealed_events", [
+        *(f"ALTER TABLE events ENABLE ALWAYS TRIGGER {name}" for name in TRIGGERS),
+        "CREATE FUNCTION kibitz_games_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        f"PERFORM pg_notify('{CHANNEL}', NEW.id || ':row'); RETURN NULL; END $$",
+        "CREATE TRIGGER games_changed AFTER UPDATE ON games FOR EACH ROW WHEN (OLD.version IS NOT DISTINCT FROM "
+        "NEW.version AND OLD.record_hash IS NOT DISTINCT FROM NEW.record_hash AND OLD.stored_events IS NOT "
+        "DISTINCT FROM NEW.stored_events) "
+        "EXECUTE FUNCTION kibitz_games_changed()",
+        "ALTER TABLE games ENABLE ALWAYS TRIGGER games_changed",
     ]),
 ]
 
@@ -593,13 +624,14 @@ def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str,
 
 #: The head's columns (``head``'s keys) as the one read of a move names them (``h_<key>``).
 HEAD_KEYS = ("count", "last_seq", "last_type", "last_data", "last_recorded_at", "last_at", "last_salt", "last_hash",
-             "previous_hash")
+             "previous_hash", "guard")
 
 #: The one read of a move (:func:`begin_move`), as ``service.storage.sqlite.MOVE_READ``.
 MOVE_READ = (
     "SELECT g.rowid AS _rowid, g.*, g.stored_events AS h_count, "
     "e.seq AS h_last_seq, e.type AS h_last_type, e.data AS h_last_data, e.recorded_at AS h_last_recorded_at, "
     "e.at AS h_last_at, e.salt AS h_last_salt, e.hash AS h_last_hash, p.hash AS h_previous_hash, "
+    f"{GUARD} AS h_guard, "
     "ARRAY(SELECT token_hash FROM tokens WHERE game_id = g.id AND revoked_at IS NULL "
     "ORDER BY created_at, token_hash) AS token_hashes, "
     "i.request_hash AS k_request_hash, i.status AS k_status, i.response AS k_response FROM games AS g "
@@ -728,6 +760,18 @@ def _notify(db: Connection, payload: str) -> None:
     db.execute("SELECT pg_notify(%s, %s)", [CHANNEL, payload])
 
 
+def guard(db: Connection) -> str:
+    """The database's guard now (:data:`GUARD`): what ``service.cache.FoldCache.observe``
+    compares, so that a change of a trigger guarding the log sends every cached game through
+    the check again. Raises :class:`StorageUnavailable` when the connection is lost."""
+    try:
+        row = db.execute(f"SELECT {GUARD} AS guard").fetchone()
+    except psycopg.Error as err:
+        raise _lost(err) from err
+    assert row is not None
+    return str(row["guard"])
+
+
 def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
     """What a cached fold of ``game_id`` is checked against on every read and write, in one
     query (as ``service.storage.sqlite.head``): ``{"version", "status", "record_hash"}`` of its
@@ -735,15 +779,16 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
     ``stored_events``, kept by a trigger on every insert and delete), its last
     stored event as stored (``last_seq``, ``last_type``, ``last_data`` as its JSON text,
     ``last_recorded_at``, ``last_at``, ``last_salt``, ``last_hash``; all None when there is
-    none) and ``previous_hash`` (the stored hash of the event before it). None when there is
-    no such game."""
+    none), ``previous_hash`` (the stored hash of the event before it) and ``guard``
+    (:data:`GUARD`). None when there is no such game."""
     if _unstorable(game_id):
         return None
     found = db.execute(
         "SELECT g.version, g.status, g.record_hash, "
         + ("g.stored_events AS count, " if count else "NULL AS count, ")
         + "e.seq AS last_seq, e.type AS last_type, e.data AS last_data, e.recorded_at AS last_recorded_at, "
-        "e.at AS last_at, e.salt AS last_salt, e.hash AS last_hash, p.hash AS previous_hash FROM games AS g "
+        f"e.at AS last_at, e.salt AS last_salt, e.hash AS last_hash, p.hash AS previous_hash, {GUARD} AS guard "
+        "FROM games AS g "
         "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "
         "LEFT JOIN events AS p ON p.game_id = g.id AND p.seq = e.seq - 1 WHERE g.id = %s", [game_id]).fetchone()
     if found is None:
@@ -968,8 +1013,8 @@ def listen(url: str, *, application_name: str = "kibitz listener") -> Connection
     """A connection of its own to the database at ``url`` listening on :data:`CHANNEL`
     (``LISTEN``), in autocommit mode, named ``application_name`` in ``pg_stat_activity``.
     Its waits are bounded as :func:`connect`'s (TCP keepalives and a TCP user timeout make a
-    silently lost server an error within some 20 s rather than hours; :func:`ping` finds a
-    server that stops answering), but it is a *probing* connection: it connects, and pings,
+    silently lost server an error within some 20 s rather than hours; a query on it left
+    unanswered finds a server that stops answering), but it is a *probing* connection: it connects, and asks,
     even while this process knows the server not to answer, and the first connection that
     succeeds tells every other connection to try again (``service.storage.postgres_bounds``).
     Raises :class:`StorageUnavailable` when the server cannot be reached or does not answer."""
@@ -978,7 +1023,7 @@ def listen(url: str, *, application_name: str = "kibitz listener") -> Connection
                                       application_name=application_name)
     except psycopg.Error as err:
         raise _lost(err) from err
-    bounded.answer_within = bounds.PROBE_SECONDS  # LISTEN, and each ping, answered within this or the server is silent
+    bounded.answer_within = bounds.PROBE_SECONDS  # LISTEN, and each query, answered within this or the server is silent
     conn: Connection = bounded
     try:
         conn.execute(f"LISTEN {CHANNEL}")
@@ -986,16 +1031,6 @@ def listen(url: str, *, application_name: str = "kibitz listener") -> Connection
         conn.close()
         raise _lost(err) from err
     return conn
-
-
-def ping(conn: Connection) -> None:
-    """Ask the server on ``conn`` (from :func:`listen`) for an answer; notifications that arrive
-    meanwhile wait for :func:`changes`. Raises :class:`StorageUnavailable` (``not_answering``
-    when it does not answer in time; the connection is then closed) when it is lost."""
-    try:
-        conn.execute("SELECT 1")
-    except psycopg.Error as err:
-        raise _lost(err) from err
 
 
 def changes(conn: Connection, timeout: float) -> list[str]:

@@ -239,6 +239,7 @@ export function refused(item, answer) {
   say(sentence + dropLive());
   settle(item, "refused");
   render();
+  if (!fresh()) { refreshActions(); }  // refused after an earlier tap was stored: the buttons of the board shown
 }
 
 /* A live tap was refused: drop it and the taps made on top of it before its answer came;

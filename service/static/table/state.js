@@ -31,7 +31,8 @@ export const S = {
   token: null,      // this game's token on this device (token.js)
   tokenUnconfirmed: false,  // a share link's token the service has not yet accepted (token.js)
   offline: false,   // the service could not be reached at the last try
-  sending: false    // a write is on its way
+  sending: false,   // a write is on its way
+  settling: null    // a panel has just closed: {until, box}, where a tap is not taken until then (controls.js)
 };
 let lastSentence = "";
 

@@ -164,6 +164,8 @@ def test_a_kibitz_connection_idle_in_its_transaction_is_ended_and_its_locks_free
 
 def test_a_callers_own_shorter_wait_is_its_own(postgres_url: str) -> None:  # noqa: F811
     seconds = 0.5
+    with postgres.connect(postgres_url) as db:
+        postgres.migrate(db)  # the listener's look at the guard reads the tables' triggers
     listener = postgres.listen(postgres_url)
     try:
         took, raised = _timed(lambda: postgres.changes(listener, seconds))  # no notification: [] after its wait
@@ -187,9 +189,14 @@ class _Hearer:
     def lost(self) -> None:
         self.events.append("lost")
 
+    def suspect(self) -> None:
+        self.events.append("suspect")
+
 
 def test_the_listener_finds_a_paused_server_by_itself_and_listens_again_once_it_answers(
         cluster: Cluster) -> None:  # noqa: F811
+    with postgres.connect(cluster.url) as db:
+        postgres.migrate(db)  # the listener's look at the guard reads the tables' triggers
     hearer = _Hearer()
     thread = listener.Listener(cluster.url, hearer)
     thread.start()

@@ -94,6 +94,7 @@ def test_a_refusal_and_the_undone_line_leave_every_seats_name_in_view(server, ne
     server.post(game, {"type": "play", "player": "Bob", "card": "9C"})  # another device: the page does not know
     deck(page, "8♣").click()
     expect(page.get_by_role("alert")).to_contain_text("moved on")
+    expect(page.locator("#changes")).to_have_text("")  # one message at a time: the newest
     settle(page)
     page.evaluate("() => window.scrollTo(0, 0)")
     assert all(seen for _, seen in page.evaluate(NAMES_SEEN)), page.evaluate(NAMES_SEEN)
@@ -132,3 +133,18 @@ def test_three_waiting_taps_are_listed_whole_without_covering_the_deck(own_serve
     # the clock on a waiting card is drawn, not a character some font may lack
     clock = deck(page, "K♣").evaluate("b => { const s = getComputedStyle(b, '::after'); return [s.content, s.backgroundImage]; }")
     assert all(ord(c) < 128 for c in clock[0]) and "svg" in clock[1], clock
+
+
+@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
+def test_a_long_name_is_cut_in_its_seat_and_held_whole_in_its_title(server, new_context, viewport):
+    long_names = [chr(ord("A") + i) * 30 + str(i) for i in range(8)]
+    game = server.create(game="toepen", players=long_names)
+    server.post(game, {"type": "deal"})
+    page = new_context(viewport=viewport).new_page()
+    open_table(page, server, game)
+    seen = page.evaluate("""() => Array.from(document.querySelectorAll('#seats .seat-name')).map(n => {
+      const seat = n.closest('.seat').getBoundingClientRect(); const r = n.getBoundingClientRect();
+      return [n.title, n.textContent, r.right <= seat.right + 1]; })""")
+    assert [(title, text) for title, text, _ in seen] == [(name, name) for name in long_names]
+    assert all(inside for _, _, inside in seen), seen  # cut with "…" inside its tile
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

@@ -163,6 +163,8 @@ export function render() {
   renderEnd();
   fitText(turnBox);
   if (kind === "fuji_flush") { fitText(el("hand-result")); }
+  var facts = seatsBox.querySelectorAll(".seat-info");
+  for (var f = 0; f < facts.length; f++) { fitLine(facts[f]); }
   keepPlace(s);
   document.documentElement.style.setProperty("--bar", el("notices").parentNode.offsetHeight + "px");
   placeNotices();
@@ -180,6 +182,19 @@ export function fitText(node) {
   var least = size * 0.7;
   while (node.scrollHeight > node.clientHeight + 1 && size > least) {
     size -= 1;
+    node.style.fontSize = size + "px";
+  }
+}
+
+/* A line of fixed height (a seat's facts): set smaller, down to 75% of its size, until it is whole
+ * in its width. */
+export function fitLine(node) {
+  node.style.fontSize = "";
+  if (node.scrollWidth <= node.clientWidth + 1) { return; }
+  var size = parseFloat(window.getComputedStyle(node).fontSize);
+  var least = size * 0.75;
+  while (node.scrollWidth > node.clientWidth + 1 && size > least) {
+    size -= 0.5;
     node.style.fontSize = size + "px";
   }
 }

@@ -138,8 +138,8 @@ def test_names_stored_before_keep_reading_and_matching_as_stored(client, db_path
         db.execute("DROP TRIGGER events_no_update")
         db.execute("UPDATE games SET players = ?, title = ? WHERE id = ?",
                    [json.dumps(stored), "Old\u202e night", game.id])
-        db.execute("UPDATE events SET data = json_set(data, '$.players', json(?), '$.dealer', ?) WHERE game_id = ? AND seq = 1",
-                   [json.dumps(stored), stored[0], game.id])
+        db.execute("UPDATE events SET data = json_set(data, '$.players', json(?), '$.dealer', ?, '$.title', ?) "
+                   "WHERE game_id = ? AND seq = 1", [json.dumps(stored), stored[0], "Old\u202e night", game.id])
         rechain(db, game.id)  # stored so by an older Kibitz: its chain computed from what it stored
     client.application.extensions["kibitz_cache"].clear()
     body = game.get().get_json()

@@ -112,6 +112,11 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
     return of(db).head(db, game_id, count=count)
 
 
+def guard(db: Connection) -> object:
+    """``guard`` of the backend of ``db``."""
+    return of(db).guard(db)
+
+
 def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float | None = None) -> Moment | None:
     """``begin_move`` of the backend of ``db``: the write transaction of a move and its one read."""
     return of(db).begin_move(db, game_id, key, deadline=deadline)

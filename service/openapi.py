@@ -303,7 +303,12 @@ def build() -> dict[str, Any]:
                  "responses": {**_ok("CreatedGame", 201, "Created", {**ETAG, **LOCATION}),
                                **_problems((400, 401, 403, 404, 409, 413, 415, 422, 503))}},
     })
-    spec.path(path="/health", operations={"get": {"summary": "Liveness", "responses": _ok("Health")}})
+    spec.path(path="/health", operations={"get": {
+        "summary": "Liveness, and whether the database answers",
+        "description": "200 while the database answers as far as this server knows without asking it; 503 "
+                       "storage_unavailable (with Retry-After, and database: not answering or cannot be reached) "
+                       "while it does not, for a load balancer. Never waits on the database.",
+        "responses": {**_ok("Health"), **_problems((503,))}}})
     spec.path(path="/openapi.json", operations={
         "get": {"summary": "This document", "responses": _ok({"type": "object", "required": ["openapi", "paths"]},
                                                              description="OpenAPI 3.1 document")},

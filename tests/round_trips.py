@@ -27,17 +27,19 @@ LISTENER = b"kibitz listener"
 
 
 class CountingProxy:
-    """Forward ``127.0.0.1:<port>`` to ``host:port`` of ``url`` (a ``postgresql://`` URL),
-    counting each connection's round trips (:attr:`turns`) and the client's bytes."""
+    """Forward ``<listen>:<port>`` (``127.0.0.1`` unless told) to ``host:port`` of ``url`` (a
+    ``postgresql://`` URL), counting each connection's round trips (:attr:`turns`) and the
+    client's bytes. Its sockets are opened on the network of the thread that makes it (another
+    machine's, inside ``tests.netns.inside``: tests/test_league_machines.py)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, listen: str = "127.0.0.1") -> None:
         parts = urlsplit(url)
         self._target = (parts.hostname or "127.0.0.1", parts.port or 5432)
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener = socket.create_server((listen, 0))
         self.port = self._listener.getsockname()[1]
         netloc = parts.netloc.rsplit("@", 1)
         user = netloc[0] + "@" if len(netloc) == 2 else ""
-        self.url = urlunsplit((parts.scheme, f"{user}127.0.0.1:{self.port}", parts.path, parts.query, ""))
+        self.url = urlunsplit((parts.scheme, f"{user}{listen}:{self.port}", parts.path, parts.query, ""))
         self._lock = threading.Lock()
         self.turns = 0
         self.sent = 0

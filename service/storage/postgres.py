@@ -48,6 +48,7 @@ from psycopg_pool import ConnectionPool
 
 from replays import chain
 from schemas.common import scrub
+from service.storage import postgres_bounds as bounds
 from service.storage.interface import Moment, RecordDamaged, StorageUnavailable
 from service.storage.sqlite import decode_cursor, encode_cursor
 
@@ -89,8 +90,8 @@ def is_url(target: object) -> bool:
 
 def _configure(conn: Connection, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> None:
     conn.autocommit = True
-    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
-    conn.execute("SET TIME ZONE 'UTC'")
+    settings = bounds.session_settings(conn, lock_timeout_ms)  # statement_timeout after lock_timeout
+    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}; SET TIME ZONE 'UTC'; {settings}".encode())
 
 
 def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
@@ -104,13 +105,21 @@ def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int
     :data:`SYNCHRONOUS_LEVELS` keeps it on; ``busy_timeout_ms`` is how long a write waits for
     the write lock (:data:`LOCK_TIMEOUT_MS` by default). ``max_page_count`` is SQLite's alone:
     raises ``ValueError`` when given, or for an unknown level. Raises
-    ``psycopg.OperationalError`` when the server cannot be reached."""
+    ``psycopg.OperationalError`` when the server cannot be reached, and
+    :class:`~service.storage.postgres_bounds.NotAnswering` (one of them) when it does not
+    answer in time.
+
+    Every wait of the connection on its server is bounded (``service.storage.postgres_bounds``:
+    the server's ``statement_timeout`` and ``idle_in_transaction_session_timeout``, a watchdog
+    that gives up the waits on a server that does not answer, a last bound on each wait,
+    ``connect_timeout``, TCP keepalives and ``tcp_user_timeout``); a server that stops
+    answering is a storage fault (``not_answering``)."""
     level = synchronous.upper()
     if level not in SYNCHRONOUS_LEVELS:
         raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_LEVELS)}, not {synchronous!r}")
     if max_page_count is not None:
         raise ValueError("max_page_count is SQLite's: a PostgreSQL server's space is its own to limit")
-    conn: Connection = psycopg.connect(str(path), row_factory=dict_row, autocommit=True)
+    conn: Connection = bounds.open_bounded(str(path), row_factory=dict_row, autocommit=True)
     try:
         _configure(conn, LOCK_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms)
         if level == "OFF":
@@ -124,11 +133,14 @@ def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int
 def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool[Connection]:
     """A pool of connections to ``url`` configured as :func:`connect`'s (``pool.connection()``
     lends one; a transaction left open by a borrower is rolled back when it is returned).
-    Waits until ``min_size`` connections are open; raises ``psycopg_pool.PoolTimeout`` when
-    the server cannot be reached."""
+    Each connection's waits have :func:`connect`'s last bound, it is checked before it is lent,
+    and a borrower waits for one at most as long as one may take to open. Waits until ``min_size`` connections
+    are open; raises ``psycopg_pool.PoolTimeout`` when the server cannot be reached."""
     pool: ConnectionPool[Connection] = ConnectionPool(
         url, min_size=min_size, max_size=max_size, open=False, configure=_configure,
-        kwargs={"row_factory": dict_row, "autocommit": True})
+        connection_class=bounds.BoundedConnection, check=ConnectionPool.check_connection,
+        kwargs={"row_factory": dict_row, "autocommit": True, **bounds.options(url)},
+        timeout=bounds.CONNECT_SECONDS, reconnect_timeout=60)
     pool.open(wait=True, timeout=30)
     return pool
 
@@ -236,6 +248,11 @@ def applied(db: Connection) -> list[str]:
     return [str(row["name"]) for row in db.execute("SELECT name FROM kibitz_migrations ORDER BY name")]
 
 
+#: How long one statement of a migration may go unanswered (seconds): the server itself sets
+#: them no ``statement_timeout``, since building an index of a large table may take long.
+MIGRATION_SECONDS = 600.0
+
+
 def migrate(db: Connection) -> list[str]:
     """Apply the pending :data:`MIGRATIONS` to ``db``, all in one transaction under an
     advisory lock (several processes may call it at once: one applies, the others then find
@@ -247,7 +264,8 @@ def migrate(db: Connection) -> list[str]:
     if row is None or row["name"] is None:
         raise errors.InvalidSchemaName("no schema of its search_path exists to create the tables in: create it "
                                        "(CREATE SCHEMA name) or name one that exists")
-    with immediate(db, lock=MIGRATE_LOCK):
+    with bounds.waiting(db, MIGRATION_SECONDS), immediate(db, lock=MIGRATE_LOCK):
+        db.execute("SET LOCAL statement_timeout = 0")  # building an index of a large table may take long
         db.execute("CREATE TABLE IF NOT EXISTS kibitz_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         have = set(applied(db))
         for name, statements in MIGRATIONS:
@@ -271,9 +289,12 @@ FAULT_DETAILS = {
     "cannot_open": ("The server cannot reach its PostgreSQL database: nothing was stored. Try again.", 5),
     "io_error": ("The database server reported an error: nothing was stored. Try again.", 5),
     "busy": ("Another write held the database for too long: nothing was stored. Try again.", 1),
+    "not_answering": ("The database server is not answering (it may be paused, overloaded, or cut off from this "
+                      "server): nothing was stored. Try again.", 5),
 }
 
 _FAULTS: list[tuple[type[BaseException], str]] = [
+    (bounds.NotAnswering, "not_answering"),
     (errors.DiskFull, "full"),
     (errors.ReadOnlySqlTransaction, "read_only"),
     (errors.LockNotAvailable, "busy"),
@@ -281,14 +302,17 @@ _FAULTS: list[tuple[type[BaseException], str]] = [
     (errors.DeadlockDetected, "busy"),
     (errors.SerializationFailure, "busy"),
     (errors.IoError, "io_error"),
+    # the server ended a transaction left idle past idle_in_transaction_session_timeout (postgres_bounds)
+    (errors.IdleInTransactionSessionTimeout, "io_error"),
     (psycopg.OperationalError, "cannot_open"),
 ]
 
 
 def fault(err: BaseException) -> StorageUnavailable | None:
     """The storage fault that ``err`` is (a psycopg error meaning the database cannot take
-    the write now: disk full, read-only, a lock held past :data:`LOCK_TIMEOUT_MS`, the server
-    unreachable; or a :class:`StorageUnavailable` already), or None for any other error."""
+    the write now: disk full, read-only, a lock held past :data:`LOCK_TIMEOUT_MS`, a statement
+    past ``statement_timeout``, the server unreachable or not answering; or a
+    :class:`StorageUnavailable` already), or None for any other error."""
     if isinstance(err, StorageUnavailable):
         return err
     for kind_of, kind in _FAULTS:
@@ -1000,15 +1024,19 @@ def data_version(db: Connection) -> int:
 def listen(url: str, *, application_name: str = "kibitz listener") -> Connection:
     """A connection of its own to the database at ``url`` listening on :data:`CHANNEL`
     (``LISTEN``), in autocommit mode, named ``application_name`` in ``pg_stat_activity``.
-    TCP keepalives and a TCP user timeout make a silently lost server an error within some
-    20 s rather than hours. Raises :class:`StorageUnavailable` when the server cannot be
-    reached."""
+    Its waits are bounded as :func:`connect`'s (TCP keepalives and a TCP user timeout make a
+    silently lost server an error within some 20 s rather than hours; a query on it left
+    unanswered finds a server that stops answering), but it is a *probing* connection: it connects, and asks,
+    even while this process knows the server not to answer, and the first connection that
+    succeeds tells every other connection to try again (``service.storage.postgres_bounds``).
+    Raises :class:`StorageUnavailable` when the server cannot be reached or does not answer."""
     try:
-        conn: Connection = psycopg.connect(
-            url, row_factory=dict_row, autocommit=True, application_name=application_name, connect_timeout=10,
-            keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3, tcp_user_timeout=20_000)
+        bounded = bounds.open_bounded(url, probing=True, row_factory=dict_row, autocommit=True,
+                                      application_name=application_name)
     except psycopg.Error as err:
         raise _lost(err) from err
+    bounded.answer_within = bounds.PROBE_SECONDS  # LISTEN, and each query, answered within this or the server is silent
+    conn: Connection = bounded
     try:
         conn.execute(f"LISTEN {CHANNEL}")
     except psycopg.Error as err:

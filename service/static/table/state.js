@@ -167,6 +167,7 @@ export function showTable() {
 export function say(sentence) {
   lastSentence = sentence || "";
   alertBox.textContent = lastSentence;
+  if (lastSentence) { document.getElementById("changes").textContent = ""; }  // one message at a time: the newest
 }
 
 /* Summaries joined into one sentence: "a; b." (each summary's own final full stop dropped). */

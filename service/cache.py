@@ -180,6 +180,13 @@ class FoldCache:
             if entry is None or entry.folded.version <= new.folded.version:
                 self._games[game_id] = new
 
+    def fixed(self, game_id: str) -> Mapping[str, Any] | None:
+        """What the games row of cached game ``game_id`` copies of its ``game_created``
+        (:func:`fixed_fields`), or None when it is not cached with it."""
+        with self._lock:
+            entry = self._games.get(game_id)
+        return None if entry is None else entry.fixed
+
     def discard(self, game_id: str) -> None:
         """Forget ``game_id``: after a failed batch, whose writes may have cached a fold of
         events that were never committed."""

@@ -412,11 +412,11 @@ def _transfer_and_history(spec: APISpec) -> None:
                                                      {"type": "string", "maxLength": 0}]},
                                 "description": f"YYYY-MM-DD (UTC, inclusive): {words}; empty: no bound"}
                                for bound, words in (("since", "games from this day"), ("until", "games up to this day"))],
-                "responses": {**_ok("PlayerList"), **_problems((422,))}},
+                "responses": {**_ok("PlayerList"), **_problems((422, 503))}},
     })
     spec.path(path="/players/{name}", operations={
         "get": {"summary": "A player's games and stats per game type", "parameters": [name, *paging],
-                "responses": {**_ok("PlayerRecord"), **_problems((404, 422))}},
+                "responses": {**_ok("PlayerRecord"), **_problems((404, 422, 503))}},
     })
     spec.path(path="/players/{name}/games", operations={
         "get": {"summary": "A player's games as json or csv", "parameters": [name, {
@@ -424,5 +424,5 @@ def _transfer_and_history(spec: APISpec) -> None:
             "schema": {"type": "string", "default": "json", "enum": ["json", "csv"]}}],
             "responses": {"200": {"description": "OK", "content": {JSON: {"schema": "PlayerGames"},
                                                                    "text/csv": text}},
-                          **_problems((404, 422))}},
+                          **_problems((404, 422, 503))}},
     })

@@ -139,6 +139,11 @@ def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None
     return of(db).events(db, game_id, after, upto)
 
 
+def first_events(db: Connection, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """``first_events`` of the backend of ``db``."""
+    return of(db).first_events(db, game_ids)
+
+
 def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
     """``event_hashes`` of the backend of ``db``."""
     return of(db).event_hashes(db, game_id)
@@ -299,6 +304,12 @@ def player_stats(db: Connection, player_key: str, counters: tuple[str, ...]) -> 
 def player_games(db: Connection, player_key: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
     """``player_games`` of the backend of ``db``."""
     return of(db).player_games(db, player_key, limit, offset)
+
+
+def results_in_scope(db: Connection, since: str | None = None, until: str | None = None,
+                     player_key: str | None = None) -> list[dict[str, Any]]:
+    """``results_in_scope`` of the backend of ``db``."""
+    return of(db).results_in_scope(db, since, until, player_key)
 
 
 def player_game_count(db: Connection, player_key: str) -> int:

@@ -150,6 +150,11 @@ class EventLog(Protocol):
         """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first."""
         ...
 
+    def first_events(self, db: Connection, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Event 1 of each of ``game_ids`` that has one, as :meth:`events` returns it, by game id,
+        in one query."""
+        ...
+
     def event_hashes(self, db: Connection, game_id: str) -> list[tuple[int, str]]:
         """``(seq, hash)`` of every stored event of ``game_id``, oldest first (``kibitz verify`` and the game
         page's verify form look a fingerprint up in them)."""
@@ -322,6 +327,12 @@ class Store(EventLog, Protocol):
                     offset: int = 0) -> list[dict[str, Any]]:
         """One player key's ``player_results`` rows with the game's ``title`` and ``players`` (decoded), newest
         first."""
+        ...
+
+    def results_in_scope(self, db: Connection, since: str | None = None, until: str | None = None,
+                         player_key: str | None = None) -> list[dict[str, Any]]:
+        """The ``player_results`` rows a history answer over a period, or of one player key,
+        counts, each with its game's ``g_record_hash`` and ``g_version``."""
         ...
 
     def player_game_count(self, db: Connection, player_key: str) -> int:

@@ -814,6 +814,18 @@ def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None
             for row in rows]
 
 
+def first_events(db: Connection, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """As ``service.storage.sqlite.first_events``."""
+    wanted = [game_id for game_id in game_ids if not _unstorable(game_id)]
+    if not wanted:
+        return {}
+    rows = db.execute("SELECT game_id, seq, type, data, recorded_at, at, salt, hash FROM events "
+                      "WHERE seq = 1 AND game_id = ANY(%s)", [wanted]).fetchall()
+    return {str(row["game_id"]): {**{key: value for key, value in row.items() if key != "game_id"}, "seq": 1,
+                                  "data": _decode(row["data"], dict, str(row["game_id"]), 1,
+                                                  "its data is not a JSON object")} for row in rows}
+
+
 def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
     """``(seq, hash)`` of every stored event of ``game_id``, oldest first."""
     if _unstorable(game_id):
@@ -1119,6 +1131,22 @@ def player_games(db: Connection, player_key: str, limit: int | None = None, offs
         "WHERE r.player_key = %s ORDER BY r.created_at DESC, r.game_id LIMIT %s OFFSET %s",
         [player_key, limit, offset])
     return [{**row, "players": json.loads(row["players"])} for row in rows]
+
+
+def results_in_scope(db: Connection, since: str | None = None, until: str | None = None,
+                     player_key: str | None = None) -> list[dict[str, Any]]:
+    """As ``service.storage.sqlite.results_in_scope``."""
+    if _unstorable(since, until, player_key):
+        return []
+    where, params = _period_clause(since, until)
+    where = where.replace("created_at", "r.created_at")
+    if player_key is not None:
+        where += (" AND " if where else "WHERE ") + "r.player_key = %s"
+        params.append(player_key)
+    return [{key: int(value) if isinstance(value, int) else value for key, value in row.items()}
+            for row in db.execute(f"SELECT r.*, g.record_hash AS g_record_hash, g.version AS g_version "
+                                  f"FROM player_results AS r JOIN games AS g ON g.id = r.game_id {where} "
+                                  "ORDER BY r.game_id, r.seat", params)]
 
 
 def player_game_count(db: Connection, player_key: str) -> int:

@@ -518,6 +518,27 @@ def _unreadable_event(db: Database, game_id: str, after: int, upto: int | None) 
     return None
 
 
+def first_events(db: Database, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Event 1 (``game_created``) of each of ``game_ids`` that has one, as :func:`events`
+    returns it, by game id: one query (``service.projections.check_listed``). Raises
+    :class:`RecordDamaged` naming an event whose data cannot be read."""
+    if not game_ids:
+        return {}
+    marks = ", ".join("?" * len(game_ids))
+    try:
+        rows = list(db.query(f"SELECT game_id, seq, type, data, recorded_at, at, salt, hash FROM events "
+                             f"WHERE seq = 1 AND game_id IN ({marks})", list(game_ids)))
+    except sqlite3.OperationalError as err:
+        if "decode to UTF-8" not in str(err):
+            raise
+        return {game_id: found[0] for game_id in game_ids if (found := events(db, game_id, upto=1))}
+    out = {}
+    for row in rows:
+        game_id = str(row.pop("game_id"))
+        out[game_id] = {**row, "data": _decode(row["data"], dict, game_id, 1, "its data is not a JSON object")}
+    return out
+
+
 def event_hashes(db: Database, game_id: str) -> list[tuple[int, str]]:
     """``(seq, hash)`` of every stored event of ``game_id``, oldest first (``kibitz verify``
     and the game page's verify form look a fingerprint up in them)."""
@@ -800,6 +821,21 @@ def player_games(db: Database, player_key: str, limit: int | None = None, offset
     )
     return [{**row, "players": json.loads(row["players"])}
             for row in db.query(sql, [player_key, -1 if limit is None else limit, offset])]
+
+
+def results_in_scope(db: Database, since: str | None = None, until: str | None = None,
+                     player_key: str | None = None) -> list[dict[str, Any]]:
+    """The ``player_results`` rows a history answer over ``since`` / ``until`` (as
+    :func:`player_totals`) or of one ``player_key`` counts, each with its game's
+    ``g_record_hash`` and ``g_version``: what ``service.projections`` checks against the logs
+    before the answer is served."""
+    where, params = _period_clause(since, until)
+    where = where.replace("created_at", "r.created_at")
+    if player_key is not None:
+        where += (" AND " if where else "WHERE ") + "r.player_key = ?"
+        params.append(player_key)
+    return list(db.query(f"SELECT r.*, g.record_hash AS g_record_hash, g.version AS g_version FROM player_results AS r "
+                         f"JOIN games AS g ON g.id = r.game_id {where} ORDER BY r.game_id, r.seat", params))
 
 
 def player_game_count(db: Database, player_key: str) -> int:

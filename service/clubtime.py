@@ -15,7 +15,10 @@ import os
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import tzlocal
+try:
+    import tzlocal
+except ImportError:  # pragma: no cover  (a virtualenv made before setup.cfg required it: UTC until reinstalled)
+    tzlocal = None  # type: ignore[assignment]
 
 #: The environment variable naming the club's zone (an IANA name such as ``Europe/London``).
 ENV = "KIBITZ_TIMEZONE"
@@ -48,6 +51,8 @@ def zone(name: str | None) -> ZoneInfo:
 def local_zone() -> ZoneInfo:
     """This computer's zone (``$TZ`` or ``/etc/localtime``, through tzlocal), as an IANA zone;
     UTC when it has none that the time zone database knows."""
+    if tzlocal is None:  # pragma: no cover
+        return ZoneInfo("UTC")
     try:
         found = tzlocal.get_localzone()
     except Exception:  # noqa: BLE001  (a broken /etc/localtime: the pages fall back to UTC)

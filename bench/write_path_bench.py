@@ -240,7 +240,7 @@ def record_all(writer: Any, cache: FoldCache, plan: list[tuple[str, str, list[di
                 counter[0] += 1
             key = uuid.uuid4().hex
 
-            def admit(row: Any, key: str = key) -> writes.Admitted:
+            def admit(row: Any, key: str = key, token_hash: str = token_hash) -> writes.Admitted:
                 if token_hash not in row["token_hashes"]:
                     raise AssertionError("token refused")
                 return key, False

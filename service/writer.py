@@ -1,32 +1,39 @@
-"""Every write of the process, each committed in the thread that asked for it.
+"""Every write of the process, each run and committed in the thread that asked for it.
 
-A write is one transaction on a connection of the writer's own, begun, run and committed by
-the request's thread (or the command's): no hand-off to another thread and back
-(docs/architecture.md, "A write, end to end"). :meth:`Writer.move` is a move's walk, one read
-and one append (``store.begin_move``, then the append and the ``COMMIT`` sent together:
-``store.pipeline``); :meth:`Writer.run` any other write (a new game, a fork, an import, a
-token), whose job writes what it likes.
+A write is a transaction on a connection of the writer's own, begun, run and committed by
+the request's thread (or the command's): no hand-off to another thread and back.
+:meth:`Writer.move` is a move's walk, one read and one append (``store.begin_move``, then
+the append and the ``COMMIT`` sent together: ``store.pipeline``); :meth:`Writer.run` any
+other write (a new game, a fork, an import, a token), whose job writes what it likes. The
+figures that chose this over a writer thread committing groups of writes are in
+docs/performance.md, "Fewer hand-offs per move".
 
 Who goes first:
 
 - **SQLite**: one write at a time in the process, in the order they asked (a queue of
   turns, so no write waits on SQLite's busy handler, which sleeps and retries, behind
-  another of the same process), then ``BEGIN IMMEDIATE`` across processes. One connection
-  serves them all (kept in a pool, so there is one while writes are one at a time).
-- **PostgreSQL**: each game takes its turns (in the process, in the order asked), then its
-  advisory lock across processes (``store.begin_move``, ``store.try_begin_write``): writes
-  of other games go on meanwhile, each on a connection of the pool, so a game whose lock
-  another process holds delays its own writes alone. A write whose turn does not come within
-  the lock timeout, or that then waits for the lock as long, is a ``busy`` fault (503) for
-  that write alone.
+  another of the same process), then ``BEGIN IMMEDIATE`` across processes. A write that
+  came while another held the turn **joins that write's open transaction** (its own writes
+  in a ``SAVEPOINT``, so a refusal rolls back alone), still in its own thread; the last
+  write of such a run (no one waiting, or :data:`MAX_BATCH` in it) commits for all of them,
+  one ``fsync``, and each answers only then. One connection serves them all (kept in a
+  pool, so there is one while writes are one at a time).
+- **PostgreSQL**: each write is a transaction of its own (PostgreSQL flushes the commits of
+  concurrent transactions together by itself). Each game takes its turns (in the process,
+  in the order asked), then its advisory lock across processes (``store.begin_move``,
+  ``store.try_begin_write``): writes of other games go on meanwhile, each on a connection
+  of the pool, so a game whose lock another process holds delays its own writes alone. A
+  write whose turn does not come within the lock timeout, or that then waits for the lock
+  as long, is a ``busy`` fault (503) for that write alone.
 
 A storage fault (disk full, read-only, I/O error, a lock held past the timeout, a lost
-PostgreSQL connection: ``store.fault``) rolls the write back (nothing of it is stored) and
-raises ``store.StorageUnavailable`` (503); its connection is dropped, so the next write opens
-a new one (a connection SQLite opened read-only would stay read-only after the file became
-writable again; one a PostgreSQL server ended stays closed). A connection found lost when its
-transaction begins (the server restarted while it lay idle) is replaced and the write begun
-again on the new one, since nothing of it has run.
+PostgreSQL connection: ``store.fault``) rolls the transaction back (nothing of it is stored:
+on SQLite every write that had joined it fails with the fault, a refusal among them keeping
+its own error) and raises ``store.StorageUnavailable`` (503); its connection is dropped, so
+the next write opens a new one (a connection SQLite opened read-only would stay read-only
+after the file became writable again; one a PostgreSQL server ended stays closed). A
+connection found lost when its transaction begins (the server restarted while it lay idle) is
+replaced and the write begun again on the new one, since nothing of it has run.
 
 The write-ahead log (SQLite) is checkpointed off the write path: the writer's connections
 never checkpoint inside a commit (``store.manual_checkpoints``), and every
@@ -185,9 +192,12 @@ class Writer:
     def __init__(self, database: str, synchronous: str, *, busy_timeout_ms: int | None = None,
                  max_page_count: int | None = None, on_commit: Callable[[], None] | None = None,
                  shared: bool | None = None) -> None:
-        """``on_commit`` (if given) is called after each commit, before the write returns
-        (``service.boards.BoardAnswers.committed``). ``busy_timeout_ms`` bounds how long a
-        write waits for its turn and its lock (the backend's own default when None)."""
+        """``on_commit`` (if given) is called after each commit that stored something, before
+        its writes return (``service.boards.BoardAnswers.committed``). ``busy_timeout_ms``
+        bounds how long a write waits for its turn and its lock (the backend's own default
+        when None). ``shared``: whether a write that comes while another holds the turn joins
+        its open transaction (None: on SQLite, not on PostgreSQL, as the figures chose;
+        ``bench/write_path_bench.py`` compares both)."""
         self._database = database
         self._synchronous = synchronous
         self._on_commit = on_commit

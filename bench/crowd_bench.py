@@ -11,6 +11,14 @@ runs two timed runs against it, each for ``--seconds``:
   nothing), half slow (a request's headers trickled a line every 2 s, never finished); one the
   server closes is opened again, as a hostile client would.
 
+and three more on request (``--runs``):
+
+* **quiet**: the scorekeeper alone, the reference for the others;
+* **junk**: ``--flooders`` clients (20) each sending, again and again, a 0.87 MiB write with a
+  junk token to the game, the whole body before reading the answer;
+* **creators**: ``--flooders`` anonymous clients creating games as fast as they are answered,
+  from ``--addresses`` loopback addresses (1 by default: one machine; 127.0.0.2, …).
+
 Meanwhile the scorekeeper, in a process of its own, records a move (a ``note``, without an
 ``Idempotency-Key``) every 0.5–2 s and asks ``/health`` every 0.25 s, each over a new
 connection, timing each answer. The load runs in its own processes (``--role``), never in the
@@ -23,6 +31,7 @@ Only loopback addresses are used; every loop is bounded in time and the script s
     python bench/crowd_bench.py                       # this checkout's code, both runs, 60 s each
     python bench/crowd_bench.py --source /tmp/before  # another checkout's code (the same venv)
     python bench/crowd_bench.py --runs polling --seconds 30 --clients 200
+    python bench/crowd_bench.py --runs quiet,junk,creators --seconds 30
 """
 
 from __future__ import annotations
@@ -225,6 +234,75 @@ async def holders(port: int, game_id: str, count: int, seconds: float) -> dict[s
     return {"reopened": reopened[0], "refused": refused[0]}
 
 
+def _flood_loop(port: int, seconds: float, clients: int, once: Any) -> dict[str, Any]:
+    """``clients`` threads each calling ``once(n)`` (-> a status, 0: no answer) until ``seconds``
+    have passed; returns the count of each status and the requests per second."""
+    stop = time.monotonic() + seconds
+    counts: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def client(n: int) -> None:
+        while time.monotonic() < stop:
+            try:
+                status = once(n)
+            except OSError:
+                status = 0
+            with lock:
+                counts[str(status)] = counts.get(str(status), 0) + 1
+
+    threads = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=seconds + REQUEST_TIMEOUT + 5)
+    return {"statuses": counts, "per_second": sum(counts.values()) / seconds}
+
+
+def junk_writers(port: int, game_id: str, clients: int, seconds: float) -> dict[str, Any]:
+    """``clients`` clients each sending, again and again, a 0.87 MiB write (a valid note) to the
+    game with a junk token, the whole body before reading the answer (as the outside tester's)."""
+    text = "x" * (912_000 - 40)
+    body = json.dumps({"type": "note", "text": text}).encode()
+    head = (f"POST /games/{game_id}/events HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer junk-token-of-a-flood\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+
+    def once(_n: int) -> int:
+        with socket.create_connection((HOST, port), timeout=REQUEST_TIMEOUT) as sock:
+            sock.sendall(head + body)
+            received = sock.recv(65536)
+            return int(received.split(b" ", 2)[1]) if received.startswith(b"HTTP/1.1 ") else 0
+
+    return _flood_loop(port, seconds, clients, once)
+
+
+def creators(port: int, clients: int, seconds: float, addresses: int) -> dict[str, Any]:
+    """``clients`` anonymous clients creating games as fast as they are answered, each on a
+    keep-alive connection, from ``addresses`` loopback addresses (127.0.0.2, 127.0.0.3, …;
+    1: all from one machine, as the outside tester's were)."""
+    body = json.dumps({"game": "toepen", "players": ["Ann", "Bob", "Cas", "Dee"]}).encode()
+    connections: dict[int, http.client.HTTPConnection] = {}
+
+    def once(n: int) -> int:
+        conn = connections.get(n)
+        if conn is None:
+            conn = connections[n] = http.client.HTTPConnection(HOST, port, timeout=REQUEST_TIMEOUT,
+                                                               source_address=(f"127.0.0.{2 + n % addresses}", 0))
+        try:
+            conn.request("POST", "/games", body=body, headers={"Content-Type": "application/json"})
+            response = conn.getresponse()
+            response.read()
+            if response.getheader("Connection", "").lower() == "close":
+                conn.close()
+                del connections[n]
+            return response.status
+        except (OSError, http.client.HTTPException):
+            conn.close()
+            del connections[n]
+            return 0
+
+    return _flood_loop(port, seconds, clients, once)
+
+
 # --------------------------------------------------------------------------- orchestration
 
 
@@ -235,6 +313,10 @@ def _role(args: argparse.Namespace) -> None:
         result = scorekeeper(args.port, args.game, args.token, args.seconds, args.tag)
     elif args.role == "watchers":
         result = asyncio.run(watchers(args.port, args.game, args.clients, args.seconds, args.version))
+    elif args.role == "junk":
+        result = junk_writers(args.port, args.game, args.flooders, args.seconds)
+    elif args.role == "creators":
+        result = creators(args.port, args.flooders, args.seconds, args.addresses)
     else:
         result = asyncio.run(holders(args.port, args.game, args.idle, args.seconds))
     Path(args.out).write_text(json.dumps(result))
@@ -331,12 +413,17 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
     """One run (``polling`` or ``idle``) against ``server``; returns its figures."""
     game_id, token, version = new_game(server.port)
     load_out, keeper_out = folder / f"{kind}-load.json", folder / f"{kind}-keeper.json"
-    common = {"port": server.port, "game": game_id, "clients": args.clients, "idle": args.idle}
+    common = {"port": server.port, "game": game_id, "clients": args.clients, "idle": args.idle,
+              "flooders": args.flooders, "addresses": args.addresses}
     load_seconds = args.seconds + WARM_UP + 2
     if kind == "polling":
         load = _spawn("watchers", load_out, seconds=load_seconds, version=version, **common)
-    else:
+    elif kind == "idle":
         load = _spawn("holders", load_out, seconds=load_seconds, **common)
+    elif kind in ("junk", "creators"):
+        load = _spawn(kind, load_out, seconds=load_seconds, **common)
+    else:  # quiet: the scorekeeper alone
+        load = _spawn("holders", load_out, seconds=1, **{**common, "idle": 0})
     before = os.getloadavg()
     time.sleep(WARM_UP)
     served = _usage(server)
@@ -376,6 +463,7 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
         "load_average_before": before, "load_average_during_max": max(load[0] for load in loads),
         "load_average_after": os.getloadavg(),
         "server_cpu_s": used[0] - served[0], "server_rss_mb": used[1],
+        "load_seconds": load_seconds,
     }
     if kind == "polling":
         result.update({
@@ -384,8 +472,12 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
             "poll_p50_ms": percentile(poll_ms, 0.5), "poll_p99_ms": percentile(poll_ms, 0.99),
             "violations": violations(writes, polls),
         })
-    else:
+    elif kind == "idle":
         result.update({"reopened": crowd.get("reopened"), "refused": crowd.get("refused")})
+    elif kind in ("junk", "creators"):
+        answered = sum((crowd.get("statuses") or {}).values())
+        result.update({"flood_statuses": crowd.get("statuses"), "flood_per_second": crowd.get("per_second"),
+                       "server_cpu_ms_per_flood_request": (used[0] - served[0]) * 1000 / answered if answered else None})
     return result
 
 
@@ -402,13 +494,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="length of each run (default 60)")
     parser.add_argument("--clients", type=int, default=500, help="game pages polling (default 500)")
     parser.add_argument("--idle", type=int, default=500, help="idle or slow connections held open (default 500)")
-    parser.add_argument("--runs", default="polling,idle", help="which runs, comma-separated (polling, idle)")
+    parser.add_argument("--runs", default="polling,idle",
+                        help="which runs, comma-separated (polling, idle, quiet, junk, creators)")
+    parser.add_argument("--flooders", type=int, default=20,
+                        help="clients of the junk and creators runs (default 20)")
+    parser.add_argument("--addresses", type=int, default=1, choices=range(1, 251), metavar="1..250",
+                        help="loopback addresses the creators come from (default 1: one machine)")
     parser.add_argument("--source", type=Path, default=None,
                         help="serve another checkout's code (its folder goes first on PYTHONPATH)")
     parser.add_argument("--serve-arg", action="append", default=[], help="an extra kibitz serve argument")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
     # the load's own processes
-    parser.add_argument("--role", choices=["scorekeeper", "watchers", "holders"], help=argparse.SUPPRESS)
+    parser.add_argument("--role", choices=["scorekeeper", "watchers", "holders", "junk", "creators"],
+                        help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--game", help=argparse.SUPPRESS)

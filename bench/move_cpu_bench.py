@@ -3,8 +3,8 @@ durable save, in the same run (run by hand, not in CI).
 
 Usage::
 
-    python bench/move_cpu_bench.py [--servers kibitz,granian,gunicorn-gthread,waitress,cheroot]
-                                   [--moves 3000] [--clients 8] [--source DIR] [--json FILE]
+    python bench/move_cpu_bench.py [--servers kibitz,granian,gunicorn-gthread,waitress,cheroot,kibitz=DIR]
+                                   [--moves 3000] [--clients 8] [--source DIR] [--profile DIR] [--json FILE]
 
 For each server named (``kibitz``: the real ``kibitz serve``; the others: the same Flask app
 under another WSGI server, ``bench/wsgi_servers.py``), on a fresh SQLite database with
@@ -38,6 +38,7 @@ import http.client
 import json
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -80,8 +81,11 @@ class Served:
 
     def __init__(self, name: str, folder: Path, threads: int, source: Path | None) -> None:
         self.name = name
+        if "=" in name:  # kibitz=DIR: kibitz serve from another checkout
+            name, other = name.split("=", 1)
+            source = Path(other)
         self.port = free_port()
-        db = str(folder / f"{name}.db")
+        db = str(folder / f"{len(list(folder.glob('*.db')))}-{name}.db")
         env = dict(os.environ)
         if source is not None:
             env["PYTHONPATH"] = str(source)
@@ -93,7 +97,7 @@ class Served:
         else:
             cmd = [sys.executable, str(Path(__file__).with_name("wsgi_servers.py")), name, "--port", str(self.port),
                    "--db", db, "--threads", str(threads or 8)]
-        self.log = folder / f"{name}.log"
+        self.log = folder / f"{Path(db).stem}.log"
         self.proc = subprocess.Popen(cmd, stdout=self.log.open("w"), stderr=subprocess.STDOUT, env=env,
                                      cwd=str(source) if source is not None else None)
         deadline = time.monotonic() + 60
@@ -175,7 +179,37 @@ class Run:
         return (self.cpu_user + self.cpu_system) / self.moves * 1000
 
 
-def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients: int) -> Run:
+#: Where a profile's leaf frame's file puts a sample: the first fragment found in its path.
+PLACES = (("uvicorn", "HTTP server"), ("a2wsgi", "HTTP server"), ("httptools", "HTTP server"),
+          ("uvloop", "HTTP server"), ("asyncio", "HTTP server"), ("granian", "HTTP server"),
+          ("gunicorn", "HTTP server"), ("waitress", "HTTP server"), ("cheroot", "HTTP server"),
+          ("service/server.py", "HTTP server"), ("service/gate.py", "HTTP server"),
+          ("selectors", "HTTP server"), ("socket", "HTTP server"),
+          ("werkzeug", "Flask, werkzeug"), ("flask", "Flask, werkzeug"), ("jinja2", "Flask, werkzeug"),
+          ("marshmallow", "marshmallow"), ("json", "json"),
+          ("sqlite_utils", "sqlite3"), ("sqlite3", "sqlite3"), ("psycopg", "psycopg"),
+          ("threading", "threads, queues"), ("queue", "threads, queues"), ("concurrent", "threads, queues"),
+          ("service/", "Kibitz"), ("engine/", "Kibitz"), ("replays/", "Kibitz"), ("schemas/", "Kibitz"))
+
+
+def summarize(raw: Path) -> dict[str, float]:
+    """Shares of the samples of a py-spy ``raw`` profile (collapsed stacks) by the place of
+    their innermost Python frame (:data:`PLACES`; native frames are not sampled)."""
+    counts: dict[str, int] = {}
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack:
+            continue
+        leaf = stack.split(";")[-1]
+        where = leaf[leaf.find("(") + 1:] if "(" in leaf else leaf
+        place = next((name for fragment, name in PLACES if fragment in where), "other")
+        counts[place] = counts.get(place, 0) + int(count)
+    total = sum(counts.values()) or 1
+    return {place: count / total for place, count in sorted(counts.items(), key=lambda item: -item[1])}
+
+
+def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients: int,
+           profile: Path | None = None) -> Run:
     """Create the games (untimed), then record ``moves`` moves with ``clients`` keep-alive
     clients; the server's CPU over exactly the recording."""
     creator = Client(served.port)
@@ -215,6 +249,13 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
             client.conn.close()
 
     threads = [threading.Thread(target=worker) for _ in range(clients)]
+    spy = None
+    if profile is not None:
+        spy = subprocess.Popen(["py-spy", "record", "--pid", str(served.proc.pid), "--subprocesses", "--format",
+                                "raw", "--full-filenames", "--gil", "--native", "--rate", "200", "--output",
+                                str(profile / f"{served.name.replace('/', '_')}.txt")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)  # attached
     load_start = load_average()
     cpu_before = served.cpu()
     started = time.perf_counter()
@@ -224,6 +265,9 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
         thread.join()
     seconds = time.perf_counter() - started
     cpu_after = served.cpu()
+    if spy is not None:
+        spy.send_signal(signal.SIGINT)
+        spy.wait(30)
     if failures:
         raise SystemExit(f"{served.name}: {failures[0]}")
     done = moves - max(0, left[0])
@@ -314,7 +358,8 @@ def reference(folder: Path, logs: list[list[dict[str, Any]]], saves: int, tag: s
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--servers", default="kibitz", help=f"comma-separated, of: {', '.join(CANDIDATES)}")
+    parser.add_argument("--servers", default="kibitz",
+                        help=f"comma-separated, of: {', '.join(CANDIDATES)}; kibitz=DIR serves another checkout's code")
     parser.add_argument("--moves", type=int, default=3000, help="moves recorded per server (default 3000)")
     parser.add_argument("--clients", type=int, default=8, help="keep-alive clients (default 8)")
     parser.add_argument("--threads", type=int, default=0, help="server threads (default: each server's)")
@@ -322,10 +367,14 @@ def main() -> None:
                         help="serve another checkout's code for 'kibitz' (its folder first on PYTHONPATH)")
     parser.add_argument("--seed", type=int, default=23)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="also profile each server while it records (py-spy, raw stacks in this folder)")
     args = parser.parse_args()
+    if args.profile is not None:
+        args.profile.mkdir(parents=True, exist_ok=True)
     names = [name.strip() for name in args.servers.split(",") if name.strip()]
     for name in names:
-        if name not in CANDIDATES:
+        if name.split("=", 1)[0] not in CANDIDATES:
             parser.error(f"unknown server {name!r}")
     logs = games_for(args.moves, args.seed)
     runs: list[Run] = []
@@ -336,7 +385,7 @@ def main() -> None:
         for n, name in enumerate(names, 1):
             served = Served(name, folder, args.threads, args.source)
             try:
-                runs.append(record(served, logs, args.moves, args.clients))
+                runs.append(record(served, logs, args.moves, args.clients, args.profile))
             finally:
                 served.stop()
             refs.append(reference(folder, logs, args.moves, str(n)))
@@ -359,6 +408,15 @@ def main() -> None:
               f"({run.cpu_user / run.moves * 1000:.3f} + {run.cpu_system / run.moves * 1000:.3f}) | "
               f"{run.cpu_ms_per_move / around:.2f}× | {run.moves / run.seconds:,.0f} | "
               f"{run.load_start:.2f}–{run.load_end:.2f} |")
+    if args.profile is not None:
+        print()
+        print("| server | where the sampled CPU went (py-spy, innermost Python frame) |")
+        print("|---|---|")
+        for run in runs:
+            raw = args.profile / f"{run.server.replace('/', '_')}.txt"
+            if raw.exists():
+                shares = summarize(raw)
+                print(f"| {run.server} | {', '.join(f'{place} {share:.0%}' for place, share in shares.items())} |")
     if args.json is not None:
         args.json.write_text(json.dumps({"runs": [{**vars(r), "cpu_ms_per_move": r.cpu_ms_per_move} for r in runs],
                                          "references": [vars(r) for r in refs]}, indent=2))

@@ -1150,7 +1150,7 @@ def _hand_json(state: State, rnd: Round, full: bool) -> dict[str, Any]:
         "deal_seq": rnd.deal_seq,
         "tricks": [_trick_json(state, t) for t in rnd.tricks],
         "reveals": [{"player": names[r.seat], "seq": r.seq, "cards": list(r.cards), "final": r.final} for r in rnd.reveals],
-        "irregularities": [_revoke_json(state, r) for r in rnd.revokes],
+        "irregularities": _irregularities(state, rnd),
         "hand_sizes": {names[s]: held.size for s, held in enumerate(rnd.holdings)},
         "tricks_over": rnd.over,
         "awaiting_reveal": [names[s] for s in awaiting_reveal(rnd)],
@@ -1169,6 +1169,18 @@ def _hand_json(state: State, rnd: Round, full: bool) -> dict[str, Any]:
             names[s]: {"known": list(held.known), "unknown": held.unknown} for s, held in enumerate(rnd.holdings)
         }
     return out
+
+
+def _irregularities(state: State, rnd: Round) -> list[dict[str, Any]]:
+    """The revokes proven in ``rnd`` (recording.md, "Knowledge" 2), as the hand view lists them."""
+    return [_revoke_json(state, r) for r in rnd.revokes]
+
+
+def irregularities(state: State, number: int, full: bool) -> list[dict[str, Any]]:
+    """Round ``number``'s ``irregularities`` (the revokes proven in it) as :func:`hand_view`
+    lists them, without the rest of the view; ``[]`` when there is no such round."""
+    rnd = _round(state, number)
+    return [] if rnd is None else _irregularities(state, rnd)
 
 
 def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:

@@ -1091,6 +1091,12 @@ def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict
     return None
 
 
+def irregularities(state: State, number: int, full: bool) -> list[dict[str, Any]]:
+    """Always ``[]``: no rule of Fuji Flush depends on a card hidden at the time, so nothing is
+    ever proven irregular later (its hand view's ``irregularities`` is always empty)."""
+    return []
+
+
 
 # --------------------------------------------------------------------------- timeline
 

@@ -130,6 +130,11 @@ class GameRules(Protocol):
     def trick_view(self, state: Any, number: int, trick: int, full: bool, /) -> dict[str, Any] | None:
         """``GET hands/<n>/tricks/<t>``; None means 404 (always None for turn games)."""
 
+    def irregularities(self, state: Any, number: int, full: bool, /) -> list[dict[str, Any]]:
+        """Hand ``number``'s ``irregularities`` as its ``hand_view`` lists them (``[]`` for no
+        such hand), without building the rest of the view: a write reads the current hand's on
+        every move."""
+
     def redact(self, action: Mapping[str, Any], /) -> dict[str, Any]:
         """The public copy of a stored action while its hand is in play."""
 

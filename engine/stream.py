@@ -414,10 +414,34 @@ def target_json(rules: GameRules, step: Step, full: bool, hidden: Set[int] = fro
     ``target``), the :func:`summary` written for this reader (``full``: the token holder);
     ``hidden``: the seqs whose cards a public reader may not see (``replays.secrecy.hidden``),
     whose summary leaves the card out ("Cas played a card"; for a ``correct``, both its
-    replacement's card and the card first recorded: "Fix: Bob played a card")."""
+    replacement's card and the card first recorded: "Fix: Bob played a card").
+
+    A ``correct`` in force reads in card players' words, naming what now stands and what it
+    replaced (api.md, ``POST …/correct``): "Fix: Dee played 9♣, not 8♣" for the token holder,
+    and publicly too once the card first recorded is public; while it is not (its entry is
+    in ``hidden``: the hand is in play, or the card is dead), publicly "Fix: Dee played 9♣;
+    another card was first recorded", or what else differed ("Fix: Cas played 10♣, not Bob")."""
     if not full and step.seq in hidden:
         step = withheld(step)
+    elif not full and step.fix is not None:
+        return {"seq": step.seq, "type": step.action["type"],
+                "summary": public_fix(rules, step.fix, step.fix.stood.seq in hidden)}
     return {"seq": step.seq, "type": step.action["type"], "summary": summary(rules, step, full)}
+
+
+def public_fix(rules: GameRules, fix: Fix, first_hidden: bool) -> str:
+    """What a reader without the token reads of a ``correct`` in force (:func:`target_json`):
+    the replacement, then the entry first recorded where it differs, its card left out while
+    ``first_hidden`` (that card is back in a hand, or dead): "Fix: Dee played 9♣, not 8♣";
+    "Fix: Dee played 9♣; another card was first recorded"; "Fix: Cas played 10♣, not Bob"."""
+    now = summary(rules, fix.replacement, False)
+    if not first_hidden:
+        was = differing(now, summary(rules, fix.stood, False))
+        return f"Fix: {now}" + (f", not {was}" if was else "")
+    bare_now = summary(rules, withheld(fix.replacement), False)
+    was = differing(bare_now, summary(rules, withheld(fix.stood), False))
+    other = "deal" if fix.stood.action["type"] == "deal" else "card"
+    return f"Fix: {now}" + (f", not {was}" if was else f"; another {other} was first recorded")
 
 
 def withheld(step: Step) -> Step:

@@ -1365,7 +1365,7 @@ def _hand_json(state: State, hand: Hand, full: bool) -> dict[str, Any]:
         ],
         "reveals": [{"player": names[r.seat], "seq": r.seq, "cards": list(r.cards)} for r in hand.reveals],
         "tricks": [_trick_json(state, hand, t) for t in hand.tricks],
-        "irregularities": [_revoke_json(state, r) for r in hand.revokes],
+        "irregularities": _irregularities(state, hand),
         "losses": {names[s]: hand.losses[s] for s in hand.players},
         "adjustments": [
             {"player": names[a.seat], "seq": a.seq, "amount": a.amount, "applied": a.applied, "reason": a.reason}
@@ -1486,6 +1486,18 @@ def _can(check: Callable[..., object], *args: Any) -> bool:
     except RulesError:
         return False
     return True
+
+
+def _irregularities(state: State, hand: Hand) -> list[dict[str, Any]]:
+    """The revokes proven in ``hand`` ("Knowledge", 2), as the hand view lists them."""
+    return [_revoke_json(state, r) for r in hand.revokes]
+
+
+def irregularities(state: State, number: int, full: bool) -> list[dict[str, Any]]:
+    """Hand ``number``'s ``irregularities`` (the revokes proven in it) as :func:`hand_view`
+    lists them, without the rest of the view; ``[]`` when there is no such hand."""
+    hand = _hand(state, number)
+    return [] if hand is None else _irregularities(state, hand)
 
 
 def hand_view(state: State, number: int, full: bool) -> dict[str, Any] | None:

@@ -160,8 +160,7 @@ def irregularities(folded: Folded, full: bool, since: int = 1) -> list[dict[str,
     rules, state = folded.stream.rules, folded.stream.state
     out: list[dict[str, Any]] = []
     for n in range(max(1, since), rules.hand_number(state) + 1):
-        view = rules.hand_view(state, n, full)
-        for item in (view or {}).get("irregularities", []):
+        for item in rules.irregularities(state, n, full):
             out.append({"hand": n, **item})
     return out
 
@@ -170,8 +169,10 @@ def proved_by(folded: Folded, seq: int, full: bool) -> list[dict[str, Any]]:
     """The irregularities that the action ``seq`` proves in the current state of ``folded``
     (its ``proof_seq``), in the shape of :func:`irregularities`: the ``irregularities`` of
     a write's 201 (api.md). Only the current hand is read: an action proves nothing in
-    another one. ``[]`` when there is none."""
+    another one. ``[]`` when there is none. Reads the game's ``irregularities`` of that hand
+    alone, never its whole hand view (a write asks this on every move, and a Fuji Flush
+    game's one hand view lists every turn of the game)."""
     rules, state = folded.stream.rules, folded.stream.state
     number = rules.hand_number(state)
-    view = rules.hand_view(state, number, full) if number else None
-    return [{"hand": number, **item} for item in (view or {}).get("irregularities", []) if item.get("proof_seq") == seq]
+    found = rules.irregularities(state, number, full) if number else []
+    return [{"hand": number, **item} for item in found if item.get("proof_seq") == seq]

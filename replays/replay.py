@@ -189,6 +189,28 @@ def event_log(folded: Folded, events: Iterable[Mapping[str, Any]], full: bool) -
     return out
 
 
+def kept_secret(folded: Folded, events: Iterable[Mapping[str, Any]]) -> dict[int, set[Any]]:
+    """The cards that ``folded``'s record names in each hand that is over, yet its public view
+    never shows (a Toepen folder's dead cards, an undone laundry's cards of a folder …): the
+    cards of its stored events (``events``: the whole log) less those the public event log
+    names (:func:`event_log`). A what-if fork that shares such a hand must not name them
+    (api.md, "Forks share hands"; ``service.secrecy``)."""
+    events = list(events)
+    rules, state = folded.stream.rules, folded.stream.state
+    hands = [hand_of(folded, event["seq"]) for event in events]
+    recorded = secrecy.cards_by_hand(zip(hands, (event["data"] for event in events), strict=True))
+    public = secrecy.cards_by_hand(zip(hands, (event["data"] for event in event_log(folded, events, False)), strict=True))
+    return {hand: cards - public.get(hand, set()) for hand, cards in recorded.items()
+            if rules.hand_over(state, hand) and cards - public.get(hand, set())}
+
+
+def named_publicly(folded: Folded, events: Iterable[Mapping[str, Any]]) -> dict[int, set[Any]]:
+    """The cards ``folded``'s public event log names, per hand (``events``: the whole log)."""
+    events = list(events)
+    shown_log = event_log(folded, events, False)
+    return secrecy.cards_by_hand((hand_of(folded, event["seq"]), event["data"]) for event in shown_log)
+
+
 def shown_data(folded: Folded, event: Mapping[str, Any], hand: int, full: bool,
                kept: set[int] | None = None) -> dict[str, Any]:
     """The ``data`` of ``event`` (recorded in hand ``hand``) as a reader may see it now.

@@ -107,7 +107,65 @@ def public_summary(rules: GameRules, seq: int, event_action: Mapping[str, Any], 
     return streams.summary(rules, step, False) + "."
 
 
+#: The fields of an action that name cards (a ``correct``'s ``action`` is read inside).
+CARD_FIELDS = ("card", "cards", "give", "take", "centre", "hands")
+
+
+def named_cards(data: Mapping[str, Any]) -> set[Any]:
+    """The cards an event's ``data`` (as stored, or as a reader is shown it) names: its
+    :data:`CARD_FIELDS` (a deal's ``hands`` by every player), a ``correct``'s ``action`` too."""
+    out: set[Any] = set()
+    for key in CARD_FIELDS:
+        value = data.get(key)
+        if isinstance(value, Mapping):
+            value = [card for held in value.values() if isinstance(held, list) for card in held]
+        if isinstance(value, list):
+            out.update(card for card in value if isinstance(card, (str, int)))
+        elif isinstance(value, (str, int)) and not isinstance(value, bool):
+            out.add(value)
+    inner = data.get("action")
+    if isinstance(inner, Mapping):
+        out |= named_cards(inner)
+    return out
+
+
+def cards_by_hand(entries: Iterable[tuple[int, Mapping[str, Any]]]) -> dict[int, set[Any]]:
+    """The cards named per hand by ``(hand, data)`` pairs (:func:`named_cards`)."""
+    out: dict[int, set[Any]] = {}
+    for hand, data in entries:
+        if hand:
+            out.setdefault(hand, set()).update(named_cards(data))
+    return out
+
+
+def shown(past: streams.Stream) -> list[int]:
+    """The seqs whose recorded cards a past moment ``past`` shows, oldest first: its effective
+    actions as they stood then, each entry that a correction in force at that moment replaced
+    given by that correction's seq instead (the moment shows the replacement's card, not the
+    card first recorded), and of several corrections of one entry only the one in force then.
+
+    So a moment after a correction is judged by what it shows: the corrected-away card is
+    back in a hand, yet no moment after the correction names it (secrecy.md: "refused for
+    every moment that shows such a card")."""
+    steps: list[streams.Step] = []
+    link: streams.Link | None = past.done
+    while link is not None:
+        steps.append(link.head)
+        link = link.rest
+    steps.reverse()
+    in_force = {step.action.get("target"): step.seq for step in steps if step.action.get("type") == streams.CORRECT}
+    out: list[int] = []
+    for step in steps:
+        if step.action.get("type") == streams.CORRECT:
+            if in_force.get(step.action.get("target")) == step.seq:
+                out.append(step.seq)
+        elif step.seq not in in_force:
+            out.append(step.seq)
+    return out
+
+
 def shows_hidden(effective: Iterable[int], hidden_seqs: Set[int]) -> int | None:
-    """The first of the ``effective`` seqs of a past moment that is hidden now, else None: a
-    past state that shows it names a card that is back in a hand (``states/<seq>`` refuses it)."""
+    """The first of the seqs a past moment shows (:func:`shown`) that is hidden now, else
+    None: a past state that shows it names a card that is back in a hand (``states/<seq>``
+    refuses it)."""
     return next((seq for seq in effective if seq in hidden_seqs), None)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import regex
 from marshmallow import RAISE, Schema, ValidationError, fields, pre_load, validate, validates_schema
 
 from engine.core import name_list
@@ -170,16 +172,83 @@ def typed_text(text: str, *, free: bool) -> str:
     return text
 
 
+#: Unicode's Default_Ignorable_Code_Point: characters that show nothing (the Hangul fillers
+#: U+115F, U+1160, U+3164, U+FFA0 among the letters, the combining grapheme joiner …), from
+#: the ``regex`` library's Unicode data.
+IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+#: Default-ignorable characters a name keeps: the joiners and the variation selectors
+#: (an emoji's U+FE0F, a Han variant, Mongolian's free variation selectors).
+KEPT_IGNORABLE = regex.compile(r"[\u200c\u200d\p{Variation_Selector}]")
+#: A symbol that prints nothing and is no Default_Ignorable_Code_Point: U+2800 BRAILLE
+#: PATTERN BLANK (an outside tester's name of one U+2800 was taken as visible).
+BLANK_SYMBOLS = frozenset("\u2800")
+#: Scripts that are no script of their own (punctuation, digits, spaces, combining marks).
+NOT_A_SCRIPT = frozenset(("COMMON", "INHERITED", "Unknown"))
+#: The mixes of scripts that are one way of writing (UTS #39, "Highly Restrictive"): Latin
+#: with Han, Hiragana and Katakana (Japanese), with Han and Bopomofo, with Han and Hangul
+#: (Korean). Any other mix in one word (a Cyrillic А in "Аnn") is refused.
+ONE_WRITING = (frozenset(("LATIN", "HAN", "HIRAGANA", "KATAKANA")), frozenset(("LATIN", "HAN", "BOPOMOFO")),
+               frozenset(("LATIN", "HAN", "HANGUL")))
+
+
+def _mixed_word(text: str) -> str | None:
+    """The first word of ``text`` (a run of letters and marks between spaces, punctuation or
+    digits) that mixes scripts beyond :data:`ONE_WRITING`, scripts as the
+    ``confusable_homoglyphs`` library's Unicode data gives them; None when there is none."""
+    from confusable_homoglyphs import categories  # its data is read on first use: names only
+
+    word: list[str] = []
+    scripts: set[str] = set()
+    for char in (*text, " "):
+        script = categories.alias(char)
+        if script in ("COMMON", "Unknown"):  # a word ends
+            if len(scripts) > 1 and not any(scripts <= writing for writing in ONE_WRITING):
+                return "".join(word)
+            word, scripts = [], set()
+            continue
+        word.append(char)
+        if script not in NOT_A_SCRIPT:
+            scripts.add(script)
+    return None
+
+
+def _mixed_word_refusal(word: str) -> str:
+    """The sentence refusing a name whose ``word`` mixes scripts, naming a look-alike when the
+    library knows one ("U+0410 (CYRILLIC CAPITAL LETTER A) looks like Latin A")."""
+    from confusable_homoglyphs import categories, confusables
+
+    counted = Counter(script for script in map(categories.alias, word) if script not in NOT_A_SCRIPT)
+    scripts = sorted(script.capitalize() for script in counted)
+    most = counted.most_common(1)[0][0]  # the word's main script: a letter of another one looks like one of it
+    found = confusables.is_confusable(word, greedy=False, preferred_aliases=[most.lower()]) or []
+    alike = next((f"; {_refusal(entry['character'])} looks like {most.capitalize()} {glyph['c']}"
+                  for entry in found for glyph in entry.get("homoglyphs") or []
+                  if len(glyph["c"]) == 1 and categories.alias(glyph["c"]) == most), "")
+    return (f"A player name may not mix {' and '.join(scripts)} letters in one word (“{word}”{alike}): "
+            "type each word in one script.")
+
+
 def typed_name(text: str) -> str:
-    """A player name as stored (:func:`typed_text`, no line feed); raises ``ValidationError``
-    unless it holds a visible character (a letter, digit, punctuation or symbol: L, N, P, S)."""
+    """A player name as stored (:func:`typed_text`, no line feed).
+
+    Raises ``ValidationError`` (docs/text-and-headers.md) for a name that holds an invisible
+    formatting character (Cf but the joiners), a character that shows nothing (Unicode's
+    Default_Ignorable_Code_Point but the joiners and variation selectors: U+115F, U+3164 …;
+    and U+2800), no visible character (a letter, digit, punctuation or symbol: L, N, P, S),
+    or a word that mixes scripts (a Cyrillic А in "Аnn": :func:`_mixed_word`)."""
     text = typed_text(text, free=False)
     for char in text:  # recording.md, "Identity and players": no format characters in a name
         if unicodedata.category(char) == "Cf" and char not in JOINERS:
             raise ValidationError(f"A player name may not hold an invisible formatting character: {_refusal(char)}. "
                                   "Type it without it.")
+        if char in BLANK_SYMBOLS or (IGNORABLE.match(char) and not KEPT_IGNORABLE.match(char)):
+            raise ValidationError(f"A player name may not hold a character that shows nothing: {_refusal(char)}. "
+                                  "Type it without it.")
     if not any(unicodedata.category(char)[0] in "LNPS" for char in text):
         raise ValidationError("A player name needs a visible character (a letter, digit, punctuation mark or symbol).")
+    mixed = _mixed_word(text)
+    if mixed is not None:
+        raise ValidationError(_mixed_word_refusal(mixed))
     return text
 
 

@@ -48,12 +48,15 @@ def main() -> None:
               help="Connections kept open; past it the ones idle longest are closed (docs/crowds.md).")
 @click.option("--idle-timeout", default=20.0, show_default=True, type=click.FloatRange(1, 3600),
               help="Seconds a connection may take to send a request (after opening or the last answer).")
+@click.option("--create-limit", default=60, show_default=True, type=click.IntRange(0, 1_000_000),
+              help="Games one address may create (and import) per minute where there is no club key; "
+                   "past it 429 with Retry-After (0: no limit; docs/crowds.md).")
 @click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
               help="Another host name this server may be opened under (a DNS name, a proxy's name); repeatable. "
                    "Requests naming any host that is not this machine's are refused (docs/text-and-headers.md).")
 def serve(host: str | None, lan: bool, port: int, database: str, threads: int, synchronous: str,
           club_key_file: str | None, scorekeeper_threads: int, connection_limit: int, idle_timeout: float,
-          allowed_hosts: tuple[str, ...]) -> None:
+          create_limit: int, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the API and the pages (uvicorn, ``service.server``), creating the database and its
     tables if needed.
 
@@ -74,7 +77,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     key, key_line = _club_key(club_key_file)
     if backend.is_postgres(database):
         _serve_postgres(database, host, port, threads, synchronous, key, key_line, lan, scorekeeper_threads,
-                        connection_limit, idle_timeout, allowed_hosts)
+                        connection_limit, idle_timeout, create_limit, allowed_hosts)
         return
     problem = store_admin.startup_problem(database)
     if problem is not None:
@@ -96,7 +99,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
         click.echo(f"Only {allowed} connections can be kept open (the open-file limit of this process); "
                    "raise it (ulimit -n) to keep more.", err=True)
     limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
-                    scorekeeper_threads=scorekeeper_threads)
+                    scorekeeper_threads=scorekeeper_threads, create_limit=create_limit)
     def checkpoint() -> None:
         try:
             store_admin.checkpoint(database)
@@ -110,7 +113,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
 
 def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: str, key: str | None,
                     key_line: str, lan: bool, scorekeeper_threads: int, connection_limit: int,
-                    idle_timeout: float, allowed_hosts: tuple[str, ...] = ()) -> None:
+                    idle_timeout: float, create_limit: int = 60, allowed_hosts: tuple[str, ...] = ()) -> None:
     """``kibitz serve --db postgresql://…``: the same server on a PostgreSQL database (its
     tables created or upgraded); the SQLite file checks have no part here."""
     import psycopg
@@ -128,7 +131,7 @@ def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: s
         raise click.ClickException(backend.failure(err, url)) from err
     allowed = open_files_for(connection_limit)
     limits = Limits(connection_limit=allowed, idle_timeout=idle_timeout, threads=threads,
-                    scorekeeper_threads=scorekeeper_threads)
+                    scorekeeper_threads=scorekeeper_threads, create_limit=create_limit)
     _listen_and_run(app, host, port, limits, shown, lan, key_line,
                     lambda: click.echo(f"Stopped; every event is in {shown}."), allowed_hosts)
 

@@ -169,7 +169,11 @@ def _token_invalid(token: str, game: Mapping[str, Any]) -> ApiError:
 def require_token(game: Mapping[str, Any]) -> None:
     """Check the write token of ``game`` (a row from ``service.games.load``): 401
     ``token_required`` without a bearer token, 403 ``token_invalid`` with a token that is
-    not one of this game's live tokens (a revoked one, another game's, the club key)."""
+    not one of this game's live tokens (a revoked one, another game's, the club key).
+
+    The game's id, version and live token hashes are left in the WSGI environ
+    (``kibitz.tokens``), where ``kibitz serve`` learns them (``service.gate.TokenGate``)."""
+    request.environ["kibitz.tokens"] = (game["id"], game["version"], tuple(game["token_hashes"]))
     token = _bearer()
     if token is None:
         raise ApiError(401, "token_required", "Recording needs this game's token: Authorization: Bearer <token>.",

@@ -111,6 +111,16 @@ def _club_key_problems() -> dict[str, Any]:
             "403": answer("club_key_invalid: the bearer token is not the server's club key; nothing is created")}
 
 
+def _too_many() -> dict[str, Any]:
+    """The 429 of the creating routes where the server has no club key (``kibitz serve
+    --create-limit``, docs/crowds.md)."""
+    return {"429": {"description": "too_many_requests: this address created as many games this minute as the server "
+                                   "allows without a club key (kibitz serve --create-limit); nothing is created",
+                    "headers": {"Retry-After": {"description": "whole seconds until one more is allowed",
+                                                "schema": {"type": "integer", "minimum": 1}}},
+                    "content": {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}}}
+
+
 def _jsonschema(plugin: MarshmallowPlugin, schema: marshmallow.Schema) -> dict[str, Any]:
     """The JSON Schema of a marshmallow ``schema`` (apispec's converter, which is untyped)."""
     assert plugin.converter is not None
@@ -223,7 +233,7 @@ def build() -> dict[str, Any]:
         "post": {"summary": "Create a game", **creating, "requestBody": {"required": True, "content": {JSON: {
             "schema": {"anyOf": creates}}}},
             "responses": {**_ok("CreatedGame", 201, "Created", {**ETAG, **LOCATION}), **_problems(CREATE_ERRORS),
-                          **_club_key_problems()}},
+                          **_club_key_problems(), **_too_many()}},
         "get": {"summary": "List games, newest first", "parameters": [{"in": "query", "schema": ListQuerySchema}],
                 "responses": {**_ok("GameList"), **_problems((422, 503))}},
     })
@@ -379,7 +389,7 @@ def _transfer_and_history(spec: APISpec) -> None:
                  "parameters": [CLUB_KEY],
                  "requestBody": {"required": True, "content": {JSON: {"schema": IMPORT_BODY}}},
                  "responses": {**_ok("CreatedGame", 201, "Imported", {**ETAG, **LOCATION}),
-                               **_problems(CREATE_ERRORS), **_club_key_problems()}},
+                               **_problems(CREATE_ERRORS), **_club_key_problems(), **_too_many()}},
     })
     name = {"in": "path", "name": "name", "required": True, "schema": {"type": "string", "minLength": 1},
             "description": "matched trimmed, in NFC, case-insensitively and ignoring the joiners U+200C/U+200D; "

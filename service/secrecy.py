@@ -88,15 +88,59 @@ def reader(row: dict[str, Any]) -> bool:
     full = http.reader_is_full(row)
     if not full:
         origin = forks.sealed_by(get_db(), row)
+        word = games.rules_of(row).HAND_WORD
         if origin is not None:
-            word = games.rules_of(row).HAND_WORD
             raise Sealed(401, "token_required",
                          f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, where it is still in play: "
                          f"what the fork records names cards still in players' hands there, so only the fork's "
                          f"scorekeeper (its token) may read it until that {word} is over.",
                          version=row["version"], headers=_WWW)
+        origin = names_kept_secret(row)
+        if origin is not None:
+            raise Sealed(401, "token_required",
+                         f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, which never shows some "
+                         f"of its cards (a folded player's cards are never revealed), and the fork names them: only "
+                         f"the fork's scorekeeper (its token) may read it.",
+                         version=row["version"], headers=_WWW)
     known[key] = full
     return full
+
+
+def names_kept_secret(row: dict[str, Any]) -> tuple[str, int] | None:
+    """``(game id, hand)`` when the public view of open fork ``row`` names a card that the
+    game which dealt a hand the fork shares keeps secret for good (a Toepen folder's dead
+    cards there, which the fork, where that player stayed in, plays or shows:
+    ``replays.replay.kept_secret``); else None.
+
+    A fork inherits the dealt cards of the games up its chain, so it inherits their secrecy
+    too: while a shared hand is in play in any of them, :func:`forks.sealed_by`; once it is
+    over, the cards the game that dealt it (the farthest game up the chain sharing that hand,
+    whose record is the table's) never shows. A card a what-if fork in between left unplayed
+    is no secret when that game showed it."""
+    lineage = store.fork_lineage(get_db(), row["id"]) if row.get("forked_from_game") else []
+    if row["visibility"] != "open" or not lineage:
+        return None
+    dealt_by: dict[int, str] = {}  # each shared hand -> the farthest game up the chain sharing it
+    for ancestor_id, shared in lineage:  # farthest first
+        for hand in range(1, shared + 1):
+            dealt_by.setdefault(hand, ancestor_id)
+    named: dict[int, set[Any]] | None = None
+    for ancestor_id in dict.fromkeys(dealt_by.values()):
+        ancestor = store.get_game(get_db(), ancestor_id)
+        if ancestor is None or ancestor["game"] != row["game"]:
+            continue
+        folded = games.current(ancestor)
+        secret = replay.kept_secret(folded, games.events(ancestor, upto=folded.version))
+        hands = sorted(hand for hand in secret if dealt_by.get(hand) == ancestor_id)
+        if not hands:
+            continue
+        if named is None:
+            own = games.current(row)
+            named = replay.named_publicly(own, games.events(row, upto=own.version))
+        for hand in hands:
+            if secret[hand] & named.get(hand, set()):
+                return ancestor_id, hand
+    return None
 
 
 def guard() -> None:
@@ -162,8 +206,9 @@ def moment(row: dict[str, Any], past: streams.Stream, what: str) -> None:
 
     Raises :class:`ApiError` 401 ``token_required`` in an open game when that moment shows a
     hand as over that an undo has put back in play, or a card that is back in a player's hand
-    now (an undone or corrected-away play, show, swap … in force at that moment,
-    ``replays.secrecy.shows_hidden``). A table game's moments are never refused.
+    now (an undone or corrected-away play, show, swap … in force at that moment, as that
+    moment shows it: ``replays.secrecy.shown``; a moment after a correction shows the
+    replacement, not the card first recorded). A table game's moments are never refused.
     """
     if row["visibility"] != "open":
         return
@@ -175,7 +220,7 @@ def moment(row: dict[str, Any], past: streams.Stream, what: str) -> None:
                        f"{what} shows the cards of {rules.HAND_WORD} {reopened[0]}, which an undo has "
                        "put back in play: only the scorekeeper (this game's token) may read it.",
                        version=row["version"], headers=_WWW)
-    shown = seen.shows_hidden(streams.effective_seqs(past), hidden_seqs(row, folded))
+    shown = seen.shows_hidden(seen.shown(past), hidden_seqs(row, folded))
     if shown is not None:
         raise ApiError(401, "token_required",
                        f"{what} shows the card of event {shown}, which is back in the player's hand "

@@ -35,11 +35,12 @@ import contextvars
 import functools
 import heapq
 import io
+import queue
 import re
 import resource
 import socket
+import threading
 from collections.abc import Awaitable, Callable, MutableMapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, cast
@@ -52,7 +53,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from werkzeug.sansio.utils import host_is_trusted
 
 from service import problems
-from service.boards import BoardAnswers
+from service.boards import BoardAnswers, Epoch
+from service.gate import CREATE_PATHS, WRITE_PATH, CreateLimit, TokenGate, too_many_detail
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -72,6 +74,8 @@ LINGER_QUIET_SECONDS = 2.0
 LINGER_BYTES = 64 * 1024 * 1024
 #: The scope key under which a request's connection can be asked to linger when it closes.
 LINGER_KEY = "kibitz.linger"
+#: The scope key of the connection's :meth:`LingeringTransport.hold`.
+HOLD_KEY = "kibitz.hold"
 #: Response headers the server writes itself, never copied from one answer to another.
 OWN_HEADERS = {b"content-length", b"etag", b"date", b"server", b"connection", b"transfer-encoding"}
 
@@ -79,13 +83,17 @@ OWN_HEADERS = {b"content-length", b"etag", b"date", b"server", b"connection", b"
 @dataclass(frozen=True)
 class Limits:
     """How many connections are kept (``connection_limit``), how long one may take to send a
-    request (``idle_timeout``, seconds), and the two pools' threads (``threads`` for the
-    crowd's reads, ``scorekeeper_threads`` for writes, token holders and ``/health``)."""
+    request (``idle_timeout``, seconds), the two pools' threads (``threads`` for the
+    crowd's reads, ``scorekeeper_threads`` for writes, token holders and ``/health``), and
+    how many games one client address may create per minute where the server has no club
+    key (``create_limit``; 0: no limit)."""
 
     connection_limit: int = 4096
     idle_timeout: float = 20.0
     threads: int = 8
     scorekeeper_threads: int = 4
+    #: games one client address may create per minute where there is no club key (0: no limit)
+    create_limit: int = 60
 
 
 class Refused(Exception):
@@ -146,6 +154,19 @@ class Problems:
                          f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode("ascii"), body])
 
 
+async def _answer(scope: Scope, send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    """Send a whole answer, its head and body written to the socket as one."""
+    hold = scope.get(HOLD_KEY)
+    if hold is not None:
+        hold(True)
+    try:
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+    finally:
+        if hold is not None:
+            hold(False)
+
+
 def _linger(scope: Scope) -> None:
     """Ask the connection of ``scope`` to close with a lingering close (the answer goes out
     before the request's body was read: :class:`KibitzProtocol`)."""
@@ -161,15 +182,49 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
+def _headers(scope: Scope, name: bytes) -> list[bytes]:
+    return [cast(bytes, value) for key, value in scope["headers"] if key == name]
+
+
+#: What a pool's thread hands back: the environ the app saw, the status, headers and body.
+Answered = tuple[dict[str, Any], int, list[tuple[bytes, bytes]], bytes]
+
+
 class Lane:
     """One pool of threads running the WSGI app: the request (its body already read) goes to
     a thread once, and its whole answer comes back once (the app's answers are built in
     memory, never streamed), so a request crosses between the event loop and its thread
-    twice, however many pieces the app writes."""
+    twice, however many pieces the app writes. The hand-off is a plain queue one way and one
+    ``call_soon_threadsafe`` back (no ``concurrent.futures`` future, whose condition variable
+    cost more than the queue)."""
 
     def __init__(self, app: Flask, threads: int, name: str) -> None:
         self.app = app
-        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
+        self.jobs: queue.SimpleQueue[tuple[dict[str, Any], asyncio.AbstractEventLoop, asyncio.Future[Any]] | None] = (
+            queue.SimpleQueue())
+        self.threads = [threading.Thread(target=self._work, name=f"{name}_{n}", daemon=True) for n in range(threads)]
+        for thread in self.threads:
+            thread.start()
+
+    def shutdown(self) -> None:
+        """Stop the threads once the requests handed to them are answered."""
+        for _ in self.threads:
+            self.jobs.put(None)
+        for thread in self.threads:
+            thread.join()
+
+    def _work(self) -> None:
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            environ, loop, future = job
+            try:
+                answer = contextvars.Context().run(self._call, environ)
+            except BaseException as err:  # noqa: BLE001 - handed to the awaiting request
+                loop.call_soon_threadsafe(_settle, future, None, err)
+            else:
+                loop.call_soon_threadsafe(_settle, future, answer, None)
 
     def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         started: list[Any] = []
@@ -192,13 +247,25 @@ class Lane:
                 [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers],
                 b"".join(written))
 
-    async def __call__(self, scope: Scope, body: bytes, send: Send) -> None:
+    async def __call__(self, scope: Scope, body: bytes, send: Send) -> Answered:
+        """Run the app on the request in a thread of this pool and send its answer; returns
+        the environ it ran with and the answer."""
         environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
         loop = asyncio.get_running_loop()
-        call = functools.partial(contextvars.copy_context().run, self._call, environ)
-        status, headers, payload = await loop.run_in_executor(self.executor, call)
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": payload})
+        future: asyncio.Future[tuple[int, list[tuple[bytes, bytes]], bytes]] = loop.create_future()
+        self.jobs.put((environ, loop, future))
+        status, headers, payload = await future
+        await _answer(scope, send, status, headers, payload)
+        return environ, status, headers, payload
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():  # the request was given up (the server stops)
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 class Front:
@@ -211,6 +278,9 @@ class Front:
         self.boards: BoardAnswers = app.extensions["kibitz_boards"]
         self.max_body = int(app.config["MAX_CONTENT_LENGTH"])
         self.problems = Problems(app)
+        self.gate = TokenGate(self.boards, app.config.get("CLUB_KEY"))
+        self.create_limit = (CreateLimit(limits.create_limit)
+                             if limits.create_limit > 0 and not app.config.get("CLUB_KEY") else None)
         self.crowd = Lane(app, limits.threads, "kibitz-crowd")
         self.scorekeeper = Lane(app, limits.scorekeeper_threads, "kibitz-scorekeeper")
         #: the headers the app sent with its own board answers, by status (200, 304)
@@ -230,6 +300,27 @@ class Front:
             _linger(scope)
             await self._problem(send, 413, *self.problems.too_large, close=True)
             return
+        write = WRITE_PATH.fullmatch(scope["path"]) if scope["method"] == "POST" else None
+        epoch: Epoch | None = None
+        if write is not None:
+            refused = self.gate.refusal(write.group(1), _headers(scope, b"authorization"))
+            if refused is not None:  # the app's own answer, from the headers alone: the body is never read
+                _linger(scope)
+                status, headers, payload = refused
+                await _answer(scope, send, status, [*headers, (b"content-length", str(len(payload)).encode("ascii")),
+                                                    (b"connection", b"close")], payload)
+                return
+            epoch = self.gate.epoch(write.group(1))  # before the app reads the game
+        elif self.create_limit is not None and scope["method"] == "POST" and scope["path"] in CREATE_PATHS:
+            client = scope.get("client")
+            retry = self.create_limit.retry_after(client[0] if client else "")
+            if retry is not None:
+                _linger(scope)
+                content_type, payload = self.problems.body(
+                    429, "too_many_requests", too_many_detail(self.create_limit.per_minute, retry))
+                await self._problem(send, 429, content_type, payload, close=True,
+                                    extra=[(b"retry-after", str(retry).encode("ascii"))])
+                return
         board = BOARD_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None
         public = _header(scope, b"authorization") is None
         refreshing: asyncio.Future[None] | None = None
@@ -246,26 +337,30 @@ class Front:
                 else:
                     refreshing = self.pending[board.group(1)] = asyncio.get_running_loop().create_future()
         try:
-            await self._to_app(scope, receive, send, board is not None and public)
+            answered = await self._to_app(scope, receive, send, board is not None and public)
+            if write is not None and answered is not None:
+                self.gate.learn(write.group(1), epoch, *answered)
         finally:
             if refreshing is not None and board is not None:
                 del self.pending[board.group(1)]
                 refreshing.set_result(None)
 
-    async def _to_app(self, scope: Scope, receive: Receive, send: Send, learn: bool) -> None:
-        """Read the body, then hand the request to its pool's thread."""
+    async def _to_app(self, scope: Scope, receive: Receive, send: Send, learn: bool) -> Answered | None:
+        """Read the body, then hand the request to its pool's thread; the app's answer (None
+        when the app did not answer: the client went away, the body was too slow or large)."""
         try:
-            body = await asyncio.wait_for(self._body(receive), self.limits.idle_timeout)
+            async with asyncio.timeout(self.limits.idle_timeout):
+                body = await self._body(receive)
         except TimeoutError:
             _linger(scope)
             await self._problem(send, 408, *self.problems.body(408, "request_timeout", (
                 f"The request's body did not arrive within {self.limits.idle_timeout:g} seconds.")), close=True)
-            return
+            return None
         if body is None:
-            return  # the client went away
+            return None  # the client went away
         if len(body) > self.max_body:
             await self._problem(send, 413, *self.problems.too_large, close=False)
-            return
+            return None
         headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-length", b"transfer-encoding")]
         headers.append((b"content-length", str(len(body)).encode("ascii")))
         inner = {**scope, "headers": headers}
@@ -274,7 +369,7 @@ class Front:
         lane = self.scorekeeper if scorekeeper else self.crowd
         if learn:
             send = self._learning(send)
-        await lane(inner, body, send)
+        return await lane(inner, body, send)
 
     async def _body(self, receive: Receive) -> bytes | None:
         """The whole request body (stops reading one byte past the limit); None on disconnect."""
@@ -299,15 +394,11 @@ class Front:
         if asked is not None and asked.strip() == etag:
             if 304 not in self.board_headers:
                 return False  # the app answers this one, and so shows which headers a 304 has
-            await send({"type": "http.response.start", "status": 304,
-                        "headers": [*self.board_headers[304], (b"etag", etag)]})
-            await send({"type": "http.response.body", "body": b""})
+            await _answer(scope, send, 304, [*self.board_headers[304], (b"etag", etag)], b"")
             return True
         if known.board is not None and _header(scope, b"authorization") is None and 200 in self.board_headers:
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [*self.board_headers[200], (b"etag", etag),
-                                    (b"content-length", str(len(known.board)).encode("ascii"))]})
-            await send({"type": "http.response.body", "body": known.board})
+            await _answer(scope, send, 200, [*self.board_headers[200], (b"etag", etag),
+                                             (b"content-length", str(len(known.board)).encode("ascii"))], known.board)
             return True
         return False
 
@@ -328,9 +419,10 @@ class Front:
         host = _header(scope, b"host")
         return not trusted or host is None or host_is_trusted(host.decode("latin-1"), trusted)
 
-    async def _problem(self, send: Send, status: int, content_type: bytes, body: bytes, *, close: bool) -> None:
+    async def _problem(self, send: Send, status: int, content_type: bytes, body: bytes, *, close: bool,
+                       extra: list[tuple[bytes, bytes]] | None = None) -> None:
         headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode("ascii")),
-                   (b"x-content-type-options", b"nosniff")]  # as service.http.security_headers
+                   (b"x-content-type-options", b"nosniff"), *(extra or [])]  # as service.http.security_headers
         if close:
             headers.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -364,13 +456,36 @@ class Crowd:
 
 class LingeringTransport:
     """The transport uvicorn's connection writes to: the real one, except that ``close()``
-    after :meth:`KibitzProtocol.linger_on_close` was asked is a lingering close."""
+    after :meth:`KibitzProtocol.linger_on_close` was asked is a lingering close, and that
+    writes made while :meth:`hold` is on go to the socket as one (an answer's head and body:
+    one ``send`` instead of two)."""
 
     def __init__(self, transport: asyncio.Transport, connection: KibitzProtocol) -> None:
         self.real = transport
         self.connection = connection
+        self.held: list[bytes] | None = None
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if self.held is not None:
+            self.held.append(bytes(data))
+        else:
+            self.real.write(data)
+
+    def hold(self, on: bool) -> None:
+        """Hold the writes from now (``on``), or write what was held, as one."""
+        if on:
+            if self.held is None:
+                self.held = []
+        else:
+            self.flush()
+
+    def flush(self) -> None:
+        held, self.held = self.held, None
+        if held and not self.real.is_closing():
+            self.real.write(b"".join(held))
 
     def close(self) -> None:
+        self.flush()
         self.connection.closing()
 
     def is_closing(self) -> bool:
@@ -415,6 +530,7 @@ class KibitzProtocol(HttpToolsProtocol):
     def close(self) -> None:
         """Close now, lingering or not (the connection limit, the header deadline)."""
         if self.real_transport is not None and not self.real_transport.is_closing():
+            self.wrapper.flush()
             self.real_transport.close()
 
     def linger_on_close(self) -> None:
@@ -423,6 +539,7 @@ class KibitzProtocol(HttpToolsProtocol):
 
     def closing(self) -> None:
         """uvicorn's (or this module's) ``transport.close()``: a lingering close when asked."""
+        self.wrapper.flush()
         real = self.real_transport
         if real is None or real.is_closing() or self.lingering:
             return
@@ -462,7 +579,8 @@ class KibitzProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.real_transport = cast(asyncio.Transport, transport)
-        super().connection_made(cast(Any, LingeringTransport(self.real_transport, self)))
+        self.wrapper = LingeringTransport(self.real_transport, self)
+        super().connection_made(cast(Any, self.wrapper))
         self._wait_for_request()
         self.crowd.admit(self)
 
@@ -512,6 +630,7 @@ class KibitzProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self.scope[LINGER_KEY] = self.linger_on_close  # type: ignore[literal-required]
+        self.scope[HOLD_KEY] = self.wrapper.hold  # type: ignore[literal-required]
         self.header_bytes = 0
 
     def on_url(self, url: bytes) -> None:
@@ -564,6 +683,7 @@ class Server:
         protocol = functools.partial(KibitzProtocol, crowd=self.crowd, refusals=self.front.problems)
         self.config = uvicorn.Config(
             self.front, http=protocol, ws="none", lifespan="off", access_log=False, log_level="warning",  # type: ignore[arg-type]
+            proxy_headers=False,  # the client is the TCP peer (the create limit counts it), never a header
             timeout_keep_alive=int(limits.idle_timeout) + 1, timeout_graceful_shutdown=10,
             server_header=False, headers=[("server", "kibitz")], backlog=2048)
         self.uvicorn = uvicorn.Server(self.config)
@@ -581,8 +701,8 @@ class Server:
             self.front.boards.start()  # on PostgreSQL: hear of the other processes' moves
             self.uvicorn.run(sockets=[self.socket])
         finally:
-            self.front.crowd.executor.shutdown(wait=True)
-            self.front.scorekeeper.executor.shutdown(wait=True)
+            self.front.crowd.shutdown()
+            self.front.scorekeeper.shutdown()
             self.front.boards.close()
             self.socket.close()
 

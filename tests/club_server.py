@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.lost_answers import LOST
 from tests.test_server import _free_port, _kibitz
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
@@ -88,7 +89,7 @@ def serve(db: Path | str, *, env: dict[str, str] | None = None, prefix: Sequence
                 try:
                     if requests.get(f"{served.base}/health", timeout=1).status_code == 200:
                         break
-                except requests.ConnectionError:
+                except LOST:  # not up yet, or too slow to answer under load
                     pass
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"kibitz serve did not start: {log.read_text()}")

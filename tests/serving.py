@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.lost_answers import LOST
 from tests.test_server import _free_port, _kibitz
 
 
@@ -32,7 +33,7 @@ def start(folder: Path, args: Sequence[str] = (), database: Path | str | None = 
         try:
             if requests.get(f"{base}/health", timeout=1).status_code == 200:
                 return proc, base
-        except requests.ConnectionError:
+        except LOST:  # not up yet, or too slow to answer under load
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             stop(proc)

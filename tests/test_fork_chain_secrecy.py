@@ -20,6 +20,11 @@ SECRET = OPEN_DEAL["hands"]["Ann"]
 #: Toepen: Bob knocks, everyone else folds: hand 1 is over, nobody out (limit 10).
 KNOCK_AND_FOLDS = [{"type": "knock", "player": "Bob"},
                    *({"type": "fold", "player": name} for name in ("Cas", "Dee", "Ann"))]
+#: Toepen: hand 1 of OPEN_DEAL played out, every card shown (Dee wins it with 8♦).
+PLAYED_OUT = [{"type": "play", "player": player, "card": card} for player, card in (
+    ("Bob", "7H"), ("Cas", "JH"), ("Dee", "AH"), ("Ann", "TH"), ("Ann", "9C"), ("Bob", "8C"), ("Cas", "TC"),
+    ("Dee", "7C"), ("Cas", "9S"), ("Dee", "TS"), ("Ann", "QS"), ("Bob", "KS"), ("Dee", "8D"), ("Ann", "JD"),
+    ("Bob", "AD"), ("Cas", "8H"))]
 SECOND_DEAL = {"type": "deal", "dealer": "Bob", "hands": {
     "Ann": ["7S", "8S", "9S", "TS"], "Bob": ["JS", "QS", "KS", "AS"],
     "Cas": ["7D", "8D", "9D", "TD"], "Dee": ["JD", "QD", "KD", "AD"]}}
@@ -82,8 +87,9 @@ def test_the_150th_fork_of_an_open_game_keeps_the_originals_hand_in_play_secret(
         assert status == 401
     body = assert_problem(last.get("", token=False), 401, "token_required")
     assert original.id in body["detail"]
-    # once the original's hand 1 is over, nothing the table has not seen is shown
-    for action in KNOCK_AND_FOLDS:
+    # once the original's hand 1 is over, every card played out there, nothing the table has
+    # not seen is shown (the forks in between left cards unplayed: the original showed them)
+    for action in PLAYED_OUT:
         assert original.post(action).status_code == 201, action
     assert set(_public_reads(last)) == {200}
     assert set(_public_reads(beyond)) == {200}

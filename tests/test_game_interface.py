@@ -38,7 +38,7 @@ def test_interface_names_the_members_the_service_and_replays_call() -> None:
     assert {"GAME", "SPEC", "RULES_VERSION", "SUPPORTED_VERSIONS", "upcast", "STARTER", "HAND_WORD", "PLAY_UNIT",
             "COUNTERS", "SHEET", "HANDLERS", "parse_card", "card_text", "resolve_options", "initial_state",
             "apply", "legal_actions", "possible", "public_state", "view", "status", "hand_number", "hand_over", "hand_view",
-            "trick_view", "redact", "public_action", "results", "score_sheet", "describe", "position"} == names
+            "trick_view", "irregularities", "redact", "public_action", "results", "score_sheet", "describe", "position"} == names
     assert set(members(GameSchemas)) == {"OPTIONS", "ACTIONS", "parse_card", "CARD_SCHEMA"}
 
 

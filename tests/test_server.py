@@ -20,6 +20,7 @@ import requests
 
 import engine
 from tests.conftest import free_port
+from tests.lost_answers import LOST
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -49,7 +50,7 @@ def server(tmp_path_factory):
             try:
                 if requests.get(f"{base}/health", timeout=1).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except LOST:  # not up yet, or too slow to answer under load
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"kibitz serve did not start: {(folder / 'server.log').read_text()}")

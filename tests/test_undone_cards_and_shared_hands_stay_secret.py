@@ -166,9 +166,13 @@ def test_a_fork_inside_a_hand_in_play_shows_nothing_of_it_move_by_move(client):
     # the table page's shell shows no card: the fork's scorekeeper opens it without a header
     assert client.get(f"/table/{fork.id}").status_code == 200
     # its scorekeeper reads everything; a fork of a table game, or a fork once the original's
-    # hand is over, is readable
+    # hand is over, is readable when it names no card the original never shows (its folders'
+    # cards: tests/test_fork_keeps_folded_cards_secret_server.py): here J♥ and A♥, which the
+    # original's table saw played too
     assert "JH" in fork.get("/events").get_data(as_text=True)
-    for action in ({"type": "knock", "player": "Cas"}, *({"type": "fold", "player": p} for p in ("Dee", "Ann", "Bob"))):
+    for action in ({"type": "play", "player": "Cas", "card": "JH"}, {"type": "play", "player": "Dee", "card": "AH"},
+                   {"type": "play", "player": "Ann", "card": "TH"}, {"type": "knock", "player": "Ann"},
+                   *({"type": "fold", "player": p} for p in ("Bob", "Cas", "Dee"))):
         assert original.post(action).status_code == 201, action
     assert fork.get("/events", token=False).status_code == 200
     assert _page(fork, f"/fork?seq={version}").status_code == 200

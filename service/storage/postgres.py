@@ -66,7 +66,7 @@ LOCK_TIMEOUT_MS = 10_000
 #: The levels ``connect`` takes, as SQLite's (``service.storage.sqlite.SYNCHRONOUS_LEVELS``).
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 #: The channel each append notifies at commit (``<game id>:<seq>``; ``<game id>:tokens`` when
-#: its tokens are revoked): :func:`listen`, :func:`changes`.
+#: its tokens are issued, restored or revoked): :func:`listen`, :func:`changes`.
 CHANNEL = "kibitz_events"
 
 
@@ -472,7 +472,7 @@ def insert_game(db: Connection, game_id: str, created: Mapping[str, Any], token_
         [game_id, created["game"], created.get("title"), json.dumps(players),
          json.dumps([name.casefold() for name in players]), created["visibility"], json.dumps(created["options"]),
          created_at, status, parent, parent_seq])
-    add_token(db, game_id, token_hash, created_at)
+    _insert_token(db, game_id, token_hash, created_at)  # its first event notifies
 
 
 def get_game(db: Connection, game_id: str) -> dict[str, Any] | None:
@@ -793,6 +793,11 @@ def remember(db: Connection, game_id: str, key: str, request_hash: str, status: 
 
 def add_token(db: Connection, game_id: str, token_hash: str, created_at: str) -> None:
     """Store a new write token of ``game_id`` by its hex SHA-256 ``token_hash``."""
+    _insert_token(db, game_id, token_hash, created_at)
+    _notify(db, f"{game_id}:tokens")  # what the other processes remember of its tokens is stale
+
+
+def _insert_token(db: Connection, game_id: str, token_hash: str, created_at: str) -> None:
     db.execute("INSERT INTO tokens (token_hash, game_id, created_at) VALUES (%s, %s, %s)",
                [token_hash, game_id, created_at])
 
@@ -1090,6 +1095,7 @@ def restore_token(db: Connection, game_id: str, token_hash: str, created_at: str
     db.execute("INSERT INTO tokens (token_hash, game_id, created_at, revoked_at) VALUES (%s, %s, %s, %s) "
                "ON CONFLICT (game_id, token_hash) DO UPDATE SET created_at = excluded.created_at, "
                "revoked_at = excluded.revoked_at", [token_hash, game_id, created_at, revoked_at])
+    _notify(db, f"{game_id}:tokens")
 
 
 def idempotency_records(db: Connection, game_id: str) -> list[dict[str, Any]]:

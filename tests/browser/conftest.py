@@ -32,6 +32,7 @@ import pytest
 import requests
 
 from tests.conftest import free_port
+from tests.lost_answers import LOST
 
 CHROMIUM = os.environ.get("KIBITZ_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -108,7 +109,7 @@ class KibitzServer:
             try:
                 if requests.get(f"{self.base}/health", timeout=1).status_code == 200:
                     return
-            except requests.ConnectionError:
+            except LOST:  # not up yet, or too slow to answer under load
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()

@@ -111,7 +111,8 @@ def test_after_a_swap_whose_card_needed_scrolling_the_status_line_and_the_seats_
     pick(page, "7♠", group="Centre")
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # the deck's last row: scrolled to
     pick(page, "2♣")
-    assert page.evaluate("() => window.scrollY") > 0
+    # scrolled to the card (a page taller than the screen: since issue 25 a tablet's fits it whole)
+    assert page.evaluate("() => window.scrollY > 0 || document.documentElement.scrollHeight <= window.innerHeight")
     shown = version(page)
     page.get_by_role("button", name=how, exact=True).click()
     settle(page, shown + (1 if how == "Confirm" else 0))

@@ -1,5 +1,5 @@
 /* The board per game: the status line, the seats, tricks, groups or centre, the hand just ended. */
-import {renderActions, renderCompose, renderDeck, renderUndo} from "./controls.js";
+import {actionRow, renderActions, renderCompose, renderDeck, renderUndo} from "./controls.js";
 import {renderMenu} from "./menu.js";
 import {fresh, guessNext, guessing, pendingPlays, pendingWho, renderQueue, stillIn, waiting} from "./queue.js";
 import {K, S, WORDS, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, root, seatRows, seatSlots, seatsBox, text, turnBox} from "./state.js";
@@ -143,6 +143,12 @@ export function render() {
   root.setAttribute("data-pending", String(S.queue.items.length));
   root.setAttribute("data-offline", S.offline ? "true" : "false");
   root.setAttribute("data-fresh", fresh() ? "true" : "false");
+  root.setAttribute("data-seats", String(s.players.length));
+  root.classList.toggle("many-seats", s.players.length > 4);
+  /* a phone lays many seats in three columns where each seat's own actions are two words at most
+   * (Stop the Bus keeps two: its seats hold the cards known to be in a hand) */
+  root.classList.toggle("narrow-seats", s.players.length > 4 && seatSlots().length <= 2 && kind !== "stop_the_bus");
+  root.classList.toggle("in-hand", !handOver(s) && !!(s.hand_number || s.round_number));
   turnBox.textContent = statusSentence();
   renderResult(s);
   el("no-token").hidden = !!S.token;
@@ -155,21 +161,70 @@ export function render() {
   renderQueue();
   renderMenu();
   renderEnd();
+  fitText(turnBox);
+  if (kind === "fuji_flush") { fitText(el("hand-result")); }
   keepPlace(s);
+  document.documentElement.style.setProperty("--bar", el("notices").parentNode.offsetHeight + "px");
+  placeNotices();
 }
 
+/* A sentence in a room of fixed size (the status line, Fuji Flush's last turn): the whole sentence
+ * is shown, in a smaller font when it is longer than the room holds at the room's own size (never
+ * below 70% of it), so nothing is cut off and the room never grows (ui.md, "Nothing moves under a
+ * finger"). */
+export function fitText(node) {
+  if (!node || node.hidden) { return; }
+  node.style.fontSize = "";
+  if (node.scrollHeight <= node.clientHeight + 1) { return; }
+  var size = parseFloat(window.getComputedStyle(node).fontSize);
+  var least = size * 0.7;
+  while (node.scrollHeight > node.clientHeight + 1 && size > least) {
+    size -= 1;
+    node.style.fontSize = size + "px";
+  }
+}
+
+/* Messages (refusals, what changed, "Sending…") are laid over the board (the facts and tricks),
+ * under the seats and clear of the action row, so the status line, every seat's name and the
+ * buttons stay in view; a message taller than the board reaches up over the seats' foot (in Stop
+ * the Bus, whose actions stand above its board, down over the deck's room). When the page is
+ * scrolled so that the board is under the sticky bar (or below the screen), they sit just under
+ * the bar (and stay on the screen). */
+export function placeNotices() {
+  var notices = el("notices");
+  var bar = notices.parentNode;
+  var shown = !!(el("alert").textContent || el("changes").textContent || el("sending").textContent);
+  notices.classList.toggle("has-message", shown);
+  if (!shown) { return; }
+  var barBottom = bar.getBoundingClientRect().bottom;
+  var board = boardBox.getBoundingClientRect();
+  var high = notices.offsetHeight - parseFloat(window.getComputedStyle(notices).paddingTop);
+  var top = high <= board.height || kind === "stop_the_bus" ? board.top : board.bottom - high;
+  top = Math.max(barBottom, Math.min(top, window.innerHeight - notices.offsetHeight - 4));
+  notices.style.marginTop = Math.max(0, Math.round(top - barBottom)) + "px";
+}
+// a message set anywhere (say(), the changes line, "Sending…") is placed at once
+new MutationObserver(function () { if (S.game) { placeNotices(); } })
+  .observe(el("notices"), {childList: true, characterData: true, subtree: true});
+window.addEventListener("scroll", function () { if (el("notices").classList.contains("has-message")) { placeNotices(); } }, {passive: true});
+window.addEventListener("resize", function () { if (S.game) { fitText(turnBox); placeNotices(); } });
+
 /* The deck stays where it is for the whole hand (ui.md, "Nothing moves under a finger"): the seats
- * and board above it, the action rows and the page itself keep the tallest height they had since
- * the hand began; the next deal (or the hand's end) lets them fit their content again. */
+ * and board above it, the action room and the page itself keep the tallest height they had since
+ * the hand began, the hand's end included (its result is shown in the same room); the next deal
+ * lets them fit their content again. Toepen keeps room in the action row for the folds (and, with
+ * explicit answers, the stays) a knock brings, from the deal on. */
 let placeKey = null;
 const placeHeights = {};
 export function keepPlace(s) {
-  var key = [s.hand_number || s.round_number || 0, s.phase === "deal", s.status].join(":");
+  var key = [s.hand_number || s.round_number || 0, s.status].join(":");
   // the whole page too: a page that got shorter would pull a phone scrolled to the deck along with it
-  var parts = [el("play-area"), actionsBox, root];
+  var room = el("action-room");
+  var parts = [el("play-area"), room, root];
   if (key !== placeKey) {
     placeKey = key;
     for (var i = 0; i < parts.length; i++) { parts[i].style.minHeight = ""; placeHeights[parts[i].id] = 0; }
+    if (kind === "toepen" && !handOver(s) && S.token) { room.style.minHeight = foldRoom(s) + "px"; }
   }
   for (var j = 0; j < parts.length; j++) {
     var part = parts[j];
@@ -177,6 +232,24 @@ export function keepPlace(s) {
     var h = part.offsetHeight;
     if (h > placeHeights[part.id]) { placeHeights[part.id] = h; part.style.minHeight = h + "px"; }
   }
+}
+
+/* The height of the rows a knock can bring: one Fold per other seat still in the hand (a Stay too
+ * with explicit answers), laid out as the action row lays them out, measured and put away. */
+function foldRoom(s) {
+  var names = s.players.filter(stillIn).map(function (p) { return p.name; });
+  names.sort(function (a, b) { return b.length - a.length; });  // the longest names: the widest row
+  var folds = names.slice(0, Math.max(1, names.length - 1)).map(function (name) { return {entry: {player: name}}; });
+  var ghost = text("div", "actions");
+  ghost.style.cssText = "position: absolute; left: 0; right: 0; top: 0; visibility: hidden;";
+  ghost.setAttribute("aria-hidden", "true");
+  if ((S.game.options || {}).knock_responses === "explicit") { ghost.appendChild(actionRow("stay", folds, [])); }
+  ghost.appendChild(actionRow("fold", folds, []));
+  var room = el("action-room");
+  room.appendChild(ghost);
+  var high = ghost.offsetHeight;
+  room.removeChild(ghost);
+  return high;
 }
 
 export function scoreLine(p) {
@@ -208,9 +281,10 @@ export function renderSeats(s) {
     var sittingOut = over ? !!(p.eliminated || p.out) : !stillIn(p);
     var seat = text("div", "seat" + (acting ? " to-act" : "") + (sittingOut ? " sitting-out" : ""));
     seat.setAttribute("data-player", p.name);
-    var head = text("div", "seat-head");
-    head.appendChild(text("span", "seat-name", p.name));
-    var badges = text("div", "seat-badges");  // a line of its own, so a badge never moves the seat's name
+    var head = text("div", "seat-head");  // one line: the name (cut with "…" if need be), then the badges
+    var nameBox = head.appendChild(text("span", "seat-name", p.name));
+    nameBox.title = p.name;
+    var badges = text("span", "seat-badges");  // at the name's right: a badge never moves the seat's name
     if (acting) { badges.appendChild(text("span", "badge act", guess ? "next?" : "to act")); }
     // between hands the next dealer; once the game is over nobody deals (api.md: next_dealer null)
     var dealer = s.status !== "in_progress" ? null : s.phase === "deal" ? (s.next_dealer || s.dealer) : s.dealer;
@@ -223,16 +297,24 @@ export function renderSeats(s) {
     if (p.won) { badges.appendChild(text("span", "badge", "won")); }
     if (!over && kind === "toepen" && s.last_knocker === p.name) { badges.appendChild(text("span", "badge", "knocked")); }
     if (!over && kind === "stop_the_bus" && s.stopped_by === p.name) { badges.appendChild(text("span", "badge", "stopped")); }
+    head.appendChild(badges);
     seat.appendChild(head);
-    seat.appendChild(badges);
     var info = scoreLine(p);
     if (kind !== "fuji_flush" && (!over || kind === "fool")) { info.push(p.hand_size + (p.hand_size === 1 ? " card" : " cards")); }
     var infoBox = text("div", "seat-info");
     for (var f = 0; f < info.length; f++) {  // each fact kept on one line (count and word together)
-      if (f) { infoBox.appendChild(document.createTextNode(" · ")); }
+      if (f) { infoBox.appendChild(text("span", "sep", " · ")); }
       infoBox.appendChild(text("span", "fact", info[f]));
     }
-    seat.appendChild(infoBox);
+    var known = p.hand_known || p.cards_known || [];
+    if (kind === "stop_the_bus") {  // the known cards beside the chips, in a line kept for them all round
+      var line = text("div", "seat-line");
+      line.appendChild(infoBox);
+      if (known.length) { line.appendChild(handGroup(p.name, known, s.phase === "deal")); }
+      seat.appendChild(line);
+    } else {
+      seat.appendChild(infoBox);
+    }
     if (kind === "fuji_flush") {  // the line is always there, so a card laid down never grows the seat
       var lying = text("div", "seat-table");
       if (p.table_card !== null && p.table_card !== undefined) {
@@ -241,8 +323,7 @@ export function renderSeats(s) {
       }
       seat.appendChild(lying);
     }
-    var known = p.hand_known || p.cards_known || [];
-    if (known.length) { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
+    if (known.length && kind !== "stop_the_bus") { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
     if (rows) {  // room for the seat's own actions (controls.js fills it), kept whether or not they are offered
       seat.appendChild(seatRoom(p.name, rows));
     }
@@ -338,21 +419,32 @@ export function renderBoard(s) {
   if (kind === "fuji_flush" && s.discard_size) { facts.push("discards " + s.discard_size); }
   if (kind === "stop_the_bus" && s.stopped_by) { facts.push("stopped by " + s.stopped_by + (s.final_turns_left ? ", " + s.final_turns_left + " turn" + (s.final_turns_left > 1 ? "s" : "") + " left" : "")); }
   var line = facts.filter(function (f) { return f; }).join(" · ");
-  if (line) { boardBox.appendChild(text("p", "facts", line)); }
+  /* the board's first line: its facts, and (in a trick game) the last trick beside them; then the
+   * current trick, from the deal on ("Trick 1:" until its first card), so that its room is never an
+   * empty band and a card played never grows the board */
+  var head = boardBox.appendChild(text("div", "board-head"));
+  if (line) { head.appendChild(text("p", "facts", line)); }
 
   if (kind === "toepen" || kind === "fool") {
     var tricks = s.tricks || [];
+    var playing = s.status === "in_progress" && (s.phase === "playing" || s.phase === "answering");
+    var previous = null, current = null;
     if (tricks.length) {
       var last = tricks[tricks.length - 1];
-      if (last.complete && s.phase !== "deal" && tricks.length < 99) {
-        boardBox.appendChild(trickLine(last, false));
-        if (pendingPlays().length) { boardBox.appendChild(trickLine({number: last.number + 1, plays: []}, true)); }
+      if (last.complete && playing) {
+        previous = last;
+        current = {number: last.number + 1, plays: []};
       } else {
-        if (tricks.length > 1) { boardBox.appendChild(trickLine(tricks[tricks.length - 2], false)); }
-        boardBox.appendChild(trickLine(last, true));
+        if (tricks.length > 1 && !handOver(s)) { previous = tricks[tricks.length - 2]; }
+        current = last;
       }
-    } else if (pendingPlays().length) {
-      boardBox.appendChild(trickLine({number: 1, plays: []}, true));
+    } else if (playing || pendingPlays().length) {
+      current = {number: 1, plays: []};
+    }
+    if (previous) { head.appendChild(trickLine(previous, false)); }
+    if (current) {
+      var line_ = boardBox.appendChild(trickLine(current, true));
+      if (line_.scrollWidth > line_.clientWidth) { line_.scrollLeft = line_.scrollWidth; }  // one line (many seats, a phone): the newest play in view
     }
   }
   if (kind === "fuji_flush") {
@@ -371,7 +463,7 @@ export function renderBoard(s) {
       w.appendChild(chip(pend[q].body.card, "waiting"));
       box.appendChild(w);
     }
-    if (groups.length || pend.length) { boardBox.appendChild(box); }
+    boardBox.appendChild(box);  // always there (its room kept: table.css), so the first card laid never grows the board
   }
   if (kind === "stop_the_bus" && s.centre && s.centre.length) {
     var centre = text("div", "centre");

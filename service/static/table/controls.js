@@ -42,6 +42,23 @@ export function startCompose(spec) {
   say("");
   render();
   composeBox.scrollIntoView({block: "nearest"});
+  bringDeck();
+}
+
+/* With a panel open, the deck's first two rows come into view (a phone with many seats: the page
+ * scrolls itself, as far as the panel's Confirm stays in view under the sticky bar). */
+function bringDeck() {
+  if (deckBox.hidden) { return; }
+  var boxes = Array.prototype.map.call(deckBox.querySelectorAll("button[data-card]"), function (b) { return b.getBoundingClientRect(); });
+  var tops = boxes.map(function (r) { return Math.round(r.top); }).filter(function (top, i, all) { return all.indexOf(top) === i; });
+  tops.sort(function (a, b) { return a - b; });
+  if (tops.length < 2) { return; }
+  var second = Math.max.apply(null, boxes.filter(function (r) { return Math.abs(r.top - tops[1]) < 1.5; }).map(function (r) { return r.bottom; }));
+  var want = second - window.innerHeight + 6;
+  if (want <= 0) { return; }
+  var bar = document.querySelector(".table-page .topbar").getBoundingClientRect().bottom;
+  var confirmTop = el("compose-confirm").getBoundingClientRect().top;
+  window.scrollBy(0, Math.max(0, Math.min(want, confirmTop - bar - 4)));
 }
 
 export function endCompose() { S.compose = null; render(); }
@@ -269,54 +286,130 @@ export function redo() {
   write("redo", {}, entry && entry.target ? "Redo: " + entry.target.summary : "Redo");
 }
 /* A seat's own actions (state.js, SEAT_SLOTS) go into that seat's room (board.js made it); every
- * other action is a row above the deck, one row per kind, in ORDER. */
+ * other action is a row above the deck, one row per kind, in ORDER. Each button keeps its place in
+ * its row for the whole hand (ui.md, "Nothing moves under a finger"): a button that goes away leaves
+ * its room (kept empty and invisible), so after "Fold: Cas" the next seat's "Fold: Dee" stays where
+ * it was and never slides under the finger that has just tapped. A place left by an answer is given
+ * to another player's button only at a later answer; the actions that pass from one player to the
+ * next (TURNS: a swap, a show, a draw, the deal) keep one place for whoever's turn it is. */
+const TURNS = ["deal", "swap", "swap_all", "show", "draw"];
+let slotsKey = null;
+let slotsMemo = {};  // type -> [{key, freed}], the row's places in order
+
+function handKey() {
+  var s = S.game.state;
+  return [s.hand_number || s.round_number || 0, s.phase === "deal", s.status].join(":");
+}
+
+/* The places of one row: `items` (entry, variant) laid into the row's remembered places. A button
+ * keeps the place of its player; in a row of TURNS a player's button takes the place the previous
+ * player's just left (the turn passed); otherwise a place left now stays empty until a later answer. */
+function placed(type, items) {
+  var places = slotsMemo[type] = slotsMemo[type] || [];
+  var keys = items.map(function (item) { return item.entry.player || type; });
+  var at = keys.map(function (key) {
+    for (var k = 0; k < places.length; k++) { if (places[k].key === key) { return k; } }
+    return -1;
+  });
+  var left = [];  // places whose button went away now
+  for (var i = 0; i < places.length; i++) {
+    if (places[i].key !== null && keys.indexOf(places[i].key) < 0) { left.push(i); }
+  }
+  if (TURNS.indexOf(type) >= 0) {
+    for (var j = 0; j < items.length && left.length; j++) {
+      if (at[j] < 0) { at[j] = left.shift(); places[at[j]] = {key: keys[j], freed: null}; }
+    }
+  }
+  for (var l = 0; l < left.length; l++) { places[left[l]] = {key: null, freed: S.version, was: places[left[l]].key}; }
+  for (var n = 0; n < items.length; n++) {
+    if (at[n] >= 0) { continue; }
+    for (var f = 0; f < places.length && at[n] < 0; f++) {
+      if (places[f].key === null && places[f].freed < S.version) { at[n] = f; }
+    }
+    if (at[n] < 0) { at[n] = places.length; places.push(null); }
+    places[at[n]] = {key: keys[n], freed: null};
+  }
+  var out = places.map(function (place) { return {empty: place.key === null ? place.was : place.key}; });
+  for (var m = 0; m < items.length; m++) { out[at[m]] = items[m]; }
+  return out;
+}
+
 export function renderActions() {
   actionsBox.innerHTML = "";
   if (!S.token || !S.actions) { return; }
+  if (handKey() !== slotsKey) { slotsKey = handKey(); slotsMemo = {}; }
   var list = S.actions.actions || [];
   var rows = {};
   var to = (S.game.state.to_act || []);
-  var revealTurn = kind === "fool" && S.game.state.phase === "reveal";  // Fool!'s reveals due: the next step
   for (var i = 0; i < list.length; i++) {
     var e = list[i];
     if (["play", "undo", "redo", "note", "adjust", "abandon", "correct"].indexOf(e.type) >= 0) { continue; }  // menu, toolbar, Fix an entry
     if (e.type === "challenge" && rows.challenge && rows.challenge.some(function (x) { return x.entry.player === e.player; })) { continue; }
     var slotted = seatSlot(e.type);
-    var room = slotted && e.player && !(revealTurn && e.type === "reveal") ? roomOf(e.player) : null;
-    if (room) { room.appendChild(seatButton(e, slotted)); continue; }
+    var room = slotted && e.player ? roomOf(e.player) : null;
+    if (room) { room.appendChild(seatButton(e, slotted, to.indexOf(e.player) >= 0)); continue; }
     (rows[e.type] = rows[e.type] || []).push({entry: e, variant: null});
     if (e.type === "swap" && e.take_all) { (rows.swap_all = rows.swap_all || []).push({entry: e, variant: "swap_all"}); }
+  }
+  for (var kept in slotsMemo) {  // a row whose buttons all went away keeps its room this hand
+    if (Object.prototype.hasOwnProperty.call(slotsMemo, kept) && !rows[kept]) { rows[kept] = []; }
   }
   var types = Object.keys(rows).sort(function (a, b) {
     var x = ORDER.indexOf(a), y = ORDER.indexOf(b);
     return (x < 0 ? 99 : x) - (y < 0 ? 99 : y);
   });
   for (var t = 0; t < types.length; t++) {
-    var type = types[t];
-    var row = text("div", "action-row");
-    for (var j = 0; j < rows[type].length; j++) {
-      var item = rows[type][j];
-      var b;
-      if (type === "deal") {
-        b = text("button", "primary big", "Deal");
-      } else {
-        b = iso(text("button", "action action-" + type), (WORDS[type] || type) + ": ", item.entry.player);
-        if (to.indexOf(item.entry.player) >= 0 && ["knock", "reveal", "laundry", "challenge", "fold"].indexOf(type) < 0) { b.className += " primary"; }
-        if (revealTurn && type === "reveal" && to.indexOf(item.entry.player) >= 0) { b.className += " primary"; }
-      }
-      wireAction(b, item.entry, item.variant, type);
-      row.appendChild(b);
-    }
-    actionsBox.appendChild(row);
+    var items = placed(types[t], rows[types[t]]);
+    if (items.length) { actionsBox.appendChild(actionRow(types[t], items, to)); }
   }
+}
+
+/* One row of the action room: `items` ({entry, variant}, or {empty: player} for a place kept
+ * empty) of one action `type`; `to` the players to act. board.js lays out rows of this kind, never
+ * shown, to measure the room a knock's folds need. */
+export function actionRow(type, items, to) {
+  /* a row of one action for several players (Fold, Stay, Challenge, Stop, Reveal): on a phone with
+   * many seats it reads "Fold" once, then one button per player (table.css); each button's name
+   * stays "Fold: Ann" */
+  var perPlayer = TURNS.indexOf(type) < 0;
+  var row = text("div", "action-row" + (perPlayer ? " per-player" : ""));
+  if (perPlayer) {
+    row.style.setProperty("--places", String(items.length));
+    row.appendChild(text("span", "row-word", WORDS[type] || type)).setAttribute("aria-hidden", "true");
+  }
+  for (var j = 0; j < items.length; j++) {
+    var item = items[j];
+    if (item.empty !== undefined) {  // the room of a button that went away: nothing to tap, nothing read out
+      var keep = text("span", "action-keep action action-" + type);
+      keep.appendChild(text("span", "verb", (WORDS[type] || type) + ": "));
+      keep.appendChild(text("bdi", "", item.empty));
+      keep.setAttribute("aria-hidden", "true");
+      row.appendChild(keep);
+      continue;
+    }
+    var b;
+    if (type === "deal") {
+      b = text("button", "primary big", "Deal");
+    } else {
+      b = text("button", "action action-" + type);
+      var label = b.appendChild(text("span", "label"));  // "Fold: " apart, so a phone's row may show it once
+      label.appendChild(text("span", "verb", (WORDS[type] || type) + ": "));
+      label.appendChild(text("bdi", "", item.entry.player));
+      if (to.indexOf(item.entry.player) >= 0 && ["knock", "reveal", "laundry", "challenge", "fold"].indexOf(type) < 0) { b.className += " primary"; }
+    }
+    if (item.variant !== undefined || item.entry.type) { wireAction(b, item.entry, item.variant, type); }
+    row.appendChild(b);
+  }
+  return row;
 }
 
 /* A seat's action button: the action's word on screen (the seat names the player), the name
  * "Knock: Ann" for a screen reader and a test (ui.md, "Names") from a label that is never laid
  * out (aria-labelledby reads hidden text; a laid-out, visually hidden one costs a layout per
  * tap), in its fixed place in the seat. */
-function seatButton(entry, slotted) {
-  var b = text("button", "action seat-action action-" + entry.type);
+function seatButton(entry, slotted, due) {
+  /* due: the seat is the one to act, and this is its next step (Fool!'s reveals once a round is over) */
+  var b = text("button", "action seat-action action-" + entry.type + (due && entry.type === "reveal" && S.game.state.phase === "reveal" ? " primary" : ""));
   var word = WORDS[entry.type] || entry.type;
   b.appendChild(text("span", "word", word));
   var name = text("span", "seat-action-name", word + ": ");
@@ -354,9 +447,12 @@ function roomOf(player) {
 
 export function renderCompose() {
   composeBox.hidden = !S.compose;
-  actionsBox.hidden = !!S.compose;  // while choosing cards only Confirm and Cancel act (the seats' actions too: table.css)
+  /* while choosing cards only Confirm and Cancel act: the panel lies over the action room (kept, so
+   * the deck does not move) and, when taller, over the board and seats above it (table.css) */
   root.classList.toggle("composing", !!S.compose);
-  if (!S.compose) { return; }
+  if (!S.compose) { composeBox.style.maxHeight = ""; return; }
+  var room = el("action-room");
+  composeBox.style.maxHeight = Math.max(room.offsetTop + room.offsetHeight, 120) + "px";
   composeTitle.textContent = S.compose.title;
   composeBody.innerHTML = "";
   el("compose-note").textContent = S.compose.note || "";

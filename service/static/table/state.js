@@ -51,7 +51,22 @@ export const SEAT_SLOTS = {
   toepen: {table: [["knock", 1, 1], ["laundry", 1, 2], ["reveal", 2, 1]], open: [["knock", 1, 1], ["laundry", 1, 2]]},
   fool: {table: [["reveal", 1, 1]], open: []}
 };
-export function seatSlots() { return (SEAT_SLOTS[kind] || {})[visibility] || []; }
+/* Toepen's Laundry keeps a place only in hands that began with a stock of four cards or more (with
+ * eight seats the stock is empty: the seat keeps room for Knock and Reveal only); decided once per
+ * hand from the state's stock, so that no place comes or goes during the hand. */
+let laundryRoom = {key: null, kept: true};
+export function seatSlots() {
+  var slots = (SEAT_SLOTS[kind] || {})[visibility] || [];
+  if (kind === "toepen" && S.game) {
+    var s = S.game.state;
+    var key = [s.hand_number, s.status].join(":");
+    if (laundryRoom.key !== key) {
+      laundryRoom = {key: key, kept: !(typeof s.stock_size === "number" && s.stock_size < 4)};
+    }
+    if (!laundryRoom.kept) { slots = slots.filter(function (slot) { return slot[0] !== "laundry"; }); }
+  }
+  return slots;
+}
 export function seatSlot(type) {
   var slots = seatSlots();
   for (var i = 0; i < slots.length; i++) { if (slots[i][0] === type) { return slots[i]; } }

@@ -1,0 +1,78 @@
+"""A past moment after a correction shows the replacement, not the card first recorded
+(secrecy.md: a public read is refused only for "every moment that shows such a card"), over
+real HTTP against a real ``kibitz serve`` (issue 27).
+
+An outside tester, in open Toepen: deal, Bob plays 8♣ (event 3), event 3 corrected to 7♥
+(event 4), Cas plays J♥ (event 5): ``GET /games/G/states/4`` and ``/states/5`` without the
+token answered 401 ("shows the card of event 3"), though state 5 is the current state that
+``GET /games/G`` shows publicly and neither names 8♣. Moments that do show a card back in a
+hand stay refused: before the correction, a correction later undone or replaced.
+"""
+
+from __future__ import annotations
+
+import pytest
+import requests
+
+from tests.conftest import OPEN_DEAL, PLAYERS
+from tests.serving import serving
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    with serving(tmp_path_factory.mktemp("corrected-states")) as url:
+        yield url
+
+
+def _recorded(base: str, steps: list[tuple[str, dict]]) -> tuple[str, dict[str, str]]:
+    made = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
+                         timeout=10).json()
+    url, auth = f"{base}/games/{made['id']}", {"Authorization": f"Bearer {made['token']}"}
+    for path, body in [("events", OPEN_DEAL), *steps]:
+        done = requests.post(f"{url}/{path}", json=body, headers=auth, timeout=10)
+        assert done.status_code == 201, done.text
+    return url, auth
+
+
+def _play(player: str, card: str) -> tuple[str, dict]:
+    return "events", {"type": "play", "player": player, "card": card}
+
+
+def _correct(target: int, player: str, card: str) -> tuple[str, dict]:
+    return "correct", {"target": target, "action": {"type": "play", "player": player, "card": card}}
+
+
+def _public(url: str, seq: int) -> requests.Response:
+    return requests.get(f"{url}/states/{seq}", timeout=10)
+
+
+def test_the_moments_after_a_correction_are_public(base):
+    url, auth = _recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), _play("Cas", "JH")])
+    now = requests.get(url, timeout=10).json()
+    assert now["version"] == 5
+    for seq in (4, 5):
+        answer = _public(url, seq)
+        assert answer.status_code == 200, answer.text
+        assert "8C" not in answer.text  # the card first recorded is back in Bob's hand
+    assert _public(url, 5).json()["state"] == now["state"]
+    assert _public(url, 4).json()["state"]["tricks"][0]["plays"] == [{"player": "Bob", "card": "7H", "seq": 3}]
+    refused = _public(url, 3)  # shows 8♣, which is back in Bob's hand
+    assert refused.status_code == 401 and refused.json()["code"] == "token_required"
+    assert "event 3" in refused.json()["detail"]
+    assert requests.get(f"{url}/states/3", headers=auth, timeout=10).status_code == 200
+    assert requests.get(f"{base}/watch/{url.rsplit('/', 1)[1]}/replay?step=5", timeout=10).status_code == 200
+
+
+def test_a_moment_of_a_correction_replaced_later_stays_refused(base):
+    url, _auth = _recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), _correct(3, "Bob", "AD"),
+                                  _play("Cas", "JH")])
+    assert [_public(url, seq).status_code for seq in (2, 3, 4, 5, 6)] == [200, 401, 401, 200, 200]
+    assert "event 4" in _public(url, 4).json()["detail"]  # 7♥, back in Bob's hand
+    assert "8C" not in _public(url, 6).text and "7H" not in _public(url, 6).text
+
+
+def test_a_moment_of_a_correction_undone_later_stays_refused(base):
+    url, _auth = _recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), ("undo", {})])
+    assert [_public(url, seq).status_code for seq in (2, 3, 4, 5)] == [200, 200, 401, 200]
+    assert "event 4" in _public(url, 4).json()["detail"]  # 7♥ is back in Bob's hand
+    assert "7H" not in _public(url, 5).text

@@ -1,80 +1,181 @@
-"""What the per-request check of a cached game costs (run by hand, not in CI):
-``service.cache.FoldCache.get`` on a game already in the cache, as every read and write of
-the game calls it (``service.games.load``; the write path inside its transaction), and
-``service.cache.checked_events`` (a route that returns or refolds stored events).
+"""What the per-request check of a cached game costs (run by hand, not in CI), on SQLite and
+on PostgreSQL: the check every read and write of a game the server holds in memory makes
+(docs/tamper-evidence.md, "An edit made while the server runs").
 
 Usage::
 
     python bench/cache_check_bench.py [--lengths 10,100,1000] [--calls 2000] [--rounds 3]
+                                      [--postgres postgresql://…]
 
-For each game length (a Toepen game padded with notes) on a fresh database in a temporary
-folder, prints a Markdown table row: microseconds per cached ``get`` (median of the rounds,
-and their spread), and, where the code has it, per event of ``checked_events`` over the whole
-log. The cached ``get`` uses only what every version of the cache has, so the same file
-measures an older checkout through ``PYTHONPATH``.
+For each backend (SQLite on a temporary file; PostgreSQL on a fresh schema of ``--postgres``,
+dropped after) and each game length (a Toepen game padded with notes), it measures, in
+alternating rounds, each **with** the database's guard (``store.GUARD``: SQLite's
+``schema_version``, PostgreSQL's look at the triggers) and **without** it (the same query
+with ``NULL`` in its place: the reference, in the same minutes):
+
+- ``head``: the head query every read makes (``store.head``);
+- ``get``: ``FoldCache.get`` on a cached game with its games row, as every route calls it
+  (``service.games.current``): the head query, the last event re-hashed, the row compared
+  with ``game_created`` (``service.cache.agrees``);
+- ``move read``: the one read of a move (``store.begin_move``, then a rollback): what a write
+  pays before it decides;
+- ``recheck``: what one cached game costs when the guard has changed (``FoldCache.get``
+  reading and checking its whole log again), per event: paid once per game, only after a
+  trigger guarding the log was lifted.
+
+Each figure is µs per call: the median over the rounds of wall-clock time, and of this
+process's CPU time (``time.process_time``; on PostgreSQL the server's own work shows in the
+wall time only). The load average (``os.getloadavg``) is printed before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import engine
-from service import cache, migrations, store
+from service import cache
+from service.storage import backend as store
+from service.storage import migrations, postgres, sqlite
 
 CREATED = {"game": "toepen", "players": ["Ann", "Bob", "Cas", "Dee"], "visibility": "table", "options": {},
            "dealer": "Ann", "rules_version": 1}
+WHEN = "2026-01-01T00:00:00.000Z"
 
 
-def _stored(folder: Path, length: int) -> object:
-    db = store.connect(folder / f"g{length}.db", "OFF")
-    migrations.migrate(db)
-    with store.immediate(db):
-        store.insert_game(db, "g", CREATED, "0" * 64, "2026-01-01T00:00:00.000Z", "in_progress")
-        store.append(db, "g", 1, "game_created", CREATED, "2026-01-01T00:00:00.000Z")
-        for seq in range(2, length + 1):
-            store.append(db, "g", seq, "note", {"text": f"note {seq}"}, "2026-01-01T00:00:01.000Z")
-        store.set_version(db, "g", length, "in_progress", secret_from_hand=None)
-    return db
+def _stored(db: Any, length: int) -> None:
+    """Game ``g`` of ``length`` events in ``db`` (created, then notes), as the service stores one."""
+    store.begin_write(db, games=["g"])
+    store.insert_game(db, "g", CREATED, "0" * 64, WHEN, "in_progress")
+    store.append(db, "g", 1, "game_created", CREATED, WHEN)
+    for seq in range(2, length + 1):
+        store.append(db, "g", seq, "note", {"text": f"note {seq}"}, "2026-01-01T00:00:01.000Z")
+    store.set_version(db, "g", length, "in_progress", secret_from_hand=1)
+    store.commit(db)
 
 
-def measure(db: object, length: int, calls: int) -> tuple[float, float | None]:
+@contextmanager
+def _database(kind: str, folder: Path, length: int, url: str | None) -> Iterator[Any]:
+    """A connection to a fresh database (``kind``: sqlite or postgresql) holding game ``g``."""
+    if kind == "sqlite":
+        db = store.connect(folder / f"g{length}.db", "FULL")
+        migrations.migrate(db)
+        _stored(db, length)
+        try:
+            yield db
+        finally:
+            db.close()
+        return
+    assert url is not None
+    import psycopg
+
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+    try:
+        db = postgres.connect(f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}")
+        postgres.migrate(db)
+        _stored(db, length)
+        try:
+            yield db
+        finally:
+            db.close()
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@contextmanager
+def _guarded(kind: str, on: bool) -> Iterator[None]:
+    """The backend's head and move read with the guard (``on``) or ``NULL`` in its place."""
+    module: Any = sqlite if kind == "sqlite" else postgres
+    guard, read = module.GUARD, module.MOVE_READ
+    if not on:
+        module.GUARD = "NULL"
+        module.MOVE_READ = read.replace(f"{guard} AS h_guard", "NULL AS h_guard")
+    try:
+        yield
+    finally:
+        module.GUARD, module.MOVE_READ = guard, read
+
+
+def _timed(call: Callable[[], object], calls: int) -> tuple[float, float]:
+    """µs per call of ``call``: wall clock, and this process's CPU."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(calls):
+        call()
+    return (time.perf_counter() - wall) / calls * 1e6, (time.process_time() - cpu) / calls * 1e6
+
+
+def measure(db: Any, length: int, calls: int) -> dict[str, tuple[float, float]]:
+    """One round of every measure on game ``g`` of ``db`` (of ``length`` events)."""
     rules = engine.GAMES["toepen"]
-    row = store.get_game(db, "g")  # type: ignore[arg-type]
+    row = store.get_game(db, "g")
     assert row is not None
     folds = cache.FoldCache()
-    folds.get(db, rules, "g", length, record_hash=row.get("record_hash"), row=row)  # type: ignore[arg-type]
-    start = time.perf_counter()
-    for _ in range(calls):
-        folds.get(db, rules, "g", length, record_hash=row.get("record_hash"), row=row)  # type: ignore[arg-type]
-    cached = (time.perf_counter() - start) / calls * 1e6
-    checked = getattr(cache, "checked_events", None)
-    if checked is None:
-        return cached, None
-    start = time.perf_counter()
-    checked(db, rules, "g", upto=length, record_hash=row.get("record_hash"), version=length)
-    return cached, (time.perf_counter() - start) / length * 1e6
+    folds.get(db, rules, "g", length, record_hash=row.get("record_hash"), row=row)
+
+    def move_read() -> None:
+        store.begin_move(db, "g", None)
+        store.rollback(db)
+
+    out = {
+        "head": _timed(lambda: store.head(db, "g"), calls),
+        "get": _timed(lambda: folds.get(db, rules, "g", length, record_hash=row.get("record_hash"), row=row), calls),
+        "move read": _timed(move_read, calls),
+    }
+    rechecks = max(1, min(calls // 10, 20_000 // length))
+    wall = cpu = 0.0
+    for _ in range(rechecks):  # the guard seen to change: the cached game is checked in full again
+        folds.generation += 1
+        w, c = _timed(lambda: folds.get(db, rules, "g", length, record_hash=row.get("record_hash"), row=row), 1)
+        wall, cpu = wall + w, cpu + c
+    out["recheck, per event"] = (wall / rechecks / length, cpu / rechecks / length)
+    return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--lengths", default="10,100,1000")
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--postgres", default=os.environ.get("KIBITZ_TEST_POSTGRES"),
+                        help="a PostgreSQL URL (default $KIBITZ_TEST_POSTGRES; none: SQLite alone)")
     args = parser.parse_args()
-    print("| events | cached get, µs (median; spread) | checked read, µs per event |")
-    print("|---|---|---|")
+    kinds = ["sqlite", *(["postgresql"] if args.postgres else [])]
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| backend | events | measure | without the guard, µs (wall; CPU) | with the guard, µs (wall; CPU) "
+          "| ratio (wall) |")
+    print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        for length in (int(n) for n in args.lengths.split(",")):
-            db = _stored(Path(tmp), length)
-            runs = [measure(db, length, args.calls) for _ in range(args.rounds)]
-            gets = [run[0] for run in runs]
-            reads = [run[1] for run in runs if run[1] is not None]
-            read = f"{statistics.median(reads):.1f}" if reads else "—"
-            print(f"| {length} | {statistics.median(gets):.1f}; {min(gets):.1f}–{max(gets):.1f} | {read} |")
+        for kind in kinds:
+            for length in (int(n) for n in args.lengths.split(",")):
+                with _database(kind, Path(tmp), length, args.postgres) as db:
+                    runs: dict[bool, list[dict[str, tuple[float, float]]]] = {False: [], True: []}
+                    for n in range(args.rounds * 2):  # alternating, the reference first
+                        on = n % 2 == 1
+                        with _guarded(kind, on):
+                            runs[on].append(measure(db, length, args.calls))
+                    for name in runs[True][0]:
+                        if name == "recheck, per event":
+                            cells = [f"{statistics.median(r[name][0] for r in runs[True]):.1f}; "
+                                     f"{statistics.median(r[name][1] for r in runs[True]):.1f}"]
+                            print(f"| {kind} | {length} | {name} | — | {cells[0]} | — |")
+                            continue
+                        median = {on: (statistics.median(r[name][0] for r in runs[on]),
+                                       statistics.median(r[name][1] for r in runs[on])) for on in (False, True)}
+                        print(f"| {kind} | {length} | {name} | {median[False][0]:.1f}; {median[False][1]:.1f} "
+                              f"| {median[True][0]:.1f}; {median[True][1]:.1f} "
+                              f"| {median[True][0] / median[False][0]:.2f} |")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -14,9 +14,9 @@ runs two timed runs against it, each for ``--seconds``:
 and three more on request (``--runs``):
 
 * **quiet**: the scorekeeper alone, the reference for the others;
-* **junk**: ``--flooders`` clients (20) each sending, again and again, a 0.87 MiB write with a
-  junk token to the game, the whole body before reading the answer;
-* **creators**: ``--flooders`` anonymous clients creating games as fast as they are answered,
+* **junk**: ``--flooders`` clients (20) each sending ``--flood-rate`` times a second (5) a
+  0.87 MiB write with a junk token to the game, the whole body before reading the answer;
+* **creators**: ``--flooders`` anonymous clients creating games ``--flood-rate`` times a second each,
   from ``--addresses`` loopback addresses (1 by default: one machine; 127.0.0.2, …).
 
 Meanwhile the scorekeeper, in a process of its own, records a move (a ``note``, without an
@@ -234,15 +234,20 @@ async def holders(port: int, game_id: str, count: int, seconds: float) -> dict[s
     return {"reopened": reopened[0], "refused": refused[0]}
 
 
-def _flood_loop(port: int, seconds: float, clients: int, once: Any) -> dict[str, Any]:
-    """``clients`` threads each calling ``once(n)`` (-> a status, 0: no answer) until ``seconds``
-    have passed; returns the count of each status and the requests per second."""
+def _flood_loop(port: int, seconds: float, clients: int, once: Any, rate: float) -> dict[str, Any]:
+    """``clients`` threads each calling ``once(n)`` (-> a status, 0: no answer) ``rate`` times a
+    second (0: as fast as answered) until ``seconds`` have passed; returns the count of each
+    status and the requests per second. A fixed rate offers every server the same flood."""
     stop = time.monotonic() + seconds
     counts: dict[str, int] = {}
     lock = threading.Lock()
 
     def client(n: int) -> None:
+        due = time.monotonic() + (n / clients / rate if rate else 0.0)
         while time.monotonic() < stop:
+            if rate:
+                time.sleep(max(0.0, due - time.monotonic()))
+                due = max(due + 1 / rate, time.monotonic() - 1.0)  # a client behind by over 1 s does not catch up
             try:
                 status = once(n)
             except OSError:
@@ -258,7 +263,7 @@ def _flood_loop(port: int, seconds: float, clients: int, once: Any) -> dict[str,
     return {"statuses": counts, "per_second": sum(counts.values()) / seconds}
 
 
-def junk_writers(port: int, game_id: str, clients: int, seconds: float) -> dict[str, Any]:
+def junk_writers(port: int, game_id: str, clients: int, seconds: float, rate: float) -> dict[str, Any]:
     """``clients`` clients each sending, again and again, a 0.87 MiB write (a valid note) to the
     game with a junk token, the whole body before reading the answer (as the outside tester's)."""
     text = "x" * (912_000 - 40)
@@ -272,10 +277,10 @@ def junk_writers(port: int, game_id: str, clients: int, seconds: float) -> dict[
             received = sock.recv(65536)
             return int(received.split(b" ", 2)[1]) if received.startswith(b"HTTP/1.1 ") else 0
 
-    return _flood_loop(port, seconds, clients, once)
+    return _flood_loop(port, seconds, clients, once, rate)
 
 
-def creators(port: int, clients: int, seconds: float, addresses: int) -> dict[str, Any]:
+def creators(port: int, clients: int, seconds: float, addresses: int, rate: float) -> dict[str, Any]:
     """``clients`` anonymous clients creating games as fast as they are answered, each on a
     keep-alive connection, from ``addresses`` loopback addresses (127.0.0.2, 127.0.0.3, …;
     1: all from one machine, as the outside tester's were)."""
@@ -300,7 +305,7 @@ def creators(port: int, clients: int, seconds: float, addresses: int) -> dict[st
             del connections[n]
             return 0
 
-    return _flood_loop(port, seconds, clients, once)
+    return _flood_loop(port, seconds, clients, once, rate)
 
 
 # --------------------------------------------------------------------------- orchestration
@@ -314,9 +319,9 @@ def _role(args: argparse.Namespace) -> None:
     elif args.role == "watchers":
         result = asyncio.run(watchers(args.port, args.game, args.clients, args.seconds, args.version))
     elif args.role == "junk":
-        result = junk_writers(args.port, args.game, args.flooders, args.seconds)
+        result = junk_writers(args.port, args.game, args.flooders, args.seconds, args.flood_rate)
     elif args.role == "creators":
-        result = creators(args.port, args.flooders, args.seconds, args.addresses)
+        result = creators(args.port, args.flooders, args.seconds, args.addresses, args.flood_rate)
     else:
         result = asyncio.run(holders(args.port, args.game, args.idle, args.seconds))
     Path(args.out).write_text(json.dumps(result))
@@ -414,7 +419,7 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
     game_id, token, version = new_game(server.port)
     load_out, keeper_out = folder / f"{kind}-load.json", folder / f"{kind}-keeper.json"
     common = {"port": server.port, "game": game_id, "clients": args.clients, "idle": args.idle,
-              "flooders": args.flooders, "addresses": args.addresses}
+              "flooders": args.flooders, "addresses": args.addresses, "flood-rate": args.flood_rate}
     load_seconds = args.seconds + WARM_UP + 2
     if kind == "polling":
         load = _spawn("watchers", load_out, seconds=load_seconds, version=version, **common)
@@ -498,6 +503,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="which runs, comma-separated (polling, idle, quiet, junk, creators)")
     parser.add_argument("--flooders", type=int, default=20,
                         help="clients of the junk and creators runs (default 20)")
+    parser.add_argument("--flood-rate", type=float, default=5.0,
+                        help="requests a second of each flooding client (default 5; 0: as fast as answered)")
     parser.add_argument("--addresses", type=int, default=1, choices=range(1, 251), metavar="1..250",
                         help="loopback addresses the creators come from (default 1: one machine)")
     parser.add_argument("--source", type=Path, default=None,

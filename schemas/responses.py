@@ -38,6 +38,8 @@ class ProblemSchema(Schema):
                                                      "record_damaged: the damaged game"})
     conflicts_with = fields.Integer(metadata={"description": "correction_conflict: the first later event that no "
                                                             "longer fits after the correction"})
+    database = fields.String(metadata={"description": "storage_unavailable from GET /health: what is wrong with the "
+                                                      "database (not answering, cannot be reached)"})
 
 
 class PlayerStateSchema(Schema):

@@ -13,6 +13,7 @@ from schemas.common import whole_number
 from service import club_key, db, http, pages, problems, secrecy
 from service.boards import BoardAnswers
 from service.cache import FoldCache
+from service.storage import backend as store
 from service.views import games, history, meta, recording, replays, review, transfer
 from service.writer import Writer
 
@@ -111,13 +112,18 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.converters["game"] = GameIdConverter
     app.url_map.converters["int"] = WholeNumberConverter
     app.url_map.converters["player"] = PlayerNameConverter
-    app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"])
     connections = db.Connections()
     boards = app.extensions["kibitz_boards"] = BoardAnswers(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                                             on_lost=connections.found_lost)
+    cache = app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"], on_suspect=boards.suspect)
     app.extensions["kibitz_writer"] = Writer(app.config["DATABASE"], app.config["SYNCHRONOUS"],
-                                                     on_commit=boards.committed, **db.connect_options(app))
+                                             on_commit=boards.committed, **db.connect_options(app))
     db.init_app(app, connections)
+    seen = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"], **db.connect_options(app))
+    try:  # the guard as the server starts: a change after it sends every cached game through the check again
+        cache.observe(store.guard(seen))
+    finally:
+        seen.close()
     problems.register(app)
     app.before_request(secrecy.guard)  # every read of a game, API and pages: a sealed fork is 401
     app.after_request(http.security_headers)

@@ -40,6 +40,7 @@ from sqlite_utils import Database
 
 from service.listener import Listener
 from service.storage import backend as store
+from service.storage import postgres_bounds
 
 #: An epoch: (the counter of everything, the counter of any game's change, the counter of
 #: this game's change). SQLite's ``data_version`` is all three.
@@ -173,6 +174,16 @@ class BoardAnswers:
         if self._on_lost is not None:
             self._on_lost()
 
+    def suspect(self) -> None:
+        """A trigger guarding the stored events was dropped, disabled or replaced (the
+        listener's look at the database's guard, or ``service.cache.FoldCache.observe`` on a
+        request's read of it): a stored event may have been changed without any notification,
+        so nothing remembered is trusted; every poll goes to the app, which checks the game
+        in full again (docs/tamper-evidence.md)."""
+        with self._lock:
+            self._games.clear()
+            self._everything += 1
+
     def committed(self) -> None:
         """This process committed a write (the writer says so before the write answers):
         on PostgreSQL nothing remembered is trusted until read again, as on SQLite, where the
@@ -180,6 +191,17 @@ class BoardAnswers:
         if self.listener is not None:
             with self._lock:
                 self._everything += 1
+
+    def trouble(self) -> str | None:
+        """What this process knows, without asking, to be wrong with its PostgreSQL database:
+        ``"not answering"`` (a wait on it went unanswered, or the listener's ping did) or
+        ``"cannot be reached"`` (the listener's connection was lost or refused), else None
+        (None on SQLite, and before the listener first fails)."""
+        if self.listener is None:
+            return None
+        if self.listener.trouble is not None:
+            return self.listener.trouble
+        return "not answering" if postgres_bounds.not_answering(self._database) else None
 
     def close(self) -> None:
         """Stop the listener (PostgreSQL) and close the guard connection (SQLite)."""

@@ -13,16 +13,26 @@ before (``replays.chain``), the last one the row's ``record_hash``, every event 
 through the rules. A record that fails raises ``store.RecordDamaged`` (503
 ``record_damaged``). A cached fold is checked against the stored head of its log on every
 read and write (:func:`holds`, one query): an event deleted, the last event or
-``games.record_hash`` or ``games.status`` changed is found at once; an event in the middle
-changed while its stored hash is left as it was is found by every read that returns or
-refolds stored events (``service.games.events``), and on the next rebuild.
+``games.record_hash``, ``games.status`` or ``games.secret_from_hand`` changed is found at
+once; the games row's own fields (game, players, visibility, options, title, created_at,
+the fork it branched off) are compared with the log's ``game_created`` on every read
+(:func:`agrees`, no query).
+
+An event before the last cannot be changed without lifting the triggers that refuse it
+(``service.storage``), which changes the database's schema. The head's ``guard`` (SQLite's
+``schema_version``; on PostgreSQL the identity and state of the triggers guarding
+``events``, ``service.storage.postgres.GUARD``) rides on the same query: when it is not the
+one the cache last saw, every cached game is read and checked in full again (its whole
+chain recomputed, and compared with the hashes the cache holds) before its next read or
+write is served (docs/tamper-evidence.md, "An edit made while the server runs").
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from cachetools import LRUCache
@@ -33,15 +43,59 @@ from engine import stream as streams
 from engine.core import RulesError
 from engine.interface import GameRules
 from replays import chain, replay
+from schemas.common import scrub
+from service import forks
 from service.storage import backend as store
 
 
-class FoldCache:
-    """LRU of at most ``maxsize`` folded games, each with the hash of its last event."""
+@dataclass(frozen=True)
+class _Entry:
+    """A cached game: its fold, its last event's stored hash (None: not known), the log's
+    ``game_created`` as the games row must copy it (:func:`fixed_fields`; None: not read yet)
+    and the :attr:`FoldCache.generation` it was checked in full in (or caught up from one)."""
 
-    def __init__(self, maxsize: int = 256) -> None:
-        self._games: LRUCache[str, tuple[replay.Folded, str | None]] = LRUCache(maxsize=maxsize)
+    folded: replay.Folded
+    last_hash: str | None
+    fixed: Mapping[str, Any] | None
+    generation: int
+
+
+class FoldCache:
+    """LRU of at most ``maxsize`` folded games, each with the hash of its last event.
+
+    ``on_suspect`` (if given) is called when the database's ``guard`` changed (a trigger
+    guarding the log was dropped, disabled or replaced: ``service.boards`` then stops
+    answering from memory)."""
+
+    def __init__(self, maxsize: int = 256, *, on_suspect: Callable[[], None] | None = None) -> None:
+        self._games: LRUCache[str, _Entry] = LRUCache(maxsize=maxsize)
         self._lock = threading.Lock()
+        self._guard: object = None
+        self._on_suspect = on_suspect
+        #: Moves on each time the guard changes: an entry checked in an older one is checked in full again.
+        self.generation = 0
+
+    def observe(self, guard: object) -> int:
+        """Note the database's ``guard`` as just read (``store.head``'s or ``store.guard``'s);
+        returns the :attr:`generation` that what was read with it belongs to. A guard other
+        than the one last seen moves the generation on (every cached game is then checked in
+        full before it is served again) and calls ``on_suspect``; so does the first one seen
+        while games are cached already (they were cached before any guard was read)."""
+        if guard is None:
+            with self._lock:
+                return self.generation
+        with self._lock:
+            if guard == self._guard:
+                return self.generation
+            first = self._guard is None
+            self._guard = guard
+            if first and not self._games:
+                return self.generation
+            self.generation += 1
+            generation = self.generation
+        if not first and self._on_suspect is not None:
+            self._on_suspect()
+        return generation
 
     def get(self, db: Database, rules: GameRules, game_id: str, version: int, *,
             record_hash: str | None = None, row: Mapping[str, Any] | None = None,
@@ -51,54 +105,87 @@ class FoldCache:
         Reads from ``db`` only the events the cache lacks, and checks them
         (:func:`verified`; against ``record_hash`` and the games ``row``, when given). A
         cached fold is checked too, on every call, against what is stored now
-        (``store.head``, one query): the last event the version (with ``counted``, the write
-        path's, as many events stored as the version: a count that reads the log's whole
-        index, some 20-300 µs for 10-1,000 events), the last one re-hashed, its hash and
+        (``store.head``, one query, or ``head`` when the caller read it in this transaction):
+        the last event the version (with ``counted``, the write
+        path's, as many events stored as the version: ``games.stored_events``, which triggers
+        keep, read at the same cost however long the game), the last one re-hashed, its hash and
         ``games.record_hash`` the hash the fold was cached with, ``games.status`` the one it
         ends in; when that fails the whole log is read and checked afresh, which names the
-        event. Raises ``store.RecordDamaged`` for a record that is not what Kibitz writes (a
+        event. The ``row``'s own fields are compared with the log's ``game_created``
+        (:func:`agrees`). When the head's ``guard`` is not the one last seen
+        (:meth:`observe`), or the game was cached in an older generation, the whole log is
+        read and checked afresh, and its hashes compared with the ones cached. Raises
+        ``store.RecordDamaged`` for a record that is not what Kibitz writes (a
         gap, a broken hash chain, a row that disagrees with its log, an event that no longer
         folds, a record changed since it was read). ``head``: the head already read in this
         transaction (``store.begin_move``'s, with the count), checked instead of a query.
         """
-        with self._lock:
-            entry = self._games.get(game_id)
         if head is None:
             head = store.head(db, game_id, count=counted)
+        generation = self.observe(head.get("guard") if head is not None else None)
+        with self._lock:
+            entry = self._games.get(game_id)
         steady = head is not None and head["version"] == version  # no write committed between the reads
         stored_hash = head["record_hash"] if head is not None and steady else record_hash
-        cached, cached_hash = entry if entry is not None else (None, None)
-        created = None
+        fixed: Mapping[str, Any] | None = None
         last_hash: str | None
-        if cached is not None and cached_hash is not None and cached.version == version:
-            current, last_hash = cached, cached_hash
-        elif cached is not None and cached_hash is not None and cached.version < version:
+        if entry is not None and (entry.generation != generation or entry.fixed is None or entry.last_hash is None):
+            current, last_hash, fixed, hashes = _rebuilt(db, rules, game_id, version, stored_hash)
+            cached = entry.folded
+            if cached.version <= version and entry.last_hash is not None \
+                    and hashes[cached.version - 1] != entry.last_hash:
+                raise store.damaged(game_id, cached.version, "the record changed after the server read it: the "
+                                                             "stored events were rewritten with a new hash chain")
+        elif entry is not None and entry.folded.version == version:
+            current, last_hash, fixed = entry.folded, entry.last_hash, entry.fixed
+        elif entry is not None and entry.folded.version < version:
             # the event already cached comes along: it must be as it was, the new ones must follow its hash
-            events = store.events(db, game_id, after=cached.version - 1, upto=version)
-            current = verified(rules, game_id, version, events, stored_hash, cached, previous=cached_hash)
-            last_hash = events[-1].get("hash")
+            events = store.events(db, game_id, after=entry.folded.version - 1, upto=version)
+            current = verified(rules, game_id, version, events, stored_hash, entry.folded, previous=entry.last_hash)
+            last_hash, fixed = events[-1].get("hash"), entry.fixed
         else:
-            current, last_hash, created = _rebuilt(db, rules, game_id, version, stored_hash)
+            current, last_hash, fixed, _ = _rebuilt(db, rules, game_id, version, stored_hash)
         if steady and head is not None and not holds(current, last_hash, head):
-            rebuilt, rebuilt_hash, created = _rebuilt(db, rules, game_id, version, stored_hash)  # names the event
+            rebuilt, rebuilt_hash, fixed, _ = _rebuilt(db, rules, game_id, version, stored_hash)  # names the event
             if rebuilt_hash != last_hash:
                 raise store.damaged(game_id, version, "the record changed after the server read it: the stored "
                                                       "events were rewritten with a new hash chain")
             current = rebuilt
             agrees(game_id, {"status": head["status"]}, None, current)
         if row is not None:
-            agrees(game_id, row, created, current)
-        self.put(game_id, current, last_hash)
+            agrees(game_id, row, fixed, current)
+        self._store(game_id, _Entry(current, last_hash, fixed, generation))
         return current
 
-    def put(self, game_id: str, folded: replay.Folded, last_hash: str | None = None) -> None:
+    def put(self, game_id: str, folded: replay.Folded, last_hash: str | None = None, *,
+            fixed: Mapping[str, Any] | None = None, generation: int | None = None) -> None:
         """Cache ``folded`` with ``last_hash`` (its last event's stored hash; None: not known,
         so the next :meth:`get` reads the whole log again) unless a newer fold of the game is
-        cached already."""
+        cached already. A write's fold extends the one its :meth:`get` checked and keeps that
+        one's generation and ``fixed``; a new game's comes with what its row copies of the
+        ``game_created`` just stored (``fixed``, :func:`fixed_fields`) and the
+        :attr:`generation` read before it was written (without them, the next :meth:`get`
+        reads and checks the whole log)."""
         with self._lock:
             entry = self._games.get(game_id)
-            if entry is None or entry[0].version <= folded.version:
-                self._games[game_id] = (folded, last_hash)
+        if entry is not None and fixed is None:
+            self._store(game_id, _Entry(folded, last_hash, entry.fixed, entry.generation))
+        else:
+            self._store(game_id, _Entry(folded, last_hash, fixed, -1 if generation is None else generation))
+
+    def _store(self, game_id: str, new: _Entry) -> None:
+        """Cache ``new`` unless a newer fold of the game is cached already."""
+        with self._lock:
+            entry = self._games.get(game_id)
+            if entry is None or entry.folded.version <= new.folded.version:
+                self._games[game_id] = new
+
+    def fixed(self, game_id: str) -> Mapping[str, Any] | None:
+        """What the games row of cached game ``game_id`` copies of its ``game_created``
+        (:func:`fixed_fields`), or None when it is not cached with it."""
+        with self._lock:
+            entry = self._games.get(game_id)
+        return None if entry is None else entry.fixed
 
     def discard(self, game_id: str) -> None:
         """Forget ``game_id``: after a failed batch, whose writes may have cached a fold of
@@ -134,12 +221,13 @@ def holds(folded: replay.Folded, last_hash: str | None, head: Mapping[str, Any])
 
 
 def _rebuilt(db: Database, rules: GameRules, game_id: str, version: int,
-             record_hash: str | None) -> tuple[replay.Folded, str | None, dict[str, Any]]:
+             record_hash: str | None) -> tuple[replay.Folded, str | None, dict[str, Any], list[str | None]]:
     """The whole log of ``game_id`` read, checked (:func:`verified`) and folded: the fold, its
-    last event's hash and the ``game_created`` data."""
+    last event's hash, what the games row must copy of it (:func:`fixed_fields`) and every
+    event's stored hash (index ``seq - 1``)."""
     events = store.events(db, game_id, upto=version)
     folded = verified(rules, game_id, version, events, record_hash)
-    return folded, events[-1].get("hash"), events[0]["data"]
+    return folded, events[-1].get("hash"), fixed_fields(events[0]), [event.get("hash") for event in events]
 
 
 def verified(rules: GameRules, game_id: str, version: int, events: list[dict[str, Any]],
@@ -193,23 +281,55 @@ def verified(rules: GameRules, game_id: str, version: int, events: list[dict[str
                                             f"({type(err).__name__})") from err
 
 
-#: The ``games`` columns that copy ``game_created`` and must agree with it.
+#: The ``games`` columns that copy ``game_created`` and must agree with it (``kibitz check``
+#: compares every one of :func:`fixed_fields`; these are the ones a ``games`` row of the
+#: oldest stored databases always has).
 COPIED = ("game", "players", "visibility")
 
 
-def agrees(game_id: str, row: Mapping[str, Any], created: Mapping[str, Any] | None, folded: replay.Folded) -> None:
-    """Raise ``store.RecordDamaged`` unless the games ``row`` agrees with its log: its game,
-    players and visibility those ``created`` (the log's ``game_created`` data; None: not
-    read again) names, its status the one ``folded`` (the log up to the row's version) ends in."""
-    for column in COPIED:
-        if created is None:
-            break
-        if column in created and column in row and row[column] != created[column]:
-            raise store.damaged(game_id, None, f"games.{column} is {row[column]!r} but the log's game_created "
-                                               f"says {created[column]!r}")
+def fixed_fields(created: Mapping[str, Any]) -> dict[str, Any]:
+    """What a ``games`` row copies of its log's first event ``created`` (``game_created`` as
+    stored: ``data`` and ``recorded_at``), by column: ``game``, ``players``, ``visibility``,
+    ``options``, ``title`` (None when it has none), ``created_at`` (when it was recorded),
+    ``forked_from_game`` and ``forked_from_seq`` (None unless it is a what-if fork). All of
+    them are under the hash chain."""
+    data = created.get("data")
+    data = data if isinstance(data, Mapping) else {}
+    fork = data.get("forked_from")
+    fork = fork if isinstance(fork, Mapping) else {}
+    title = data.get("title")
+    out: dict[str, Any] = {column: data[column] for column in ("game", "players", "visibility", "options")
+                           if column in data}
+    out.update({"title": scrub(title) if isinstance(title, str) else title, "created_at": created.get("recorded_at"),
+                "forked_from_game": fork.get("game"), "forked_from_seq": fork.get("seq")})
+    return out
+
+
+def agrees(game_id: str, row: Mapping[str, Any], fixed: Mapping[str, Any] | None, folded: replay.Folded) -> None:
+    """Raise ``store.RecordDamaged`` unless the games ``row`` agrees with its log: each of its
+    columns that copies ``game_created`` the value ``fixed`` (:func:`fixed_fields`; None:
+    not compared) names, its status the one ``folded`` (the log up to the row's version) ends
+    in, and its ``secret_from_hand`` the first hand of ``folded`` not over
+    (``service.forks.secret_from_hand``)."""
+    for column, value in (fixed or {}).items():
+        if column in row and row[column] != value:
+            said = "was recorded at" if column == "created_at" else "says"
+            raise store.damaged(game_id, None, f"games.{column} is {_shown(row[column])} but the log's game_created "
+                                               f"{said} {_shown(value)}")
     status = streams.status(folded.stream)
     if "status" in row and row["status"] != status:
         raise store.damaged(game_id, None, f"games.status is {row['status']!r} but its events make it {status!r}")
+    if "secret_from_hand" in row:
+        secret = forks.secret_from_hand(folded.stream.rules, folded.stream.state)
+        if row["secret_from_hand"] != secret:
+            raise store.damaged(game_id, None, f"games.secret_from_hand is {row['secret_from_hand']!r} but its "
+                                               f"events make it {secret!r}")
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a problem names it: its ``repr``, cut at 200 characters."""
+    text = repr(value)
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _failing_seq(rules: GameRules, events: list[dict[str, Any]]) -> int | None:

@@ -7,12 +7,17 @@ Three things, each problem named with its game and event where it has one:
    ``events``, its unique idempotency keys, the triggers that refuse to change or delete an
    event, present and enabled); every table and column the service needs there
    (``store_admin.SCHEMA``) and each table readable;
-2. every game's events numbered ``1..n`` without a gap, ``n`` being ``games.version``, and no
-   event without its game;
+2. every game's events numbered ``1..n`` without a gap, ``n`` being ``games.version``, as
+   many as its ``games.stored_events`` says (the count a write checks), and no event without
+   its game;
 3. every game rebuilds from its log through the rules its ``game_created`` names
    (``replays.replay``: ``engine.stream`` and the game's reducer), event by event, every
    event's data a JSON object; its ``games`` row agrees with ``game_created`` (game,
-   players, options, visibility) and ends in the status the row says;
+   players and their match keys, options, visibility, title, ``created_at``, the game and
+   event it was forked from) and with the fold (its status and ``secret_from_hand``);
+   every stored projection is rebuilt from the logs and compared: the game's
+   ``player_results`` rows (``service.history.rows``; none for a fork) and a fork's
+   ``fork_lineage`` (``service.forks.inherited``, from its parent's);
 4. every game's hash chain (``replays.chain``), recomputed from event 1: the first event
    whose stored ``hash`` does not match is named (a changed note, a changed
    ``recorded_at``, an event deleted before it), and ``games.record_hash`` must be the
@@ -26,6 +31,7 @@ the same words on both backends.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +40,8 @@ import engine
 from engine import stream as streams
 from engine.core import RulesError
 from replays import chain, replay
+from service import forks, history
+from service.cache import fixed_fields
 from service.storage import admin as store_admin
 from service.storage import backend
 from service.storage.interface import WholeDatabase
@@ -122,14 +130,19 @@ def _check(adm: WholeDatabase, conn: Any, report: Report) -> None:
     for game_id, count in orphans:
         report.problems.append(Problem(game_id, None, f"{count} stored event(s) belong to no game (no games row)"))
     chained = adm.has_chain(conn)
+    results = None
+    if not any(what.startswith("no player_results table") or what.endswith(" in player_results") for what in schema):
+        with contextlib.suppress(adm.DatabaseError):  # named by the read of every table above
+            results = adm.player_results(conn)
     for row in rows:
         report.games += 1
         try:
-            _check_game(adm, conn, row, report)
+            _check_game(adm, conn, row, report, results)
             if chained:
                 _check_chain(adm, conn, row, report)
         except adm.DatabaseError as err:
             report.problems.append(Problem(row["id"], None, f"cannot be read: {backend.failure(err, str(report.path))}"))
+    _check_lineages(adm, conn, rows, rows, report)
 
 
 def _check_chain(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Report) -> None:
@@ -157,7 +170,10 @@ def _check_chain(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Rep
                                                       "was changed"))
 
 
-def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, object], report: Report) -> None:
+def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Report,
+                results: dict[str, list[dict[str, Any]]] | None) -> None:
+    """Rebuild ``row``'s game from its log and compare the row and its projections with it
+    (``results``: every stored ``player_results`` row by game; None: not compared)."""
     game_id = str(row["id"])
     seqs = adm.event_seqs(conn, game_id)
     report.events += len(seqs)
@@ -174,7 +190,13 @@ def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, object], report: R
     if row["version"] != seqs[-1]:
         report.problems.append(Problem(game_id, None, f"games.version is {row['version']} but the last stored "
                                                       f"event is {seqs[-1]}"))
+    if row.get("stored_events") is not None and row["stored_events"] != len(seqs):
+        report.problems.append(Problem(game_id, None, f"games.stored_events is {row['stored_events']} but "
+                                                      f"{len(seqs)} events are stored: an event was added or deleted "
+                                                      "with the database's triggers disabled, or the count changed "
+                                                      "(each write of the game then re-reads its whole log)"))
     folded: replay.Folded | None = None
+    created_at = None
     seq = 0
     try:
         for event in adm.game_events(conn, game_id):
@@ -184,6 +206,7 @@ def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, object], report: R
                 if rules is None:
                     return
                 folded = replay.fold(rules, [event])
+                created_at = event["recorded_at"]
             else:
                 folded = replay.extend(folded, seq, replay.action(event))
     except store_admin.BadEvent as err:
@@ -200,9 +223,114 @@ def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, object], report: R
         report.problems.append(Problem(game_id, seq, f"no longer rebuilds through the rules of {rules.GAME}: "
                                                      f"{type(err).__name__}: {err}"))
         return
-    if folded is not None and streams.status(folded.stream) != row["status"]:
+    if folded is None:
+        return
+    if streams.status(folded.stream) != row["status"]:
         report.problems.append(Problem(game_id, None, f"games.status is {row['status']!r} but its events make it "
                                                       f"{streams.status(folded.stream)!r}"))
+    if "secret_from_hand" in row:
+        secret = forks.secret_from_hand(folded.stream.rules, folded.stream.state)
+        if row["secret_from_hand"] != secret:
+            report.problems.append(Problem(game_id, None, f"games.secret_from_hand is {row['secret_from_hand']!r} "
+                                                          f"but its events make it {secret!r}"))
+    if results is not None:  # compared with the rows the log gives (its game and time, not the row's)
+        _check_results({**row, "game": folded.stream.rules.GAME, "created_at": created_at}, folded,
+                       results.get(game_id, []), report)
+
+
+def _check_results(row: dict[str, Any], folded: replay.Folded, stored: list[dict[str, Any]], report: Report) -> None:
+    """Compare the stored ``player_results`` rows of ``row``'s game with the ones its fold
+    gives (``service.history.rows``; none for a what-if fork), naming each that differs."""
+    game_id = str(row["id"])
+    expected = [] if row.get("forked_from_game") else [
+        dict(zip(history.COLUMNS, values, strict=True)) for values in history.rows(row, folded.stream)]
+    by_key = {str(found["player_key"]): found for found in stored}
+    if expected and not stored:
+        report.problems.append(Problem(game_id, None, "player_results has no rows for it: its players' histories "
+                                                      "leave this game out"))
+        return
+    for want in expected:
+        found = by_key.pop(str(want["player_key"]), None)
+        if found is None:
+            report.problems.append(Problem(game_id, None, f"player_results has no row for {want['name']!r} (seat "
+                                                          f"{want['seat']}): its history leaves this game out"))
+            continue
+        wrong = [column for column in history.COLUMNS if found.get(column) != want[column]]
+        if wrong:
+            said = ", ".join(f"{column} {found.get(column)!r} (its events make it {want[column]!r})"
+                             for column in wrong)
+            report.problems.append(Problem(game_id, None, f"player_results of {want['name']!r} (seat {want['seat']}) "
+                                                          f"says {said}"))
+    for found in by_key.values():
+        report.problems.append(Problem(game_id, None, f"player_results has a row for {found.get('name')!r} that its "
+                                                      "events do not give" + (" (a what-if fork has none)"
+                                                                              if row.get("forked_from_game") else "")))
+
+
+def _check_lineages(adm: WholeDatabase, conn: Any, checked: list[dict[str, Any]], rows: list[dict[str, Any]],
+                    report: Report) -> None:
+    """Compare the stored ``fork_lineage`` of each fork of ``checked`` with the one
+    ``service.forks.inherited`` gives from its parent's stored lineage and the parent's hand
+    at the fork's event (``rows``: every games row, oldest first). A parent stored after the
+    fork (an import of a fork before its game) may have been unknown when the fork was
+    stored: its lineage may then be empty."""
+    order = {str(row["id"]): n for n, row in enumerate(rows)}
+    by_id = {str(row["id"]): row for row in rows}
+    for row in checked:
+        if "fork_lineage" not in row:
+            return  # a database before migration 0004
+        game_id, parent, seq = str(row["id"]), row.get("forked_from_game"), row.get("forked_from_seq")
+        try:
+            stored = _lineage(row.get("fork_lineage"))
+        except ValueError:
+            report.problems.append(Problem(game_id, None, "games.fork_lineage cannot be read"))
+            continue
+        expected: list[list[Any]] = []
+        above = by_id.get(str(parent)) if parent else None
+        if above is not None and above.get("game") == row["game"] and isinstance(seq, int):
+            try:
+                hand = _hand_at(adm, conn, str(parent), seq)
+                lineage = _lineage(above.get("fork_lineage"))
+            except (ValueError, adm.DatabaseError):
+                continue  # the parent's own problems are named with it
+            if hand >= 1:
+                expected = [*([ancestor, min(shared, hand)] for ancestor, shared in lineage), [str(parent), hand]]
+        later = above is not None and order[str(parent)] > order[game_id]
+        if stored != expected and not (later and stored == []):
+            report.problems.append(Problem(game_id, None, f"games.fork_lineage is {stored!r} but the games it was "
+                                                          f"forked from give {expected!r}"))
+
+
+def _lineage(stored: object) -> list[list[Any]]:
+    """A stored ``fork_lineage`` (JSON text or bytes, or NULL) as ``[[ancestor, shared], …]``;
+    raises ``ValueError`` for anything else."""
+    if stored is None or stored == "":
+        return []
+    value = store_admin.decode_json(stored if isinstance(stored, bytes) else str(stored).encode("utf-8"))
+    if not isinstance(value, list) or not all(isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
+                                              and isinstance(pair[1], int) for pair in value):
+        raise ValueError("not a lineage")
+    return [list(pair) for pair in value]
+
+
+def _hand_at(adm: WholeDatabase, conn: Any, game_id: str, seq: int) -> int:
+    """The hand number of stored game ``game_id`` right after its event ``seq`` (0 when its
+    log does not fold that far), as ``service.forks.hand_at`` reads it."""
+    folded = None
+    try:
+        for event in adm.game_events(conn, game_id):
+            if event["seq"] > seq:
+                break
+            if folded is None:
+                rules = engine.GAMES.get(str(event["data"].get("game")))
+                if rules is None:
+                    return 0
+                folded = replay.fold(rules, [event])
+            else:
+                folded = replay.extend(folded, int(event["seq"]), replay.action(event))
+    except Exception:  # noqa: BLE001 - a log that does not fold shares nothing (named with its game)
+        return 0
+    return 0 if folded is None else int(folded.stream.rules.hand_number(folded.stream.state))
 
 
 def _rules_of_the_log(row: dict[str, Any], first: dict[str, Any], report: Report) -> Any:
@@ -222,16 +350,31 @@ def _rules_of_the_log(row: dict[str, Any], first: dict[str, Any], report: Report
                                                    "the log cannot be rebuilt"))
         return None
     stored: dict[str, Any] = {"game": row["game"], "visibility": row["visibility"]}
-    for column in ("players", "options"):
+    for column in ("players", "options", "player_keys"):
+        if column not in row:
+            continue
         try:
-            stored[column] = store_admin.decode_json(row[column])
+            raw = row[column]
+            stored[column] = store_admin.decode_json(raw if isinstance(raw, bytes) or raw is None
+                                                     else str(raw).encode("utf-8"))
         except ValueError as err:
             report.problems.append(Problem(game_id, None, f"games.{column} cannot be read: {backend.failure(err, str(report.path))}"))
             stored[column] = _UNREADABLE
-    for column in ("game", "players", "options", "visibility"):
-        if stored[column] is not _UNREADABLE and column in created and stored[column] != created[column]:
+    stored.update({column: row[column] for column in ("title", "created_at", "forked_from_game", "forked_from_seq")
+                   if column in row})
+    fixed = fixed_fields(first)
+    for column, value in fixed.items():
+        if column in stored and stored[column] is not _UNREADABLE and stored[column] != value \
+                and (column in created or column not in ("game", "players", "options", "visibility")):
+            said = "was recorded at" if column == "created_at" else "says"
             report.problems.append(Problem(game_id, None, f"games.{column} is {stored[column]!r} but the log's "
-                                                          f"game_created says {created[column]!r}"))
+                                                          f"game_created {said} {value!r}"))
+    keys = stored.get("player_keys")
+    if keys is not None and keys is not _UNREADABLE and isinstance(created.get("players"), list) \
+            and keys != [str(name).casefold() for name in created["players"]]:
+        report.problems.append(Problem(game_id, None, f"games.player_keys is {keys!r} but the players of the log's "
+                                                      "game_created give "
+                                                      f"{[str(name).casefold() for name in created['players']]!r}"))
     return rules
 
 
@@ -263,7 +406,8 @@ def verify(path: str | Path, game_id: str, fingerprint: str) -> Verified:
             row = next((row for row in adm.games(conn) if row["id"] == game_id), None)
             if row is None:
                 return Verified(None, [Problem(None, None, f"there is no game {game_id!r} in {adm.shown(str(path))}")])
-            _check_game(adm, conn, row, report)
+            _check_game(adm, conn, row, report, adm.player_results(conn))
+            _check_lineages(adm, conn, [row], adm.games(conn), report)
             if not adm.has_chain(conn):
                 report.problems.append(Problem(game_id, None, "the database has no hash chains yet: open it once "
                                                               "with kibitz serve or kibitz init-db to add them"))

@@ -43,7 +43,7 @@ def main() -> None:
               help="A file holding the club key that creating and importing games need "
                    "(else $KIBITZ_CLUB_KEY; without either, anyone may create and import).")
 @click.option("--scorekeeper-threads", default=4, show_default=True, type=click.IntRange(1, 64),
-              help="Threads kept for writes, requests with a token and /health (never shared with watchers).")
+              help="Threads kept for writes and requests with a token (never shared with watchers; /health has one of its own).")
 @click.option("--connection-limit", default=4096, show_default=True, type=click.IntRange(16, 1_000_000),
               help="Connections kept open; past it the ones idle longest are closed (docs/crowds.md).")
 @click.option("--idle-timeout", default=20.0, show_default=True, type=click.FloatRange(1, 3600),

@@ -35,7 +35,7 @@ from typing import Any
 
 import engine
 from service import history, transfer
-from service.cache import agrees, known_types, verified
+from service.cache import agrees, fixed_fields, known_types, verified
 from service.storage import backend as store
 from service.storage import migrations, postgres
 from service.storage.interface import Connection
@@ -216,7 +216,7 @@ def rebuild(game: StoredGame) -> Any:
             raise store.damaged(row["id"], event["seq"], f"its type {str(event['type'])[:40]!r} is not one of "
                                                          f"{rules.GAME}'s events")
     folded = verified(rules, row["id"], int(row["version"]), events, row.get("record_hash"))
-    agrees(row["id"], row, events[0]["data"] if events else None, folded)
+    agrees(row["id"], row, fixed_fields(events[0]) if events else None, folded)
     return folded
 
 

@@ -3,15 +3,17 @@ thread (``docs/crowds.md``, "Anonymous floods"): writes whose token this game do
 and game creation past a per-address limit where the server has no club key.
 
 * :class:`TokenGate`: for ``POST /games/<id>/events``, ``/correct``, ``/undo`` and ``/redo``.
-  Each write the app answers tells the gate (through the WSGI environ, :data:`TOKENS_KEY`,
-  set by ``service.http.require_token``) the game's live token hashes, and the gate keeps
-  the app's own answers to a missing token (401 ``token_required``) and to a token the game
-  does not have (403 ``token_invalid``). While nothing has been committed since (the epoch of
-  ``service.boards``, taken before the app read the game, is unchanged: the game's version
-  and tokens are then the same), a later write with no token or a token that is not one of
-  those hashes (and not the club key) gets that same answer from the headers alone. Anything
-  the gate does not know goes to the app as before. So a flood of large bodies with a junk
-  token costs one refusal in the app per commit, not one per request.
+  When the app refuses a write for its token (401 ``token_required``, 403 ``token_invalid``),
+  the gate keeps that answer and the game's live token hashes (the app leaves them in the
+  WSGI environ, :data:`TOKENS_KEY`, ``service.http.require_token``). From then on, each write
+  to that game takes the epoch of ``service.boards`` before the app reads the game, so the
+  next refusal is known to hold while nothing has been committed since (the epoch unchanged:
+  the game's version and tokens are then the same); a later write with no token or a token
+  that is not one of those hashes (and not the club key) gets that same answer from the
+  headers alone. Anything the gate does not know goes to the app as before, and a game no
+  write was refused to costs its moves nothing (no epoch, no query). So a flood of large
+  bodies with a junk token costs the app one refusal per commit of that game (two at its
+  start), not one per request.
 * :class:`CreateLimit`: at most ``per_minute`` ``POST /games`` and ``POST /games/import`` per
   client address in any 60 s (a moving window, the ``limits`` library), where the server has
   no club key; past it a 429 ``too_many_requests`` with ``Retry-After`` (whole seconds until
@@ -51,9 +53,10 @@ Headers = list[tuple[bytes, bytes]]
 @dataclass
 class _Known:
     """A game's live token hashes and the app's refusals (status -> headers, body), all as
-    read at ``epoch``."""
+    read at ``epoch`` (None: when is not known, so nothing of it is trusted; the next write
+    to the game takes the epoch before the app reads it)."""
 
-    epoch: Epoch
+    epoch: Epoch | None
     hashes: frozenset[str]
     refusals: dict[int, tuple[Headers, bytes]] = field(default_factory=dict)
 
@@ -74,8 +77,11 @@ class TokenGate:
         self._lock = threading.Lock()
 
     def epoch(self, game_id: str) -> Epoch | None:
-        """The epoch to take before the app reads the game (``BoardAnswers.epoch``)."""
-        return self.boards.epoch(game_id)
+        """The epoch to take before the app reads the game (``BoardAnswers.epoch``), for a game
+        the app has refused a write to (None for any other: an ordinary move costs no query)."""
+        with self._lock:
+            watched = game_id in self._games
+        return self.boards.epoch(game_id) if watched else None
 
     def refusal(self, game_id: str, authorization: list[bytes]) -> tuple[int, Headers, bytes] | None:
         """The app's own refusal of a write to ``game_id`` with these ``Authorization``
@@ -99,33 +105,32 @@ class TokenGate:
                 return None  # the app says what the club key is for
             status = 403
         answer = known.refusals.get(status)
-        if answer is None or not _same(self.epoch(game_id), known.epoch):
+        if answer is None or known.epoch is None or not _same(self.boards.epoch(game_id), known.epoch):
             return None
         return status, *answer
 
     def learn(self, game_id: str, epoch: Epoch | None, environ: dict[str, Any], status: int, headers: Headers,
               body: bytes) -> None:
-        """What the app's answer to a write to ``game_id`` shows, the app having read the game
-        after ``epoch``: the live token hashes (``environ[TOKENS_KEY]``) and, for a 401
-        ``token_required`` or a 403 ``token_invalid`` (not the club key's), the answer itself."""
+        """What the app's refusal of a write to ``game_id`` shows (a 401 ``token_required`` or a
+        403 ``token_invalid``, not the club key's; other answers teach nothing), the app having
+        read the game after ``epoch`` (None: not taken, so kept but not yet trusted): the live
+        token hashes (``environ[TOKENS_KEY]``) and the answer itself."""
         told = environ.get(TOKENS_KEY)
-        if epoch is None or told is None or told[0] != game_id:
+        if status not in (401, 403) or told is None or told[0] != game_id:
             return
-        refusal = None
-        if status in (401, 403):
-            try:
-                problem = json.loads(body)
-            except ValueError:
-                problem = {}
-            if (status, problem.get("code")) == (401, "token_required") or (
-                    (status, problem.get("code"), problem.get("detail")) == (403, "token_invalid", TOKEN_INVALID)):
-                refusal = [(name, value) for name, value in headers if name not in (b"connection", b"content-length")]
+        try:
+            problem = json.loads(body)
+        except ValueError:
+            return
+        if not ((status, problem.get("code")) == (401, "token_required") or
+                (status, problem.get("code"), problem.get("detail")) == (403, "token_invalid", TOKEN_INVALID)):
+            return
+        refusal = [(name, value) for name, value in headers if name not in (b"connection", b"content-length")]
         with self._lock:
             known = self._games.get(game_id)
-            if known is None or known.epoch != epoch:
+            if known is None or known.epoch != epoch or epoch is None:
                 known = self._games[game_id] = _Known(epoch, frozenset(told[2]))
-            if refusal is not None:
-                known.refusals[status] = (refusal, body)
+            known.refusals[status] = (refusal, body)
 
 
 class CreateLimit:

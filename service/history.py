@@ -51,24 +51,32 @@ def seat_keys(names: list[str]) -> list[str]:
 def refresh(db: Database, game: Mapping[str, Any], stream: streams.Stream) -> None:
     """Replace the rows of ``game`` (a ``games`` row: ``id``, ``game``, ``created_at``,
     maybe ``forked_from_game``) with the ``results`` of the folded ``stream``
-    (``engine.stream.results``: an abandoned game's rows are ``abandoned``, never a win or a
-    loss, and carry no score or stats). Reads nothing when ``game`` has its ``forked_from_game``
-    (a whole games row), so a move sends it with its append in one round trip."""
+    (:func:`rows`). Reads nothing when ``game`` has its ``forked_from_game`` (a whole games
+    row), so a move sends it with its append in one round trip."""
     fork = bool(game["forked_from_game"]) if "forked_from_game" in game else store.is_fork(db, game["id"])
     if fork:
         store.replace_player_results(db, game["id"], COLUMNS, [])
         return
+    store.replace_player_results(db, game["id"], COLUMNS, rows(game, stream))
+
+
+def rows(game: Mapping[str, Any], stream: streams.Stream) -> list[list[Any]]:
+    """The ``player_results`` rows of ``game`` (a game that is not a fork: ``id``, ``game``,
+    ``created_at``) folded to ``stream``, values in the order of :data:`COLUMNS`, by seat:
+    the ``results`` of ``engine.stream.results`` (an abandoned game's rows are
+    ``abandoned``, never a win or a loss, and carry no score or stats; an ``in_progress``
+    one's no stats). What :func:`refresh` stores and ``kibitz check`` compares."""
     status = streams.status(stream)
-    rows = []
+    out = []
     results = streams.results(stream)
     for player_key, (name, result) in zip(seat_keys(list(results)), results.items(), strict=True):
         finished = status == "finished"
-        rows.append([
+        out.append([
             game["id"], player_key, name, result["seat"], game["game"], game["created_at"], status,
             result["result"], result["score"] if finished else None, result["unit"],
             *(result[counter] if finished else None for counter in COUNTERS),
         ])
-    store.replace_player_results(db, game["id"], COLUMNS, rows)
+    return sorted(out, key=lambda row: (row[3], row[1]))
 
 
 def backfill(db: Database) -> int:

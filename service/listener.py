@@ -12,11 +12,25 @@ channel and tells what it hears to a :class:`Hearer` (``service.boards.BoardAnsw
 * ``lost()`` as soon as the connection is found lost (the server stopped or restarted, the
   listener's backend was terminated, the network failed): from then until ``listening()``
   notifications are missed, so nothing remembered may be trusted.
+* ``suspect()`` when the database's guard (``service.storage.postgres.GUARD``: the triggers
+  that refuse to change a stored event) changed since the thread last looked, which it does
+  after each wait for notifications (at least every :data:`WAIT` seconds, one small query on
+  its own connection): a trigger was dropped, disabled or replaced, even if it is back, so
+  a stored event may have been changed without any notification.
+
+A server that stops answering without failing (paused, or cut off by the network) sends no
+notification and no error: the query of the guard after each wait is also the server's
+answer, bounded as every wait on the server is (``service.storage.postgres_bounds``: within
+``PROBE_SECONDS`` on this connection), and a query left unanswered loses the connection like
+any other failure. :attr:`Listener.trouble` says what the last failure was (None while
+listening): what ``/health`` tells a load balancer.
 
 After a lost connection it connects again at once and, while that fails, again after 0.05 s,
-doubling up to 2 s, for as long as the process runs; any other error of its own is logged
+doubling up to 2 s, for as long as the process runs (its attempts are let through even while
+the server is known not to answer, and the first that succeeds lets every other connection of
+the process try again); any other error of its own is logged
 and it connects again after 2 s, so the thread never ends before :meth:`Listener.stop`. :meth:`Listener.stop` ends the thread
-within about :data:`WAIT` seconds and closes its connection.
+within about :data:`WAIT` seconds (or the wait for an answer under way) and closes its connection.
 """
 
 from __future__ import annotations
@@ -35,6 +49,8 @@ _log = logging.getLogger(__name__)
 WAIT = 0.25
 #: The first pause before connecting again after a failure, and the longest one (seconds).
 RETRY_FIRST, RETRY_MOST = 0.05, 2.0
+#: What :attr:`Listener.trouble` says for each kind of storage fault (else: cannot be reached).
+TROUBLE = {"not_answering": "not answering"}
 
 
 class Hearer(Protocol):
@@ -49,6 +65,9 @@ class Hearer(Protocol):
     def lost(self) -> None:
         """The connection is lost: trust nothing until :meth:`listening`."""
 
+    def suspect(self) -> None:
+        """The database's guard changed: a stored event may have been changed unheard."""
+
 
 class Listener:
     """One thread listening on the database at ``url`` (a ``postgresql://`` URL) for
@@ -61,6 +80,9 @@ class Listener:
         self.name = f"kibitz listener {os.getpid()}"
         #: how many times ``LISTEN`` was put in place (1 after the first connection)
         self.connections = 0
+        #: None while listening (or before the first failure), else what the last failure says
+        #: of the database: ``"not answering"`` or ``"cannot be reached"``
+        self.trouble: str | None = None
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -88,20 +110,27 @@ class Listener:
         while not self._stopping.is_set():
             try:
                 conn = postgres.listen(self.url, application_name=self.name)
-            except StorageUnavailable:
+            except StorageUnavailable as err:
+                self.trouble = TROUBLE.get(err.kind, "cannot be reached")
                 self._stopping.wait(pause)
                 pause = min(pause * 2, RETRY_MOST)
                 continue
             pause = RETRY_FIRST
             try:
                 self.connections += 1
+                seen = postgres.guard(conn)
+                self.trouble = None
                 self.hearer.listening()
                 while not self._stopping.is_set():
                     games = postgres.changes(conn, WAIT)
                     if games:
                         self.hearer.heard(games)
-            except StorageUnavailable:
-                pass  # connect again at once
+                    guard = postgres.guard(conn)  # also the server's answer: a silent one is found here
+                    if guard != seen:
+                        seen = guard
+                        self.hearer.suspect()
+            except StorageUnavailable as err:
+                self.trouble = TROUBLE.get(err.kind, "cannot be reached")  # connect again at once
             except Exception:  # a bug, not the connection: the thread goes on, after a pause
                 _log.exception("the listener failed; it connects again")
                 self._stopping.wait(RETRY_MOST)

@@ -303,7 +303,12 @@ def build() -> dict[str, Any]:
                  "responses": {**_ok("CreatedGame", 201, "Created", {**ETAG, **LOCATION}),
                                **_problems((400, 401, 403, 404, 409, 413, 415, 422, 503))}},
     })
-    spec.path(path="/health", operations={"get": {"summary": "Liveness", "responses": _ok("Health")}})
+    spec.path(path="/health", operations={"get": {
+        "summary": "Liveness, and whether the database answers",
+        "description": "200 while the database answers as far as this server knows without asking it; 503 "
+                       "storage_unavailable (with Retry-After, and database: not answering or cannot be reached) "
+                       "while it does not, for a load balancer. Never waits on the database.",
+        "responses": {**_ok("Health"), **_problems((503,))}}})
     spec.path(path="/openapi.json", operations={
         "get": {"summary": "This document", "responses": _ok({"type": "object", "required": ["openapi", "paths"]},
                                                              description="OpenAPI 3.1 document")},
@@ -407,11 +412,11 @@ def _transfer_and_history(spec: APISpec) -> None:
                                                      {"type": "string", "maxLength": 0}]},
                                 "description": f"YYYY-MM-DD (UTC, inclusive): {words}; empty: no bound"}
                                for bound, words in (("since", "games from this day"), ("until", "games up to this day"))],
-                "responses": {**_ok("PlayerList"), **_problems((422,))}},
+                "responses": {**_ok("PlayerList"), **_problems((422, 503))}},
     })
     spec.path(path="/players/{name}", operations={
         "get": {"summary": "A player's games and stats per game type", "parameters": [name, *paging],
-                "responses": {**_ok("PlayerRecord"), **_problems((404, 422))}},
+                "responses": {**_ok("PlayerRecord"), **_problems((404, 422, 503))}},
     })
     spec.path(path="/players/{name}/games", operations={
         "get": {"summary": "A player's games as json or csv", "parameters": [name, {
@@ -419,5 +424,5 @@ def _transfer_and_history(spec: APISpec) -> None:
             "schema": {"type": "string", "default": "json", "enum": ["json", "csv"]}}],
             "responses": {"200": {"description": "OK", "content": {JSON: {"schema": "PlayerGames"},
                                                                    "text/csv": text}},
-                          **_problems((404, 422))}},
+                          **_problems((404, 422, 503))}},
     })

@@ -21,9 +21,11 @@ the **current** record by ``replays.secrecy``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from cachetools import LRUCache
 from flask import current_app, g, request
 
 import engine
@@ -106,6 +108,28 @@ def reader(row: dict[str, Any]) -> bool:
     return full
 
 
+#: Per game record (id, version, record_hash): the cards it keeps secret for good per hand
+#: (``"kept"``) or its public view names per hand (``"named"``), so that a crowd polling a
+#: fork's page does not fold its public event logs once per poll.
+_CARDS: LRUCache[tuple[str, str, int, str | None], dict[int, set[Any]]] = LRUCache(maxsize=256)
+_CARDS_LOCK = threading.Lock()
+
+
+def _cards(kind: str, row: dict[str, Any]) -> dict[int, set[Any]]:
+    """``replays.replay.kept_secret`` (``kind`` "kept") or ``named_publicly`` ("named") of
+    game ``row`` at its version, remembered per record (:data:`_CARDS`)."""
+    key = (kind, row["id"], int(row["version"]), row.get("record_hash"))
+    with _CARDS_LOCK:
+        found = _CARDS.get(key)
+    if found is None:
+        folded = games.current(row)
+        events = games.events(row, upto=folded.version)
+        found = replay.kept_secret(folded, events) if kind == "kept" else replay.named_publicly(folded, events)
+        with _CARDS_LOCK:
+            _CARDS[key] = found
+    return found
+
+
 def names_kept_secret(row: dict[str, Any]) -> tuple[str, int] | None:
     """``(game id, hand)`` when the public view of open fork ``row`` names a card that the
     game which dealt a hand the fork shares keeps secret for good (a Toepen folder's dead
@@ -129,14 +153,12 @@ def names_kept_secret(row: dict[str, Any]) -> tuple[str, int] | None:
         ancestor = store.get_game(get_db(), ancestor_id)
         if ancestor is None or ancestor["game"] != row["game"]:
             continue
-        folded = games.current(ancestor)
-        secret = replay.kept_secret(folded, games.events(ancestor, upto=folded.version))
+        secret = _cards("kept", ancestor)
         hands = sorted(hand for hand in secret if dealt_by.get(hand) == ancestor_id)
         if not hands:
             continue
         if named is None:
-            own = games.current(row)
-            named = replay.named_publicly(own, games.events(row, upto=own.version))
+            named = _cards("named", row)
         for hand in hands:
             if secret[hand] & named.get(hand, set()):
                 return ancestor_id, hand

@@ -11,8 +11,10 @@ must not break"; ``docs/crowds.md`` has the design and the sizes).
   seconds of opening or of its previous answer, however slowly it trickles them, or it is
   closed.
 * **Writes never queue behind polls.** Requests run on two pools of threads: the scorekeeper's
-  (every method but ``GET``/``HEAD``, every request carrying ``Authorization``, and
-  ``/health``) and the crowd's (every other read). A full crowd pool delays only reads.
+  (every method but ``GET``/``HEAD``, every request carrying ``Authorization``) and the
+  crowd's (every other read). A full crowd pool delays only reads. ``/health``, which never
+  waits on the database, has a thread of its own, so a load balancer's check is answered at
+  once even while every other thread waits on a database that stopped answering.
 * **The game page's poll is answered from memory.** ``GET /watch/<id>/board`` is answered in
   the event loop, without a thread, a query or a template, whenever ``service.boards`` knows
   the game's current version (a 304 when ``If-None-Match`` names it; the public board kept
@@ -84,9 +86,9 @@ OWN_HEADERS = {b"content-length", b"etag", b"date", b"server", b"connection", b"
 class Limits:
     """How many connections are kept (``connection_limit``), how long one may take to send a
     request (``idle_timeout``, seconds), the two pools' threads (``threads`` for the
-    crowd's reads, ``scorekeeper_threads`` for writes, token holders and ``/health``), and
-    how many games one client address may create per minute where the server has no club
-    key (``create_limit``; 0: no limit)."""
+    crowd's reads, ``scorekeeper_threads`` for writes and token holders; ``/health`` has one
+    thread of its own), and how many games one client address may create per minute where
+    the server has no club key (``create_limit``; 0: no limit)."""
 
     connection_limit: int = 4096
     idle_timeout: float = 20.0
@@ -283,6 +285,9 @@ class Front:
                              if limits.create_limit > 0 and not app.config.get("CLUB_KEY") else None)
         self.crowd = Lane(app, limits.threads, "kibitz-crowd")
         self.scorekeeper = Lane(app, limits.scorekeeper_threads, "kibitz-scorekeeper")
+        #: ``/health`` never waits on the database, so one thread of its own answers it at once
+        #: even while every other waits on a database that stopped answering
+        self.health = Lane(app, 1, "kibitz-health")
         #: the headers the app sent with its own board answers, by status (200, 304)
         self.board_headers: dict[int, list[tuple[bytes, bytes]]] = {}
         #: games whose public board the app is reading now (the other polls wait for it)
@@ -364,9 +369,8 @@ class Front:
         headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-length", b"transfer-encoding")]
         headers.append((b"content-length", str(len(body)).encode("ascii")))
         inner = {**scope, "headers": headers}
-        scorekeeper = (scope["method"] not in ("GET", "HEAD") or _header(scope, b"authorization") is not None
-                       or scope["path"] == "/health")
-        lane = self.scorekeeper if scorekeeper else self.crowd
+        scorekeeper = scope["method"] not in ("GET", "HEAD") or _header(scope, b"authorization") is not None
+        lane = self.health if scope["path"] == "/health" else self.scorekeeper if scorekeeper else self.crowd
         if learn:
             send = self._learning(send)
         return await lane(inner, body, send)
@@ -703,6 +707,7 @@ class Server:
         finally:
             self.front.crowd.shutdown()
             self.front.scorekeeper.shutdown()
+            self.front.health.shutdown()
             self.front.boards.close()
             self.socket.close()
 

@@ -28,7 +28,7 @@ from engine.core import OptionError, RulesError
 from replays import audit, chain, replay
 from schemas.common import utc_text
 from service import forks, history, http, transfer
-from service.cache import FoldCache, checked_events
+from service.cache import FoldCache, checked_events, fixed_fields
 from service.parsing import Parsed, invalid, option_field
 from service.problems import ApiError
 from service.storage import backend as store
@@ -97,12 +97,16 @@ def _row(db: Database, game_id: str) -> dict[str, Any]:
 
 
 def _run_new_game(writer: Writer, cache: FoldCache | None, write: Callable[[Database], dict[str, Any]],
-                  game_id: str, token: str, folded: replay.Folded, *, also: tuple[str, ...] = ()) -> NewGame:
+                  game_id: str, token: str, folded: replay.Folded, first: Mapping[str, Any], *,
+                  also: tuple[str, ...] = ()) -> NewGame:
     """Run a new game's ``write`` through the writer (locking the new game,
-    and ``also``), then cache its fold: the end that create, fork and import share."""
+    and ``also``), then cache its fold with what its row copies of ``first`` (the
+    ``game_created`` it stored), as of the cache's generation before the write: the end
+    that create, fork and import share."""
+    generation = cache.generation if cache is not None else 0
     row = writer.run(write, games=(game_id, *also))
     if cache is not None:
-        cache.put(game_id, folded, row.get("record_hash"))
+        cache.put(game_id, folded, row.get("record_hash"), fixed=fixed_fields(first), generation=generation)
     return NewGame(game_id, token, row, folded)
 
 
@@ -125,7 +129,7 @@ def create(writer: Writer, cache: FoldCache | None, created: dict[str, Any]) -> 
         history.refresh(db, {"id": game_id, "game": created["game"], "created_at": created_at}, folded.stream)
         return _row(db, game_id)
 
-    return _run_new_game(writer, cache, write, game_id, token, folded)
+    return _run_new_game(writer, cache, write, game_id, token, folded, event)
 
 
 def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapping[str, Any]], Parsed], *,
@@ -292,7 +296,7 @@ def fork(writer: Writer, cache: FoldCache | None, db: Database, row: Mapping[str
         store.set_fork_lineage(db, new_id, forks.inherited(db, game_id, row["game"], shared))
         return _row(db, new_id)
 
-    return _run_new_game(writer, cache, write, new_id, token, folded)
+    return _run_new_game(writer, cache, write, new_id, token, folded, copies[0])
 
 
 def import_game(writer: Writer, cache: FoldCache | None, doc: Any) -> NewGame:
@@ -332,7 +336,8 @@ def import_game(writer: Writer, cache: FoldCache | None, doc: Any) -> NewGame:
         return _row(db, game_id)
 
     # the source's lock: two imports of one export, through two processes, take turns at the check
-    return _run_new_game(writer, cache, write, game_id, token, folded, also=(source,) if source else ())
+    return _run_new_game(writer, cache, write, game_id, token, folded, events[0],
+                         also=(source,) if source else ())
 
 
 def issue_token(writer: Writer, game_id: str, *, revoke: bool) -> Issued:

@@ -122,20 +122,22 @@ _READY: Ready = []
 def _emptying(conn: Any, schema: str) -> str:
     """The statements, in one transaction, that delete every row of ``schema`` but its applied
     migrations and restart its identity columns: the triggers that refuse to delete an event
-    are off inside that transaction alone."""
+    are off inside that transaction alone, and each is put back as it was (``ALWAYS``)."""
     tables = [row[0] for row in conn.execute(
         "SELECT relname FROM pg_class WHERE relnamespace = %s::regnamespace AND relkind = 'r' "
         "AND relname <> 'kibitz_migrations' ORDER BY relname", [schema])]
-    guarded = [row[0] for row in conn.execute(
-        "SELECT DISTINCT c.relname FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid "
-        "WHERE c.relnamespace = %s::regnamespace AND NOT t.tgisinternal ORDER BY c.relname", [schema])]
+    triggers = [(row[0], row[1], row[2]) for row in conn.execute(
+        "SELECT c.relname, t.tgname, t.tgenabled::text FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid "
+        "WHERE c.relnamespace = %s::regnamespace AND NOT t.tgisinternal ORDER BY c.relname, t.tgname", [schema])]
+    guarded = sorted({table for table, _, _ in triggers})
+    enable = {"O": "ENABLE", "A": "ENABLE ALWAYS", "R": "ENABLE REPLICA", "D": "DISABLE"}  # each as it was
     identities = [(row[0], row[1]) for row in conn.execute(
         "SELECT c.relname, a.attname FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid "
         "WHERE c.relnamespace = %s::regnamespace AND a.attidentity <> '' ORDER BY 1, 2", [schema])]
     return "; ".join(
         ["BEGIN"] + [f"ALTER TABLE {schema}.{table} DISABLE TRIGGER USER" for table in guarded]
         + [f"DELETE FROM {schema}.{table}" for table in tables]
-        + [f"ALTER TABLE {schema}.{table} ENABLE TRIGGER USER" for table in guarded]
+        + [f"ALTER TABLE {schema}.{table} {enable[state]} TRIGGER {name}" for table, name, state in triggers]
         + [f"SELECT setval(pg_get_serial_sequence('{schema}.{table}', '{column}'), 1, false)"
            for table, column in identities] + ["COMMIT"])
 

@@ -7,7 +7,8 @@ answer. The proxy sees it as a run of client bytes that starts after the server 
 (or when the connection opened): bytes the client sends while the server is still silent
 belong to the same run, and bytes the server sends without being asked (a notification to
 a listening connection) are no round trip. :attr:`CountingProxy.turns` counts those runs
-over every connection, so a client that sends ``BEGIN``, a lock, a read and waits once
+over every connection but a process's listening one (:data:`LISTENER`), so a client that
+sends ``BEGIN``, a lock, a read and waits once
 counts 1, and one that sends them one at a time, waiting for each, counts 3.
 """
 
@@ -19,19 +20,26 @@ import socket
 import threading
 from urllib.parse import urlsplit, urlunsplit
 
+#: What the startup message of a ``kibitz serve`` process's listening connection holds (its
+#: ``application_name``, ``service.listener``): that connection's turns (``LISTEN``, and its
+#: look at the database's guard after each wait) are no move's, and are not counted.
+LISTENER = b"kibitz listener"
+
 
 class CountingProxy:
-    """Forward ``127.0.0.1:<port>`` to ``host:port`` of ``url`` (a ``postgresql://`` URL),
-    counting each connection's round trips (:attr:`turns`) and the client's bytes."""
+    """Forward ``<listen>:<port>`` (``127.0.0.1`` unless told) to ``host:port`` of ``url`` (a
+    ``postgresql://`` URL), counting each connection's round trips (:attr:`turns`) and the
+    client's bytes. Its sockets are opened on the network of the thread that makes it (another
+    machine's, inside ``tests.netns.inside``: tests/test_league_machines.py)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, listen: str = "127.0.0.1") -> None:
         parts = urlsplit(url)
         self._target = (parts.hostname or "127.0.0.1", parts.port or 5432)
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener = socket.create_server((listen, 0))
         self.port = self._listener.getsockname()[1]
         netloc = parts.netloc.rsplit("@", 1)
         user = netloc[0] + "@" if len(netloc) == 2 else ""
-        self.url = urlunsplit((parts.scheme, f"{user}127.0.0.1:{self.port}", parts.path, parts.query, ""))
+        self.url = urlunsplit((parts.scheme, f"{user}{listen}:{self.port}", parts.path, parts.query, ""))
         self._lock = threading.Lock()
         self.turns = 0
         self.sent = 0
@@ -40,7 +48,7 @@ class CountingProxy:
         self._thread.start()
 
     def count(self) -> int:
-        """The round trips counted so far, over every connection."""
+        """The round trips counted so far, over every connection but a listener's."""
         with self._lock:
             return self.turns
 
@@ -54,7 +62,8 @@ class CountingProxy:
         selector = selectors.DefaultSelector()
         self._listener.setblocking(False)
         selector.register(self._listener, selectors.EVENT_READ, None)
-        # per client socket: [server socket, client has the floor (sent since the server last spoke)]
+        # per client socket: [server socket, client has the floor (sent since the server last spoke),
+        # the connection is a listener's]
         pairs: dict[socket.socket, list] = {}
         try:
             while not self._stop.is_set():
@@ -67,7 +76,7 @@ class CountingProxy:
                         server = socket.create_connection(self._target)
                         for each in (client, server):
                             each.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                        state = [server, False]
+                        state = [server, False, False]
                         pairs[client] = state
                         selector.register(client, selectors.EVENT_READ, ("client", client, state))
                         selector.register(server, selectors.EVENT_READ, ("server", client, state))
@@ -87,10 +96,12 @@ class CountingProxy:
                         pairs.pop(client, None)
                         continue
                     if side == "client":
+                        if LISTENER in data:  # the startup message names it: none of its turns count
+                            state[2] = True
                         with self._lock:
-                            if not state[1]:
+                            if not state[1] and not state[2]:
                                 self.turns += 1
-                                state[1] = True
+                            state[1] = True
                             self.sent += len(data)
                     else:
                         state[1] = False

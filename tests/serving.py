@@ -28,7 +28,7 @@ def start(folder: Path, args: Sequence[str] = (), database: Path | str | None = 
         proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(database or folder / "kibitz.db"),
                                  *args], stdout=log, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90  # a loaded 2-core CI machine met more than 30 s
     while True:
         try:
             if requests.get(f"{base}/health", timeout=1).status_code == 200:

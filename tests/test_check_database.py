@@ -3,8 +3,8 @@ longer rebuilds) and never changes the file; ``kibitz serve`` refuses a damaged 
 file at start-up in one sentence, never a traceback.
 
 The tests taking ``database`` run on SQLite and on PostgreSQL (a fresh schema of the test
-server, tests/postgres.py), damaging the record with SQL as the superuser past the triggers
-that refuse it (``session_replication_role = replica``)."""
+server, tests/postgres.py), damaging the record with SQL past the triggers that refuse it,
+lifted and put back (``tests.tampering``)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from service.app import create_app
 from service.storage import backend
 from tests.club_server import kibitz
 from tests.conftest import OPEN_DEAL, PLAYERS
+from tests.tampering import lifted
 from tests.test_server import _free_port, _kibitz
 
 
@@ -48,23 +49,16 @@ def make_database(path: Path | str, games: int = 3, notes: int = 5) -> list[str]
 
 
 def tamper(path: Path | str, *sql: str) -> None:
-    """Change a test copy the way no Kibitz code can: drop the immutability triggers first (on
-    PostgreSQL, ``path`` a URL: as the superuser, with the triggers not fired for the session)."""
-    if backend.is_postgres(str(path)):
-        import psycopg
-
-        with psycopg.connect(str(path), autocommit=True) as pg:
-            pg.execute("SET session_replication_role = replica")
-            for statement in sql:
-                pg.execute(statement)
-        return
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP TRIGGER events_no_update")
-    conn.execute("DROP TRIGGER events_no_delete")
-    for statement in sql:
-        conn.execute(statement)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
+    """Change a test copy the way no Kibitz code can, as an outside tester does with the
+    database's own tools: lift the triggers that refuse it, run ``sql``, put them back
+    (``tests.tampering.lifted``)."""
+    with lifted(path) as run:
+        for statement in sql:
+            run(statement)
+    if not backend.is_postgres(str(path)):
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
 
 
 def json_set(database: Path | str, column: str, key: str, value: str) -> str:
@@ -176,13 +170,18 @@ def test_check_of_a_copy_with_foreign_events_names_them(stored, tmp_path):
 
 def test_postgresql_triggers_turned_off_are_named(postgres_url):
     """On PostgreSQL, what the database itself enforces is checked: the triggers refusing to
-    change a stored event, present and enabled."""
+    change a stored event, present and enabled ALWAYS (a session_replication_role skips one
+    enabled as usual)."""
     ids = make_database(postgres_url, games=1, notes=1)
     before = digest(postgres_url)
     assert kibitz("check", "--db", postgres_url).returncode == 0
-    tamper(postgres_url, "ALTER TABLE events DISABLE TRIGGER events_no_update",
-           "DROP TRIGGER events_no_delete ON events", "ALTER TABLE events DROP CONSTRAINT events_pkey",
-           "DROP INDEX events_idempotency")
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as pg:
+        for statement in ("ALTER TABLE events DISABLE TRIGGER events_no_update", "DROP TRIGGER events_no_delete ON events",
+                          "ALTER TABLE events DROP CONSTRAINT events_pkey", "DROP INDEX events_idempotency",
+                          "ALTER TABLE events ENABLE TRIGGER events_no_truncate"):  # not ALWAYS: replica skips it
+            pg.execute(statement)
     done = kibitz("check", "--db", postgres_url)
     assert done.returncode == 1, done.stdout
     assert done.stdout.splitlines() == [
@@ -190,11 +189,14 @@ def test_postgresql_triggers_turned_off_are_named(postgres_url):
         "database: PostgreSQL's guarantees: events has no unique index events_idempotency: an Idempotency-Key may "
         "be stored twice",
         "database: PostgreSQL's guarantees: the trigger events_no_update is disabled: a stored event may be changed "
-        "(UPDATE); ALTER TABLE events ENABLE TRIGGER events_no_update",
+        "(UPDATE); ALTER TABLE events ENABLE ALWAYS TRIGGER events_no_update",
         "database: PostgreSQL's guarantees: the trigger events_no_delete is missing: a stored event may be changed "
         "(DELETE)",
+        "database: PostgreSQL's guarantees: the trigger events_no_truncate does not fire for every session "
+        "(session_replication_role skips it): a stored event may be changed (TRUNCATE); ALTER TABLE events ENABLE "
+        "ALWAYS TRIGGER events_no_truncate",
     ]
-    assert f"{postgres_url}: 4 problem(s) (1 games, 4 events checked)." in done.stderr
+    assert f"{postgres_url}: 5 problem(s) (1 games, 4 events checked)." in done.stderr
     assert digest(postgres_url) == before  # the rows are untouched, and checking changed none
     assert ids
 

@@ -84,6 +84,13 @@ def _app_answer(port: int, game_id: str, token: str | None) -> tuple[int, dict[s
     return _exchange(port, _write_head(port, game_id, len(body), token), body)
 
 
+def _refused_twice(port: int, game_id: str, token: str | None) -> tuple[int, dict[str, str], bytes]:
+    """Two whole writes the app refuses: after the first the server watches the game (it takes
+    the epoch before the next one is read), after the second it knows the refusal holds."""
+    _app_answer(port, game_id, token)
+    return _app_answer(port, game_id, token)
+
+
 SAME_HEADERS = ("content-type", "vary", "cache-control", "x-content-type-options", "www-authenticate", "etag")
 
 
@@ -92,7 +99,7 @@ def test_a_refused_write_is_answered_before_its_body_arrives_with_the_apps_own_a
     base, _db = served
     port = _port(base)
     game_id, _good = _new_game(base)
-    status, headers, body = _app_answer(port, game_id, token)  # the app reads the game and refuses
+    status, headers, body = _refused_twice(port, game_id, token)  # the app reads the game and refuses
     assert (status, json.loads(body)["code"]) == ((403, "token_invalid") if token else (401, "token_required"))
     for other in (token and token + "x", token):  # any token the game does not have, not only this one
         early_status, early_headers, early_body = _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, other))
@@ -105,10 +112,12 @@ def test_after_a_write_the_refusal_names_the_new_version(served):
     base, _db = served
     port = _port(base)
     game_id, good = _new_game(base)
-    _app_answer(port, game_id, "junk")
+    _refused_twice(port, game_id, "junk")
     assert requests.post(f"{base}/games/{game_id}/events", json=NOTE, headers={"Authorization": f"Bearer {good}"},
                          timeout=30).status_code == 201
-    status, _headers, body = _app_answer(port, game_id, "junk")  # the app again: something was committed
+    with pytest.raises(TimeoutError):  # something was committed: the server waits for the body again
+        _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk"), timeout=2.0)
+    status, _headers, body = _app_answer(port, game_id, "junk")  # the app again (the game is watched)
     assert (status, json.loads(body)["version"]) == (403, 2)
     status, _headers, body = _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk"))
     assert (status, json.loads(body)["version"]) == (403, 2)
@@ -118,7 +127,7 @@ def test_the_games_own_token_the_club_key_and_a_token_issued_meanwhile_reach_the
     base, db = served
     port = _port(base)
     game_id, good = _new_game(base)
-    _app_answer(port, game_id, "junk")
+    _refused_twice(port, game_id, "junk")
     status, _headers, body = _app_answer(port, game_id, good)
     assert status == 201, body
     issued = subprocess.run([*_kibitz(), "token", game_id, "--db", str(db), "--no-qr"], capture_output=True,
@@ -136,7 +145,7 @@ def test_a_token_issued_by_another_process_on_postgresql_is_not_refused_from_mem
         game_id, _good = _new_game(base)
         deadline = time.monotonic() + 10
         while True:  # once the listener listens, the server trusts what it read
-            _app_answer(port, game_id, "junk")
+            _refused_twice(port, game_id, "junk")
             try:
                 assert _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk-2"), timeout=1.0)[0] == 403
                 break  # refused from memory
@@ -160,7 +169,7 @@ def test_the_club_key_on_a_write_gets_the_apps_own_words(tmp_path):
         created = requests.post(f"{base}/games", json=GAME, headers={"Authorization": "Bearer Friday-night-club-2026"},
                                 timeout=30)
         game_id = created.json()["id"]
-        _app_answer(port, game_id, "junk")
+        _refused_twice(port, game_id, "junk")
         status, _headers, body = _app_answer(port, game_id, "Friday-night-club-2026")
         assert status == 403 and "club key" in json.loads(body)["detail"]
         for _ in range(5):  # the club key is no create limit's business: not limited

@@ -224,7 +224,8 @@ UNKNOWN_FIELDS: list[tuple[str, Step, str]] = [
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    with serving(tmp_path_factory.mktemp("codes")) as url:
+    # about a hundred games from one address: past the anonymous create limit's default
+    with serving(tmp_path_factory.mktemp("codes"), ("--create-limit", "100000")) as url:
         yield url
 
 

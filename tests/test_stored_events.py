@@ -103,3 +103,17 @@ def test_a_write_reads_the_count_without_walking_the_log(tmp_path):
     short, long = steps("short"), steps("long")
     assert long <= short + 20, f"{short} steps at 10 events, {long} at 3,000"
     db.close()
+
+
+def test_kibitz_check_names_a_count_that_disagrees_with_the_log(database):
+    from tests.club_server import kibitz
+    from tests.test_check_database import make_database, tamper
+
+    ids = make_database(database, games=2, notes=1)
+    tamper(database, f"UPDATE games SET stored_events = stored_events + 1 WHERE id = '{ids[0]}'")
+    done = kibitz("check", "--db", str(database))
+    assert done.returncode == 1, done.stdout
+    assert (f"game {ids[0]}: games.stored_events is 5 but 4 events are stored: an event was added or deleted with "
+            "the database's triggers disabled, or the count changed (each write of the game then re-reads its "
+            "whole log)") in done.stdout.splitlines()
+    assert ids[1] not in done.stdout

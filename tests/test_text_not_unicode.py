@@ -216,8 +216,6 @@ def test_a_game_stored_with_lone_surrogates_before_the_fix_reads_and_exports(cli
             store.append(db, open_game.id, version + 2, "undo", {"reason": LONE + "x"},
                          "2026-12-01T10:00:01.000Z")
             store.set_version(db, open_game.id, version + 2, "in_progress", secret_from_hand=1)
-            db.execute("UPDATE games SET options = ? WHERE id = ?",
-                       [json.dumps({**store.get_game(db, open_game.id)["options"], "x": LONE}), open_game.id])
     finally:
         db.close()
     fresh = create_app({"TESTING": True, "DATABASE": str(db_path)}).test_client()  # nothing folded in memory

@@ -16,6 +16,7 @@ import pytest
 
 from service.storage import sqlite as store
 from tests.conftest import PLAYERS, assert_problem, create, rechain
+from tests.tampering import lifted
 
 NFC_JOSE, NFD_JOSE = "Jos\u00e9", "Jose\u0301"
 REFUSED = ["\u200b", "\u2060", "\ufeff", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
@@ -138,8 +139,8 @@ def test_names_stored_before_keep_reading_and_matching_as_stored(client, db_path
         db.execute("DROP TRIGGER events_no_update")
         db.execute("UPDATE games SET players = ?, title = ? WHERE id = ?",
                    [json.dumps(stored), "Old\u202e night", game.id])
-        db.execute("UPDATE events SET data = json_set(data, '$.players', json(?), '$.dealer', ?) WHERE game_id = ? AND seq = 1",
-                   [json.dumps(stored), stored[0], game.id])
+        db.execute("UPDATE events SET data = json_set(data, '$.players', json(?), '$.dealer', ?, '$.title', ?) "
+                   "WHERE game_id = ? AND seq = 1", [json.dumps(stored), stored[0], "Old\u202e night", game.id])
         rechain(db, game.id)  # stored so by an older Kibitz: its chain computed from what it stored
     client.application.extensions["kibitz_cache"].clear()
     body = game.get().get_json()
@@ -172,6 +173,13 @@ def test_the_migration_recomputes_the_match_keys_of_stored_games(client, db_path
     one = create(client, players=[NFC_JOSE, "Bob", "Cas"])
     two = create(client, players=["Ann", "Bob", "Dee"])
     db = store.connect(str(db_path))
+    with lifted(db_path) as run:  # the games as an older Kibitz stored them: their logs name the seats so too
+        for game_id, players in ((one.id, [NFD_JOSE, "Bob", "Cas"]), (two.id, ["A\u200dnn", "Bob", "ANN"])):
+            run("UPDATE events SET data = json_set(data, '$.players', json(?), '$.dealer', ?) "
+                "WHERE game_id = ? AND seq = 1", [json.dumps(players), players[0], game_id])
+            run("UPDATE games SET players = ?, player_keys = ? WHERE id = ?",
+                [json.dumps(players), json.dumps([name.casefold() for name in players]), game_id])
+            rechain(db, game_id)
     with db.conn:
         db.execute("UPDATE player_results SET name = ?, player_key = ? WHERE game_id = ? AND seat = 1",
                    [NFD_JOSE, NFD_JOSE.casefold(), one.id])
@@ -180,12 +188,12 @@ def test_the_migration_recomputes_the_match_keys_of_stored_games(client, db_path
         db.execute("UPDATE player_results SET name = ?, player_key = ? WHERE game_id = ? AND seat = 3",
                    ["ANN", "ann", two.id])  # two seats an old game had, one name for the rules now
         db.execute(f"DELETE FROM {MIGRATIONS.migrations_table} WHERE name = '0007_player_keys_nfc'")
-    create_app({"TESTING": True, "DATABASE": str(db_path)})  # migrates
+    fresh = create_app({"TESTING": True, "DATABASE": str(db_path)}).test_client()  # migrates; holds nothing folded
     keys = {(row["game_id"], row["seat"]): row["player_key"] for row in
             db.query("SELECT game_id, seat, player_key FROM player_results")}
     assert keys[(one.id, 1)] == NFC_JOSE.casefold()
     assert (keys[(two.id, 1)], keys[(two.id, 3)]) == ("a\u200dnn", "ann")  # both keep their old keys
-    assert client.get("/players/" + quote(NFD_JOSE)).get_json()["total_games"] == 1
+    assert fresh.get("/players/" + quote(NFD_JOSE)).get_json()["total_games"] == 1
 
 
 def test_the_game_list_finds_a_player_in_either_form(client):

@@ -67,8 +67,8 @@ def test_an_override_stored_before_the_rules_stays_inside_its_isolate(client, db
     with db.conn:
         db.execute("DROP TRIGGER events_no_update")
         db.execute("UPDATE games SET players = ?, title = ? WHERE id = ?", [json.dumps(stored), "Old\u202e", game.id])
-        db.execute("UPDATE events SET data = json_set(data, '$.players', json(?)) WHERE game_id = ? AND seq = 1",
-                   [json.dumps(stored), game.id])
+        db.execute("UPDATE events SET data = json_set(data, '$.players', json(?), '$.title', ?) "
+                   "WHERE game_id = ? AND seq = 1", [json.dumps(stored), "Old\u202e", game.id])
         rechain(db, game.id)  # stored so by an older Kibitz: its chain computed from what it stored
     client.application.extensions["kibitz_cache"].clear()
     assert game.post({"type": "deal"}).status_code == 201

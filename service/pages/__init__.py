@@ -30,7 +30,7 @@ import segno
 from flask import Response, current_app, render_template, request
 
 from engine.core import visibility_words
-from service import games, http, secrecy
+from service import games, http, projections, secrecy
 from service.db import get_db
 from service.pages import catalogue
 from service.pages.blueprint import bp
@@ -52,6 +52,7 @@ def home() -> str:
     finished, _ = store.list_games(db, status="finished", limit=20)
     abandoned, _ = store.list_games(db, status="abandoned", limit=10)
     every, _ = store.list_games(db, fork=True, limit=100)
+    projections.check_listed([*playing, *finished, *abandoned, *every])
     return render_template(
         "home.html",
         playing=[_listed(row) for row in playing],

@@ -2,7 +2,8 @@
 tamper-evident record"; docs/tamper-evidence.md).
 
 ``/watch/<id>/verify?fingerprint=…`` checks the game's whole record afresh (every event
-rebuilt, the hash chain recomputed: ``service.cache.verified``, whatever is cached) and
+rebuilt, the hash chain recomputed: ``service.cache.verified``, whatever is cached; the row,
+the match-history rows and a fork's lineage compared with it: ``service.projections``) and
 says in words whether the noted fingerprint matches the record as it stands now, as it
 stood after an earlier event, or no moment of it. A damaged record is the 503
 ``record_damaged`` page, as on every route of that game.
@@ -15,7 +16,8 @@ from typing import Any
 from flask import render_template, request
 
 from replays import chain
-from service import cache, games, secrecy
+from service import cache, games, projections, secrecy
+from service.db import get_db
 from service.pages.blueprint import bp
 from service.pages.review import guarded, load_row
 
@@ -30,7 +32,8 @@ def verify(game_id: str) -> Any:
     row = load_row(game_id)
     rules = games.rules_of(row)
     events = games.events(row, upto=row["version"])
-    cache.verified(rules, row["id"], row["version"], events, row.get("record_hash"))  # all of it, afresh
+    folded = cache.verified(rules, row["id"], row["version"], events, row.get("record_hash"))  # all of it, afresh
+    projections.check_game(get_db(), row, events, folded)  # and what is stored beside it
     typed = request.args.get("fingerprint", "")[:200]
     normal = chain.normal_fingerprint(typed)
     context = {"game": games.summary(row), "typed": typed, "verdict": None,

@@ -38,7 +38,7 @@ from engine.cards import SUIT_NAMES
 from engine.core import plural
 from replays import audit, timeline
 from schemas.common import whole_number
-from service import games, history, http, secrecy
+from service import games, history, http, projections, secrecy
 from service.boards import BoardAnswers
 from service.db import get_db
 from service.pages import catalogue, charts
@@ -283,6 +283,7 @@ def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
         if turns:
             context["last_turn"] = catalogue.sentence(str(turns[-1].get("explanation") or ""))
     forks, _ = store.list_games(get_db(), forked_from=row["id"], limit=50)
+    projections.check_listed(forks)
     context["forks"] = [{**games.summary(f), "game_name": catalogue.GAMES[f["game"]].name} for f in forks]
     context.update(games.fingerprint_context(row, stream.version, shown["status"]))  # record_fingerprint.html
     return context
@@ -576,6 +577,7 @@ def _step_arg(name: str, version: int) -> int:
 @secrecy.reads()
 def people() -> str:
     """Every player seen, with games played and won (``GET /players``), linking to each."""
+    projections.check()
     players = sorted(history.players(get_db()), key=lambda p: p["name"].casefold())
     return render_template("people.html", players=players, game_names=_game_names())
 
@@ -594,6 +596,7 @@ def person(name: str) -> Any:
     stats = history.stats(db, name) if len(name) <= 100 else None
     if stats is None:
         return page_error(ApiError(404, "not_found", f"Nobody called {name.strip()[:40]!r} has played a game here."))
+    projections.check(name=name)
     played = history.games(db, name)
     shown = played[0]["name"] if played else name
     chosen_id = request.args.get("game")
@@ -659,6 +662,7 @@ def club() -> Any:
     order = "asc" if request.args.get("order") == "asc" else "desc"
     tables: dict[str, list[dict[str, Any]]] = {}
     units: dict[str, str | None] = {}
+    projections.check(since=since, until=until)
     for player in history.players(get_db(), since, until):
         for kind, record in player["by_game"].items():
             average_key = next((k for k in record if k.startswith("average_")), None)

@@ -11,7 +11,7 @@
  * 422) of a tap that waited stops the queue and shows the service's sentence.
  */
 import {render, statusSentence} from "./table/board.js";
-import {cancelCompose, composeTap, confirmCompose, explainCard, redo, startSwap, tapCard, undo} from "./table/controls.js";
+import {cancelCompose, composeTap, confirmCompose, explainCard, redo, settling, startSwap, tapCard, undo} from "./table/controls.js";
 import {drain, dropStopped, loadQueue, saveQueue, waiting} from "./table/queue.js";
 import {wireMenu} from "./table/menu.js";
 import {K, S, boardBox, cardName, changesSince, confirmButton, deckBox, el, entries, fetchActions, gameId, joinSummaries, loadBoard, redoButton, refresh, say, seatsBox, turnBox, undoButton} from "./table/state.js";
@@ -25,7 +25,7 @@ S.queue = loadQueue();
 
 deckBox.addEventListener("click", function (event) {
   var b = event.target.closest("button[data-card]");
-  if (!b || b.disabled) { return; }
+  if (!b || b.disabled || settling(event)) { return; }
   if (b.classList.contains("queued")) {
     say(cardName(b.getAttribute("data-card")) + " already waits on this device: it is sent when the service answers.");
     return;
@@ -35,11 +35,11 @@ deckBox.addEventListener("click", function (event) {
 });
 seatsBox.addEventListener("click", function (event) {
   var b = event.target.closest("button[data-card]");
-  if (b && !b.disabled) { tapCard(b.getAttribute("data-card"), b.getAttribute("data-owner")); }
+  if (b && !b.disabled && !settling(event)) { tapCard(b.getAttribute("data-card"), b.getAttribute("data-owner")); }
 });
 boardBox.addEventListener("click", function (event) {
   var b = event.target.closest("button[data-place=centre]");
-  if (!b || b.disabled) { return; }
+  if (!b || b.disabled || settling(event)) { return; }
   if (S.compose) { composeTap(b.getAttribute("data-card"), null, "centre"); return; }
   var swap = entries("swap")[0];
   if (swap) { startSwap(swap, b.getAttribute("data-card")); }

@@ -137,7 +137,18 @@ def integrity(conn: sqlite3.Connection, quick: bool = False) -> list[str]:
     is sound, else SQLite's messages (at most 100)."""
     pragma = "quick_check" if quick else "integrity_check"
     rows = [str(row[0]) for row in conn.execute(f"PRAGMA {pragma}(100)")]
-    return [] if rows == ["ok"] else rows
+    return ([] if rows == ["ok"] else rows) + missing_triggers(conn)
+
+
+def missing_triggers(conn: sqlite3.Connection) -> list[str]:
+    """Each trigger that makes SQLite refuse to change a stored event
+    (``service.storage.sqlite.TRIGGERS``) that the database lacks, in words; ``[]`` when
+    it has them all, or has no ``events`` table (named elsewhere)."""
+    names = {str(row[0]) for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")}
+    if "events" not in names:
+        return []
+    return [f"the trigger {name} is missing: a stored event may be changed ({what})"
+            for name, what in store.TRIGGERS.items() if name not in names]
 
 
 def missing_tables(conn: sqlite3.Connection) -> list[str]:
@@ -168,17 +179,45 @@ def read_table(conn: sqlite3.Connection, table: str) -> int:
     return sum(1 for _ in conn.execute(f"SELECT {columns} FROM {table}"))
 
 
+#: The ``games`` columns :func:`games` reads besides the ones every database has, each when
+#: the database has it: what ``kibitz check`` compares with the log (``service.checking``).
+DERIVED = ("title", "created_at", "player_keys", "forked_from_game", "forked_from_seq", "secret_from_hand",
+           "fork_lineage")
+
+
 def games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Every ``games`` row's ``id``, ``game``, ``version``, ``status``, ``visibility``,
-    ``record_hash`` (None where the column is missing: a database not migrated) and
-    ``players`` and ``options`` (as stored: JSON text, or whatever a damaged row holds),
-    oldest first."""
+    ``record_hash`` and ``stored_events`` (each None where its column is missing: a database
+    not migrated) and ``players`` and ``options`` (as stored: JSON text, or whatever a damaged
+    row holds), and each column of :data:`DERIVED` the table has (text columns as text, None
+    where it is not UTF-8), oldest first."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
     record_hash = "record_hash" if "record_hash" in columns else "NULL"
+    stored_events = "stored_events" if "stored_events" in columns else "NULL"
+    derived = [column for column in DERIVED if column in columns]
+    extra = "".join(f", {column}" if column in ("forked_from_seq", "secret_from_hand") else f", CAST({column} AS BLOB)"
+                    for column in derived)
     rows = conn.execute(f"SELECT id, game, version, status, visibility, CAST(players AS BLOB), "
-                        f"CAST(options AS BLOB), {record_hash} FROM games ORDER BY rowid").fetchall()
+                        f"CAST(options AS BLOB), {record_hash}, {stored_events}{extra} FROM games ORDER BY rowid"
+                        ).fetchall()
     return [{"id": row[0], "game": row[1], "version": row[2], "status": row[3], "visibility": row[4],
-             "players": row[5], "options": row[6], "record_hash": row[7]} for row in rows]
+             "players": row[5], "options": row[6], "record_hash": row[7], "stored_events": row[8],
+             **{column: _text(value) if isinstance(value, bytes) else value
+                for column, value in zip(derived, row[9:], strict=True)}} for row in rows]
+
+
+def player_results(conn: sqlite3.Connection) -> dict[str, list[dict[str, Any]]]:
+    """Every ``player_results`` row (every column of :data:`SCHEMA`'s), by game id, each
+    game's by seat (``{}`` when the table is missing)."""
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "player_results" not in names:
+        return {}
+    columns = SCHEMA["player_results"]
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in conn.execute(f"SELECT {', '.join(columns)} FROM player_results ORDER BY game_id, seat, player_key"):
+        found = dict(zip(columns, row, strict=True))
+        out.setdefault(str(found["game_id"]), []).append(found)
+    return out
 
 
 def has_chain(conn: sqlite3.Connection) -> bool:

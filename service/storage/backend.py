@@ -112,6 +112,11 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
     return of(db).head(db, game_id, count=count)
 
 
+def guard(db: Connection) -> object:
+    """``guard`` of the backend of ``db``."""
+    return of(db).guard(db)
+
+
 def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float | None = None) -> Moment | None:
     """``begin_move`` of the backend of ``db``: the write transaction of a move and its one read."""
     return of(db).begin_move(db, game_id, key, deadline=deadline)
@@ -137,6 +142,11 @@ def pipeline(db: Connection) -> AbstractContextManager[Connection]:
 def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
     """``events`` of the backend of ``db``."""
     return of(db).events(db, game_id, after, upto)
+
+
+def first_events(db: Connection, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """``first_events`` of the backend of ``db``."""
+    return of(db).first_events(db, game_ids)
 
 
 def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
@@ -299,6 +309,12 @@ def player_stats(db: Connection, player_key: str, counters: tuple[str, ...]) -> 
 def player_games(db: Connection, player_key: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
     """``player_games`` of the backend of ``db``."""
     return of(db).player_games(db, player_key, limit, offset)
+
+
+def results_in_scope(db: Connection, since: str | None = None, until: str | None = None,
+                     player_key: str | None = None) -> list[dict[str, Any]]:
+    """``results_in_scope`` of the backend of ``db``."""
+    return of(db).results_in_scope(db, since, until, player_key)
 
 
 def player_game_count(db: Connection, player_key: str) -> int:

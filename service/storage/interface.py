@@ -109,7 +109,15 @@ class EventLog(Protocol):
 
     def head(self, db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
         """The games row's version, status and record_hash with the last stored event (and,
-        when ``count``, the number of events): what a cached fold is checked against."""
+        when ``count``, the number of events) and the database's :meth:`guard`: what a cached
+        fold is checked against."""
+        ...
+
+    def guard(self, db: Connection) -> Any:
+        """The database's guard now (also the ``guard`` of :meth:`head`): a value that changes
+        whenever what refuses to change a stored event (the triggers on ``events``) is
+        dropped, disabled or replaced, even if it is put back (SQLite's ``schema_version``; on
+        PostgreSQL the triggers' oids, ``xmin`` and state)."""
         ...
 
     def begin_move(self, db: Connection, game_id: str, key: str | None, *,
@@ -145,6 +153,11 @@ class EventLog(Protocol):
 
     def events(self, db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
         """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first."""
+        ...
+
+    def first_events(self, db: Connection, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Event 1 of each of ``game_ids`` that has one, as :meth:`events` returns it, by game id,
+        in one query."""
         ...
 
     def event_hashes(self, db: Connection, game_id: str) -> list[tuple[int, str]]:
@@ -321,6 +334,12 @@ class Store(EventLog, Protocol):
         first."""
         ...
 
+    def results_in_scope(self, db: Connection, since: str | None = None, until: str | None = None,
+                         player_key: str | None = None) -> list[dict[str, Any]]:
+        """The ``player_results`` rows a history answer over a period, or of one player key,
+        counts, each with its game's ``g_record_hash`` and ``g_version``."""
+        ...
+
     def player_game_count(self, db: Connection, player_key: str) -> int:
         """How many ``player_results`` rows one player key has."""
         ...
@@ -411,7 +430,12 @@ class WholeDatabase(Protocol):
 
     def games(self, conn: Any) -> list[dict[str, Any]]:
         """Every games row (``id``, ``game``, ``version``, ``status``, ``visibility``,
-        ``players`` and ``options`` as stored bytes, ``record_hash``), oldest first."""
+        ``players`` and ``options`` as stored bytes, ``record_hash``, and each column of
+        ``service.storage.admin.DERIVED`` the table has), oldest first."""
+        ...
+
+    def player_results(self, conn: Any) -> dict[str, list[dict[str, Any]]]:
+        """Every ``player_results`` row (every column), by game id, each game's by seat."""
         ...
 
     def has_chain(self, conn: Any) -> bool:

@@ -216,6 +216,18 @@ def _stored_events(db: Database) -> None:
                "UPDATE games SET stored_events = stored_events - 1 WHERE id = OLD.game_id; END")
 
 
+@MIGRATIONS(name="0010_sealed_events")
+def _sealed_events(db: Database) -> None:
+    """``INSERT OR REPLACE`` (and ``REPLACE INTO``) of an event already stored is refused:
+    SQLite resolves the clash by deleting the stored row without firing ``events_no_delete``
+    (delete triggers fire there only with ``recursive_triggers``), so without this trigger
+    an event could be changed with no trigger dropped, no change of the schema that a running
+    server watches (docs/tamper-evidence.md). Kibitz never inserts a seq that is stored."""
+    db.execute(f"CREATE TRIGGER events_no_replace BEFORE INSERT ON events WHEN EXISTS (SELECT 1 FROM events "
+               f"WHERE game_id = NEW.game_id AND seq = NEW.seq) BEGIN SELECT RAISE(ABORT, "
+               f"'{IMMUTABLE.format(verb='REPLACE')}'); END")
+
+
 #: The message of the triggers that make SQLite refuse to change a stored event.
 IMMUTABLE = "events are immutable: {verb} refused"
 

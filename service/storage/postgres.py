@@ -48,6 +48,7 @@ from psycopg_pool import ConnectionPool
 
 from replays import chain
 from schemas.common import scrub
+from service.storage import postgres_bounds as bounds
 from service.storage.interface import Moment, RecordDamaged, StorageUnavailable
 from service.storage.sqlite import decode_cursor, encode_cursor
 
@@ -69,6 +70,17 @@ SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 #: its tokens are issued, restored or revoked): :func:`listen`, :func:`changes`.
 CHANNEL = "kibitz_events"
 
+#: The database's guard, as a column of a query (:func:`head`, :func:`guard`): the identity
+#: (oid), the last change (``xmin``) and the state (``tgenabled``) of every trigger on
+#: ``events`` and ``games`` and of the function it runs, and the oids of both tables. Dropping
+#: a trigger and creating it again, disabling and enabling it, replacing its function or the
+#: table each change it, even when what stands at the end looks as before: so a stored event
+#: cannot be changed unseen by a running server (``service.cache.FoldCache.observe``).
+GUARD = ("(SELECT coalesce(string_agg(t.oid::text || '.' || t.xmin::text || '.' || t.tgenabled::text || '.' "
+         "|| f.oid::text || '.' || f.xmin::text, ',' ORDER BY t.oid), '') FROM pg_trigger AS t "
+         "JOIN pg_proc AS f ON f.oid = t.tgfoid WHERE t.tgrelid IN ('events'::regclass, 'games'::regclass)) "
+         "|| ';' || 'events'::regclass::oid::text || ';' || 'games'::regclass::oid::text")
+
 
 def is_url(target: object) -> bool:
     """True when ``target`` (a ``--db`` / ``KIBITZ_DB`` value) names a PostgreSQL database
@@ -78,8 +90,8 @@ def is_url(target: object) -> bool:
 
 def _configure(conn: Connection, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> None:
     conn.autocommit = True
-    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
-    conn.execute("SET TIME ZONE 'UTC'")
+    settings = bounds.session_settings(conn, lock_timeout_ms)  # statement_timeout after lock_timeout
+    conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}; SET TIME ZONE 'UTC'; {settings}".encode())
 
 
 def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
@@ -93,13 +105,21 @@ def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int
     :data:`SYNCHRONOUS_LEVELS` keeps it on; ``busy_timeout_ms`` is how long a write waits for
     the write lock (:data:`LOCK_TIMEOUT_MS` by default). ``max_page_count`` is SQLite's alone:
     raises ``ValueError`` when given, or for an unknown level. Raises
-    ``psycopg.OperationalError`` when the server cannot be reached."""
+    ``psycopg.OperationalError`` when the server cannot be reached, and
+    :class:`~service.storage.postgres_bounds.NotAnswering` (one of them) when it does not
+    answer in time.
+
+    Every wait of the connection on its server is bounded (``service.storage.postgres_bounds``:
+    the server's ``statement_timeout`` and ``idle_in_transaction_session_timeout``, a watchdog
+    that gives up the waits on a server that does not answer, a last bound on each wait,
+    ``connect_timeout``, TCP keepalives and ``tcp_user_timeout``); a server that stops
+    answering is a storage fault (``not_answering``)."""
     level = synchronous.upper()
     if level not in SYNCHRONOUS_LEVELS:
         raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_LEVELS)}, not {synchronous!r}")
     if max_page_count is not None:
         raise ValueError("max_page_count is SQLite's: a PostgreSQL server's space is its own to limit")
-    conn: Connection = psycopg.connect(str(path), row_factory=dict_row, autocommit=True)
+    conn: Connection = bounds.open_bounded(str(path), row_factory=dict_row, autocommit=True)
     try:
         _configure(conn, LOCK_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms)
         if level == "OFF":
@@ -113,11 +133,14 @@ def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int
 def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool[Connection]:
     """A pool of connections to ``url`` configured as :func:`connect`'s (``pool.connection()``
     lends one; a transaction left open by a borrower is rolled back when it is returned).
-    Waits until ``min_size`` connections are open; raises ``psycopg_pool.PoolTimeout`` when
-    the server cannot be reached."""
+    Each connection's waits have :func:`connect`'s last bound, it is checked before it is lent,
+    and a borrower waits for one at most as long as one may take to open. Waits until ``min_size`` connections
+    are open; raises ``psycopg_pool.PoolTimeout`` when the server cannot be reached."""
     pool: ConnectionPool[Connection] = ConnectionPool(
         url, min_size=min_size, max_size=max_size, open=False, configure=_configure,
-        kwargs={"row_factory": dict_row, "autocommit": True})
+        connection_class=bounds.BoundedConnection, check=ConnectionPool.check_connection,
+        kwargs={"row_factory": dict_row, "autocommit": True, **bounds.options(url)},
+        timeout=bounds.CONNECT_SECONDS, reconnect_timeout=60)
     pool.open(wait=True, timeout=30)
     return pool
 
@@ -126,6 +149,8 @@ def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPo
 
 #: The message of the triggers that make PostgreSQL refuse to change a stored event.
 IMMUTABLE = "events are immutable: %s refused"
+#: The triggers that make PostgreSQL refuse to change a stored event, and what each refuses.
+TRIGGERS = {"events_no_update": "UPDATE", "events_no_delete": "DELETE", "events_no_truncate": "TRUNCATE"}
 
 _INITIAL = [
     "CREATE TABLE games (rowid BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE, id TEXT PRIMARY KEY, "
@@ -194,6 +219,24 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
         "CREATE TRIGGER events_counted AFTER INSERT OR DELETE ON events FOR EACH ROW "
         "EXECUTE FUNCTION kibitz_events_counted()",
     ]),
+    # SQLite's 0010 refuses INSERT OR REPLACE of a stored event; PostgreSQL has no such
+    # statement (ON CONFLICT DO UPDATE fires the UPDATE trigger). Here the triggers fire
+    # ALWAYS: also for a session with session_replication_role = replica, which would skip
+    # them without changing the guard that a running server watches (docs/tamper-evidence.md);
+    # and a change of a games row that is not a move's (which changes its version, its
+    # record_hash or its stored_events, and notifies for itself) notifies CHANNEL
+    # (``<id>:row``), so that the servers' answers from memory (service.boards) hear of one
+    # made behind their back.
+    ("0010_sealed_events", [
+        *(f"ALTER TABLE events ENABLE ALWAYS TRIGGER {name}" for name in TRIGGERS),
+        "CREATE FUNCTION kibitz_games_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        f"PERFORM pg_notify('{CHANNEL}', NEW.id || ':row'); RETURN NULL; END $$",
+        "CREATE TRIGGER games_changed AFTER UPDATE ON games FOR EACH ROW WHEN (OLD.version IS NOT DISTINCT FROM "
+        "NEW.version AND OLD.record_hash IS NOT DISTINCT FROM NEW.record_hash AND OLD.stored_events IS NOT "
+        "DISTINCT FROM NEW.stored_events) "
+        "EXECUTE FUNCTION kibitz_games_changed()",
+        "ALTER TABLE games ENABLE ALWAYS TRIGGER games_changed",
+    ]),
 ]
 
 
@@ -203,6 +246,11 @@ def applied(db: Connection) -> list[str]:
     if found is None or found["t"] is None:
         return []
     return [str(row["name"]) for row in db.execute("SELECT name FROM kibitz_migrations ORDER BY name")]
+
+
+#: How long one statement of a migration may go unanswered (seconds): the server itself sets
+#: them no ``statement_timeout``, since building an index of a large table may take long.
+MIGRATION_SECONDS = 600.0
 
 
 def migrate(db: Connection) -> list[str]:
@@ -216,7 +264,8 @@ def migrate(db: Connection) -> list[str]:
     if row is None or row["name"] is None:
         raise errors.InvalidSchemaName("no schema of its search_path exists to create the tables in: create it "
                                        "(CREATE SCHEMA name) or name one that exists")
-    with immediate(db, lock=MIGRATE_LOCK):
+    with bounds.waiting(db, MIGRATION_SECONDS), immediate(db, lock=MIGRATE_LOCK):
+        db.execute("SET LOCAL statement_timeout = 0")  # building an index of a large table may take long
         db.execute("CREATE TABLE IF NOT EXISTS kibitz_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         have = set(applied(db))
         for name, statements in MIGRATIONS:
@@ -240,9 +289,12 @@ FAULT_DETAILS = {
     "cannot_open": ("The server cannot reach its PostgreSQL database: nothing was stored. Try again.", 5),
     "io_error": ("The database server reported an error: nothing was stored. Try again.", 5),
     "busy": ("Another write held the database for too long: nothing was stored. Try again.", 1),
+    "not_answering": ("The database server is not answering (it may be paused, overloaded, or cut off from this "
+                      "server): nothing was stored. Try again.", 5),
 }
 
 _FAULTS: list[tuple[type[BaseException], str]] = [
+    (bounds.NotAnswering, "not_answering"),
     (errors.DiskFull, "full"),
     (errors.ReadOnlySqlTransaction, "read_only"),
     (errors.LockNotAvailable, "busy"),
@@ -250,14 +302,17 @@ _FAULTS: list[tuple[type[BaseException], str]] = [
     (errors.DeadlockDetected, "busy"),
     (errors.SerializationFailure, "busy"),
     (errors.IoError, "io_error"),
+    # the server ended a transaction left idle past idle_in_transaction_session_timeout (postgres_bounds)
+    (errors.IdleInTransactionSessionTimeout, "io_error"),
     (psycopg.OperationalError, "cannot_open"),
 ]
 
 
 def fault(err: BaseException) -> StorageUnavailable | None:
     """The storage fault that ``err`` is (a psycopg error meaning the database cannot take
-    the write now: disk full, read-only, a lock held past :data:`LOCK_TIMEOUT_MS`, the server
-    unreachable; or a :class:`StorageUnavailable` already), or None for any other error."""
+    the write now: disk full, read-only, a lock held past :data:`LOCK_TIMEOUT_MS`, a statement
+    past ``statement_timeout``, the server unreachable or not answering; or a
+    :class:`StorageUnavailable` already), or None for any other error."""
     if isinstance(err, StorageUnavailable):
         return err
     for kind_of, kind in _FAULTS:
@@ -569,13 +624,14 @@ def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str,
 
 #: The head's columns (``head``'s keys) as the one read of a move names them (``h_<key>``).
 HEAD_KEYS = ("count", "last_seq", "last_type", "last_data", "last_recorded_at", "last_at", "last_salt", "last_hash",
-             "previous_hash")
+             "previous_hash", "guard")
 
 #: The one read of a move (:func:`begin_move`), as ``service.storage.sqlite.MOVE_READ``.
 MOVE_READ = (
     "SELECT g.rowid AS _rowid, g.*, g.stored_events AS h_count, "
     "e.seq AS h_last_seq, e.type AS h_last_type, e.data AS h_last_data, e.recorded_at AS h_last_recorded_at, "
     "e.at AS h_last_at, e.salt AS h_last_salt, e.hash AS h_last_hash, p.hash AS h_previous_hash, "
+    f"{GUARD} AS h_guard, "
     "ARRAY(SELECT token_hash FROM tokens WHERE game_id = g.id AND revoked_at IS NULL "
     "ORDER BY created_at, token_hash) AS token_hashes, "
     "i.request_hash AS k_request_hash, i.status AS k_status, i.response AS k_response FROM games AS g "
@@ -715,6 +771,18 @@ def _notify(db: Connection, payload: str) -> None:
     db.execute("SELECT pg_notify(%s, %s)", [CHANNEL, payload])
 
 
+def guard(db: Connection) -> str:
+    """The database's guard now (:data:`GUARD`): what ``service.cache.FoldCache.observe``
+    compares, so that a change of a trigger guarding the log sends every cached game through
+    the check again. Raises :class:`StorageUnavailable` when the connection is lost."""
+    try:
+        row = db.execute(f"SELECT {GUARD} AS guard").fetchone()
+    except psycopg.Error as err:
+        raise _lost(err) from err
+    assert row is not None
+    return str(row["guard"])
+
+
 def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
     """What a cached fold of ``game_id`` is checked against on every read and write, in one
     query (as ``service.storage.sqlite.head``): ``{"version", "status", "record_hash"}`` of its
@@ -722,15 +790,16 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
     ``stored_events``, kept by a trigger on every insert and delete), its last
     stored event as stored (``last_seq``, ``last_type``, ``last_data`` as its JSON text,
     ``last_recorded_at``, ``last_at``, ``last_salt``, ``last_hash``; all None when there is
-    none) and ``previous_hash`` (the stored hash of the event before it). None when there is
-    no such game."""
+    none), ``previous_hash`` (the stored hash of the event before it) and ``guard``
+    (:data:`GUARD`). None when there is no such game."""
     if _unstorable(game_id):
         return None
     found = db.execute(
         "SELECT g.version, g.status, g.record_hash, "
         + ("g.stored_events AS count, " if count else "NULL AS count, ")
         + "e.seq AS last_seq, e.type AS last_type, e.data AS last_data, e.recorded_at AS last_recorded_at, "
-        "e.at AS last_at, e.salt AS last_salt, e.hash AS last_hash, p.hash AS previous_hash FROM games AS g "
+        f"e.at AS last_at, e.salt AS last_salt, e.hash AS last_hash, p.hash AS previous_hash, {GUARD} AS guard "
+        "FROM games AS g "
         "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "
         "LEFT JOIN events AS p ON p.game_id = g.id AND p.seq = e.seq - 1 WHERE g.id = %s", [game_id]).fetchone()
     if found is None:
@@ -754,6 +823,18 @@ def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None
     return [{**row, "seq": int(row["seq"]),
              "data": _decode(row["data"], dict, game_id, int(row["seq"]), "its data is not a JSON object")}
             for row in rows]
+
+
+def first_events(db: Connection, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """As ``service.storage.sqlite.first_events``."""
+    wanted = [game_id for game_id in game_ids if not _unstorable(game_id)]
+    if not wanted:
+        return {}
+    rows = db.execute("SELECT game_id, seq, type, data, recorded_at, at, salt, hash FROM events "
+                      "WHERE seq = 1 AND game_id = ANY(%s)", [wanted]).fetchall()
+    return {str(row["game_id"]): {**{key: value for key, value in row.items() if key != "game_id"}, "seq": 1,
+                                  "data": _decode(row["data"], dict, str(row["game_id"]), 1,
+                                                  "its data is not a JSON object")} for row in rows}
 
 
 def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
@@ -954,15 +1035,19 @@ def data_version(db: Connection) -> int:
 def listen(url: str, *, application_name: str = "kibitz listener") -> Connection:
     """A connection of its own to the database at ``url`` listening on :data:`CHANNEL`
     (``LISTEN``), in autocommit mode, named ``application_name`` in ``pg_stat_activity``.
-    TCP keepalives and a TCP user timeout make a silently lost server an error within some
-    20 s rather than hours. Raises :class:`StorageUnavailable` when the server cannot be
-    reached."""
+    Its waits are bounded as :func:`connect`'s (TCP keepalives and a TCP user timeout make a
+    silently lost server an error within some 20 s rather than hours; a query on it left
+    unanswered finds a server that stops answering), but it is a *probing* connection: it connects, and asks,
+    even while this process knows the server not to answer, and the first connection that
+    succeeds tells every other connection to try again (``service.storage.postgres_bounds``).
+    Raises :class:`StorageUnavailable` when the server cannot be reached or does not answer."""
     try:
-        conn: Connection = psycopg.connect(
-            url, row_factory=dict_row, autocommit=True, application_name=application_name, connect_timeout=10,
-            keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=3, tcp_user_timeout=20_000)
+        bounded = bounds.open_bounded(url, probing=True, row_factory=dict_row, autocommit=True,
+                                      application_name=application_name)
     except psycopg.Error as err:
         raise _lost(err) from err
+    bounded.answer_within = bounds.PROBE_SECONDS  # LISTEN, and each query, answered within this or the server is silent
+    conn: Connection = bounded
     try:
         conn.execute(f"LISTEN {CHANNEL}")
     except psycopg.Error as err:
@@ -1057,6 +1142,22 @@ def player_games(db: Connection, player_key: str, limit: int | None = None, offs
         "WHERE r.player_key = %s ORDER BY r.created_at DESC, r.game_id LIMIT %s OFFSET %s",
         [player_key, limit, offset])
     return [{**row, "players": json.loads(row["players"])} for row in rows]
+
+
+def results_in_scope(db: Connection, since: str | None = None, until: str | None = None,
+                     player_key: str | None = None) -> list[dict[str, Any]]:
+    """As ``service.storage.sqlite.results_in_scope``."""
+    if _unstorable(since, until, player_key):
+        return []
+    where, params = _period_clause(since, until)
+    where = where.replace("created_at", "r.created_at")
+    if player_key is not None:
+        where += (" AND " if where else "WHERE ") + "r.player_key = %s"
+        params.append(player_key)
+    return [{key: int(value) if isinstance(value, int) else value for key, value in row.items()}
+            for row in db.execute(f"SELECT r.*, g.record_hash AS g_record_hash, g.version AS g_version "
+                                  f"FROM player_results AS r JOIN games AS g ON g.id = r.game_id {where} "
+                                  "ORDER BY r.game_id, r.seat", params)]
 
 
 def player_game_count(db: Connection, player_key: str) -> int:

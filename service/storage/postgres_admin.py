@@ -33,8 +33,8 @@ import psycopg
 from psycopg import conninfo
 
 from schemas.common import scrub
-from service.storage import messages
-from service.storage.admin import SCHEMA, TABLES, BackupError, BadEvent, Copied, decode_json
+from service.storage import messages, postgres
+from service.storage.admin import DERIVED, SCHEMA, TABLES, BackupError, BadEvent, Copied, decode_json
 
 #: The driver's errors, as ``service.storage.admin.Error`` is SQLite's.
 Error = psycopg.Error
@@ -45,7 +45,7 @@ INTEGRITY = "PostgreSQL's guarantees"
 Connection = psycopg.Connection[tuple[Any, ...]]
 
 #: The triggers that make the database refuse to change a stored event (``postgres.MIGRATIONS``).
-TRIGGERS = {"events_no_update": "UPDATE", "events_no_delete": "DELETE", "events_no_truncate": "TRUNCATE"}
+TRIGGERS = postgres.TRIGGERS
 
 
 def shown(url: str) -> str:
@@ -82,7 +82,8 @@ def integrity(conn: Connection) -> list[str]:
     """What is missing of the guarantees the database enforces on the event log (``[]`` when
     none is): the primary key ``(game_id, seq)`` of ``events``, its unique index of
     idempotency keys, and its triggers refusing ``UPDATE``, ``DELETE`` and ``TRUNCATE``
-    (present and enabled). Nothing when there is no ``events`` table (named elsewhere)."""
+    (present, and enabled ``ALWAYS``: for every session, whatever its
+    ``session_replication_role``). Nothing when there is no ``events`` table (named elsewhere)."""
     if "events" not in _tables(conn):
         return []
     problems = []
@@ -103,7 +104,18 @@ def integrity(conn: Connection) -> list[str]:
             problems.append(f"the trigger {name} is missing: a stored event may be changed ({what})")
         elif enabled[name] == "D":
             problems.append(f"the trigger {name} is disabled: a stored event may be changed ({what}); "
-                            f"ALTER TABLE events ENABLE TRIGGER {name}")
+                            f"ALTER TABLE events ENABLE ALWAYS TRIGGER {name}")
+        elif enabled[name] != "A":  # 'O' or 'R': a session_replication_role skips it
+            problems.append(f"the trigger {name} does not fire for every session (session_replication_role "
+                            f"skips it): a stored event may be changed ({what}); "
+                            f"ALTER TABLE events ENABLE ALWAYS TRIGGER {name}")
+    changed = conn.execute("SELECT tgenabled FROM pg_trigger WHERE tgrelid = to_regclass('games') "
+                           "AND tgname = 'games_changed'").fetchone()
+    if "games" in _tables(conn) and (changed is None or changed[0] != "A"):
+        problems.append("the trigger games_changed is missing or does not fire for every session: a games row "
+                        "changed behind the servers' back is not heard by their answers from memory; "
+                        "ALTER TABLE games ENABLE ALWAYS TRIGGER games_changed (or create it as migration "
+                        "0010_sealed_events does)")
     return problems
 
 
@@ -140,13 +152,34 @@ def _bytes(text: object) -> object:
 
 def games(conn: Connection) -> list[dict[str, Any]]:
     """Every ``games`` row as ``admin.games`` returns it (``players`` and ``options`` as UTF-8
-    bytes of their JSON text), in the order of creation."""
-    record_hash = "record_hash" if "record_hash" in _columns(conn, "games") else "NULL"
-    rows = conn.execute(f"SELECT id, game, version, status, visibility, players, options, {record_hash} "
-                        "FROM games ORDER BY rowid").fetchall()
+    bytes of their JSON text; ``stored_events``; each column of ``admin.DERIVED`` the table
+    has), in the order of creation."""
+    present = _columns(conn, "games")
+    record_hash = "record_hash" if "record_hash" in present else "NULL"
+    stored_events = "stored_events" if "stored_events" in present else "NULL"
+    derived = [column for column in DERIVED if column in present]
+    extra = "".join(f", {column}" for column in derived)
+    rows = conn.execute(f"SELECT id, game, version, status, visibility, players, options, {record_hash}, "
+                        f"{stored_events}{extra} FROM games ORDER BY rowid").fetchall()
     return [{"id": row[0], "game": row[1], "version": None if row[2] is None else int(row[2]), "status": row[3],
-             "visibility": row[4], "players": _bytes(row[5]), "options": _bytes(row[6]), "record_hash": row[7]}
+             "visibility": row[4], "players": _bytes(row[5]), "options": _bytes(row[6]), "record_hash": row[7],
+             "stored_events": None if row[8] is None else int(row[8]),
+             **{column: int(value) if isinstance(value, int) else value
+                for column, value in zip(derived, row[9:], strict=True)}}
             for row in rows]
+
+
+def player_results(conn: Connection) -> dict[str, list[dict[str, Any]]]:
+    """Every ``player_results`` row, by game id, as ``admin.player_results`` returns them."""
+    if "player_results" not in _tables(conn):
+        return {}
+    columns = SCHEMA["player_results"]
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in conn.execute(f"SELECT {', '.join(columns)} FROM player_results ORDER BY game_id, seat, player_key"):
+        found = {column: int(value) if isinstance(value, int) else value
+                 for column, value in zip(columns, row, strict=True)}
+        out.setdefault(str(found["game_id"]), []).append(found)
+    return out
 
 
 def has_chain(conn: Connection) -> bool:

@@ -47,6 +47,9 @@ from service.storage.interface import RecordDamaged as RecordDamaged
 from service.storage.interface import StorageUnavailable as StorageUnavailable
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
+#: The triggers that make SQLite refuse to change a stored event (``service.storage.migrations``
+#: 0001 and 0009), and what each refuses.
+TRIGGERS = {"events_no_update": "UPDATE", "events_no_delete": "DELETE", "events_no_replace": "INSERT OR REPLACE"}
 BUSY_TIMEOUT_MS = 10_000
 
 
@@ -345,6 +348,18 @@ def append(db: Database, game_id: str, seq: int, kind: str, data: Mapping[str, A
     return event
 
 
+#: The database's guard, as a column of a query (:func:`head`, :func:`guard`): SQLite's
+#: ``schema_version``, which every change of the schema moves on, so a trigger that refuses
+#: to change an event (:data:`TRIGGERS`) cannot be dropped and put back unseen.
+GUARD = "(SELECT schema_version FROM pragma_schema_version())"
+
+
+def guard(db: Database) -> int:
+    """The database's guard now (:data:`GUARD`): what ``service.cache.FoldCache.observe``
+    compares, so that a change of the schema sends every cached game through the check again."""
+    return int(db.execute(f"SELECT {GUARD}").fetchone()[0])
+
+
 def head(db: Database, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
     """What a cached fold of ``game_id`` is checked against on every read and write, in one
     query: ``{"version", "status", "record_hash"}`` of its games row, ``count`` (how many
@@ -352,23 +367,24 @@ def head(db: Database, game_id: str, *, count: bool = False) -> dict[str, Any] |
     keep on every insert and delete, migration ``0009_stored_events``, so reading it costs
     the same however long the game), its last stored event as stored (``last_seq``, ``last_type``,
     ``last_data`` as its JSON text, ``last_recorded_at``, ``last_at``, ``last_salt``,
-    ``last_hash``; all None when there is none) and ``previous_hash`` (the stored hash of the
-    event before it). None when there is no such game."""
+    ``last_hash``; all None when there is none), ``previous_hash`` (the stored hash of the
+    event before it) and ``guard`` (:data:`GUARD`). None when there is no such game."""
     found = db.execute(
         "SELECT g.version, g.status, g.record_hash, "
         + ("g.stored_events, " if count else "NULL, ") + "e.seq, "
-        "e.type, e.data, e.recorded_at, e.at, e.salt, e.hash, p.hash FROM games AS g "
+        f"e.type, e.data, e.recorded_at, e.at, e.salt, e.hash, p.hash, {GUARD} FROM games AS g "
         "LEFT JOIN events AS e ON e.game_id = g.id AND e.seq = (SELECT max(seq) FROM events WHERE game_id = g.id) "
         "LEFT JOIN events AS p ON p.game_id = g.id AND p.seq = e.seq - 1 WHERE g.id = ?", [game_id]).fetchone()
     if found is None:
         return None
     return dict(zip(("version", "status", "record_hash", "count", "last_seq", "last_type", "last_data",
-                     "last_recorded_at", "last_at", "last_salt", "last_hash", "previous_hash"), found, strict=True))
+                     "last_recorded_at", "last_at", "last_salt", "last_hash", "previous_hash", "guard"), found,
+                    strict=True))
 
 
 #: The head's columns (``head``'s keys) as the one read of a move names them (``h_<key>``).
 HEAD_KEYS = ("count", "last_seq", "last_type", "last_data", "last_recorded_at", "last_at", "last_salt", "last_hash",
-             "previous_hash")
+             "previous_hash", "guard")
 
 #: The one read of a move (:func:`begin_move`): the games row, the head of its log with the
 #: count, its live tokens' hashes and the idempotency record of the key, in one statement.
@@ -376,6 +392,7 @@ MOVE_READ = (
     "SELECT g.rowid AS _rowid, g.*, g.stored_events AS h_count, "
     "e.seq AS h_last_seq, e.type AS h_last_type, e.data AS h_last_data, e.recorded_at AS h_last_recorded_at, "
     "e.at AS h_last_at, e.salt AS h_last_salt, e.hash AS h_last_hash, p.hash AS h_previous_hash, "
+    f"{GUARD} AS h_guard, "
     "(SELECT json_group_array(token_hash) FROM (SELECT token_hash FROM tokens WHERE game_id = g.id "
     "AND revoked_at IS NULL ORDER BY created_at, token_hash)) AS token_hashes, "
     "i.request_hash AS k_request_hash, i.status AS k_status, i.response AS k_response FROM games AS g "
@@ -505,6 +522,27 @@ def _unreadable_event(db: Database, game_id: str, after: int, upto: int | None) 
         except UnicodeDecodeError:
             return int(row[0])
     return None
+
+
+def first_events(db: Database, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Event 1 (``game_created``) of each of ``game_ids`` that has one, as :func:`events`
+    returns it, by game id: one query (``service.projections.check_listed``). Raises
+    :class:`RecordDamaged` naming an event whose data cannot be read."""
+    if not game_ids:
+        return {}
+    marks = ", ".join("?" * len(game_ids))
+    try:
+        rows = list(db.query(f"SELECT game_id, seq, type, data, recorded_at, at, salt, hash FROM events "
+                             f"WHERE seq = 1 AND game_id IN ({marks})", list(game_ids)))
+    except sqlite3.OperationalError as err:
+        if "decode to UTF-8" not in str(err):
+            raise
+        return {game_id: found[0] for game_id in game_ids if (found := events(db, game_id, upto=1))}
+    out = {}
+    for row in rows:
+        game_id = str(row.pop("game_id"))
+        out[game_id] = {**row, "data": _decode(row["data"], dict, game_id, 1, "its data is not a JSON object")}
+    return out
 
 
 def event_hashes(db: Database, game_id: str) -> list[tuple[int, str]]:
@@ -789,6 +827,21 @@ def player_games(db: Database, player_key: str, limit: int | None = None, offset
     )
     return [{**row, "players": json.loads(row["players"])}
             for row in db.query(sql, [player_key, -1 if limit is None else limit, offset])]
+
+
+def results_in_scope(db: Database, since: str | None = None, until: str | None = None,
+                     player_key: str | None = None) -> list[dict[str, Any]]:
+    """The ``player_results`` rows a history answer over ``since`` / ``until`` (as
+    :func:`player_totals`) or of one ``player_key`` counts, each with its game's
+    ``g_record_hash`` and ``g_version``: what ``service.projections`` checks against the logs
+    before the answer is served."""
+    where, params = _period_clause(since, until)
+    where = where.replace("created_at", "r.created_at")
+    if player_key is not None:
+        where += (" AND " if where else "WHERE ") + "r.player_key = ?"
+        params.append(player_key)
+    return list(db.query(f"SELECT r.*, g.record_hash AS g_record_hash, g.version AS g_version FROM player_results AS r "
+                         f"JOIN games AS g ON g.id = r.game_id {where} ORDER BY r.game_id, r.seat", params))
 
 
 def player_game_count(db: Database, player_key: str) -> int:

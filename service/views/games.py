@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request, url_for
 
 from schemas.games import CreateGameSchema, ListQuerySchema
-from service import games, http, secrecy, writes
+from service import games, http, projections, secrecy, writes
 from service.db import get_db
 from service.parsing import created_data, invalid
 from service.storage import backend as store
@@ -36,6 +36,7 @@ def index() -> Response:
         rows, next_cursor = store.list_games(get_db(), **query)
     except ValueError as err:
         raise invalid({"cursor": [str(err)]}, "The query parameters are not valid.") from err
+    projections.check_listed(rows)
     return http.json_response({"games": [games.summary(row) for row in rows], "next_cursor": next_cursor})
 
 

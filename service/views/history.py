@@ -10,7 +10,7 @@ from flask import Blueprint, Response, current_app, request
 
 from replays import export
 from schemas.common import whole_number
-from service import history, http, secrecy
+from service import history, http, projections, secrecy
 from service.db import get_db
 from service.problems import ApiError
 
@@ -51,6 +51,7 @@ def index() -> Response:
     "abandoned", "by_game"}], "since", "until"}``; ``since`` / ``until`` (``YYYY-MM-DD``,
     inclusive) keep the games of a period."""
     since, until = http.period()
+    projections.check(since=since, until=until)
     return http.json_response({"players": history.players(get_db(), since, until), "since": since, "until": until})
 
 
@@ -61,6 +62,7 @@ def show(name: str) -> Response:
     ``offset``)."""
     stats = _player(name)
     limit, offset = _limit()
+    projections.check(name=name)
     db = get_db()
     played = history.games(db, name, limit, offset)
     total = history.count(db, name)
@@ -78,6 +80,7 @@ def games(name: str) -> Response:
     if fmt not in ("json", "csv"):
         raise ApiError(422, "validation_failed", "The query parameters are not valid.",
                        errors={"format": ["Give json or csv."]})
+    projections.check(name=name)
     played = history.games(get_db(), name)
     if fmt == "json":
         return http.json_response({"games": played})

@@ -74,8 +74,12 @@ def commit(game_id: str, endpoint: str, body: Any, parse: Callable[[Mapping[str,
         dry_run = bool(request.query_string) and DRY_RUN.load(request.args.to_dict())["dry_run"]
         return http.idempotency_key(), dry_run
 
+    # the request's hash is compared and stored only with an Idempotency-Key: a write without
+    # one (most moves, and a flood's junk) never pays for hashing its whole body
+    keyed = request.headers.get("Idempotency-Key") is not None
     recorded = writes.record(games.writer(), games.cache(), game_id, parse, admit=admit,
-                             lookup=http.usable_idempotency_key(), fingerprint=http.request_hash(endpoint, body),
+                             lookup=http.usable_idempotency_key(),
+                             fingerprint=http.request_hash(endpoint, body) if keyed else "",
                              if_match=request.headers.get("If-Match"))
     return http.json_response(recorded.body, recorded.status, version=recorded.body.get("version", recorded.version))
 

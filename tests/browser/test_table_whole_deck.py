@@ -116,6 +116,8 @@ def test_a_knock_brings_the_folds_into_room_kept_for_them_and_the_deck_stays(ser
     page = new_context(viewport=viewport).new_page()
     open_table(page, server, created)
     deck_top = page.evaluate("() => document.getElementById('deck').getBoundingClientRect().top")
+    # the stock is empty with eight seats: no laundry this hand, so each seat keeps two places, not three
+    expect(page.locator("#seats .seat-actions.slots-2")).to_have_count(8)
     page.get_by_role("button", name="Knock: Bob", exact=True).click()
     folds = page.locator("#actions button[data-action=fold]")
     expect(folds).to_have_count(7)

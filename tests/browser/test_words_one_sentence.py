@@ -25,6 +25,7 @@ def headline(page: Any, server: Any, game: dict[str, Any]) -> str:
 def same_words(table: Any, watch: Any, server: Any, game: dict[str, Any], words: str) -> None:
     """The game page's headline is ``words``, and the table page's status line too."""
     assert headline(watch, server, game) == words
+    table.goto("about:blank")  # a real load: the same address again with its fragment would not reload it
     open_table(table, server, game)
     expect_status(table, words)
 

@@ -163,6 +163,8 @@ export function render() {
   renderEnd();
   fitText(turnBox);
   if (kind === "fuji_flush") { fitText(el("hand-result")); }
+  var facts = seatsBox.querySelectorAll(".seat-info");
+  for (var f = 0; f < facts.length; f++) { fitLine(facts[f]); }
   keepPlace(s);
   document.documentElement.style.setProperty("--bar", el("notices").parentNode.offsetHeight + "px");
   placeNotices();
@@ -184,24 +186,42 @@ export function fitText(node) {
   }
 }
 
+/* A line of fixed height (a seat's facts): set smaller, down to 75% of its size, until it is whole
+ * in its width. */
+export function fitLine(node) {
+  node.style.fontSize = "";
+  if (node.scrollWidth <= node.clientWidth + 1) { return; }
+  var size = parseFloat(window.getComputedStyle(node).fontSize);
+  var least = size * 0.75;
+  while (node.scrollWidth > node.clientWidth + 1 && size > least) {
+    size -= 0.5;
+    node.style.fontSize = size + "px";
+  }
+}
+
 /* Messages (refusals, what changed, "Sending…") are laid over the board (the facts and tricks),
- * under the seats and clear of the action row, so the status line, every seat's name and the
- * buttons stay in view; a message taller than the board reaches up over the seats' foot (in Stop
- * the Bus, whose actions stand above its board, down over the deck's room). When the page is
- * scrolled so that the board is under the sticky bar (or below the screen), they sit just under
- * the bar (and stay on the screen). */
+ * their foot at the action room's top, so the status line, every seat's name and the action buttons
+ * stay in view; a taller message reaches up over the seats' foot as far as the last line of names,
+ * then (no room under the names: before the first deal) over the seats, and at last down over what
+ * follows. When the page is scrolled so that the board is under the sticky bar (or below the
+ * screen), they sit just under the bar (and stay on the screen). */
 export function placeNotices() {
   var notices = el("notices");
   var bar = notices.parentNode;
   var shown = !!(el("alert").textContent || el("changes").textContent || el("sending").textContent);
   notices.classList.toggle("has-message", shown);
   if (!shown) { return; }
+  var pad = parseFloat(window.getComputedStyle(notices).paddingTop);
   var barBottom = bar.getBoundingClientRect().bottom;
-  var board = boardBox.getBoundingClientRect();
-  var high = notices.offsetHeight - parseFloat(window.getComputedStyle(notices).paddingTop);
-  var top = high <= board.height || kind === "stop_the_bus" ? board.top : board.bottom - high;
+  var high = notices.offsetHeight - pad;
+  // Stop the Bus: its actions stand above its board, whose Centre a message may cover
+  var foot = kind === "stop_the_bus" ? boardBox.getBoundingClientRect().bottom : el("action-room").getBoundingClientRect().top;
+  var heads = seatsBox.querySelectorAll(".seat-head");
+  var names = heads.length ? heads[heads.length - 1].getBoundingClientRect().bottom + 2 : barBottom;
+  var top = foot - high;
+  if (top < names) { top = foot - high >= seatsBox.getBoundingClientRect().top ? foot - high : names; }
   top = Math.max(barBottom, Math.min(top, window.innerHeight - notices.offsetHeight - 4));
-  notices.style.marginTop = Math.max(0, Math.round(top - barBottom)) + "px";
+  notices.style.marginTop = Math.max(0, Math.round(top - barBottom - pad)) + "px";
 }
 // a message set anywhere (say(), the changes line, "Sending…") is placed at once
 new MutationObserver(function () { if (S.game) { placeNotices(); } })

@@ -22,6 +22,9 @@ export function tapCard(code, owner) {
 export function oneTap(entry) {
   var body = {type: entry.type};
   if (entry.player && entry.type !== "deal") { body.player = entry.player; }
+  /* a second tap on the same button while its first is on its way (a double tap): nothing more */
+  var last = S.queue.items[S.queue.items.length - 1];
+  if (last && last.path === "events" && last.body.type === body.type && last.body.player === body.player) { return; }
   var label = entry.type === "deal" ? "the deal" : (WORDS[entry.type] || entry.type) + " by " + entry.player;
   write("events", body, label);
 }
@@ -61,9 +64,24 @@ function bringDeck() {
   window.scrollBy(0, Math.max(0, Math.min(want, confirmTop - bar - 4)));
 }
 
-export function endCompose() { S.compose = null; render(); }
-/* Cancel: the panel closes and the table comes back into view */
-export function cancelCompose() { endCompose(); showTable(); }
+/* The panel closes (`button`: the Confirm or Cancel just tapped): for a moment (SETTLING ms) a tap
+ * at that button's place on what comes back under it (an action button, a card) is not taken, so
+ * a double tap on Confirm records nothing more (ui.md, "Nothing moves under a finger"); a tap
+ * anywhere else is taken at once. */
+export const SETTLING = 450;
+export function endCompose(button) {
+  S.compose = null;
+  if (button) { S.settling = {until: Date.now() + SETTLING, box: button.getBoundingClientRect()}; }
+  render();
+}
+/* True for a tap (`event`, a click) at the place of a panel's button that has just closed it. */
+export function settling(event) {
+  var s = S.settling;
+  if (!s || Date.now() >= s.until || !event || event.clientX === undefined) { return false; }
+  return event.clientX >= s.box.left - 4 && event.clientX <= s.box.right + 4 &&
+    event.clientY >= s.box.top - 4 && event.clientY <= s.box.bottom + 4;
+}
+export function cancelCompose() { endCompose(el("compose-cancel")); showTable(); }
 
 export function slotFull(slot) { return slot.max !== undefined && slot.cards.length >= slot.max; }
 
@@ -134,7 +152,7 @@ export function confirmCompose() {
   var body = spec.build();
   write("events", body, spec.label).then(function (outcome) {
     if (outcome !== "refused" && S.compose === spec) {
-      endCompose();
+      endCompose(confirmButton);
       /* the panel is gone: bring the status line and the seats back into view, once the
        * answer is in, never while the tap is pending */
       showTable();
@@ -381,8 +399,9 @@ export function actionRow(type, items, to) {
     var item = items[j];
     if (item.empty !== undefined) {  // the room of a button that went away: nothing to tap, nothing read out
       var keep = text("span", "action-keep action action-" + type);
-      keep.appendChild(text("span", "verb", (WORDS[type] || type) + ": "));
-      keep.appendChild(text("bdi", "", item.empty));
+      var kept = keep.appendChild(text("span", "label"));  // laid out as a button's label, so as wide
+      kept.appendChild(text("span", "verb", (WORDS[type] || type) + ": "));
+      kept.appendChild(text("bdi", "", item.empty));
       keep.setAttribute("aria-hidden", "true");
       row.appendChild(keep);
       continue;
@@ -430,7 +449,7 @@ function wireAction(b, entry, variant, type) {
   b.disabled = !fresh();  // until the actions of this version arrive
   b.setAttribute("data-action", type);
   b.setAttribute("data-player", entry.player || "");
-  b.addEventListener("click", function () { actionClicked(entry, variant); });
+  b.addEventListener("click", function (event) { if (!settling(event)) { actionClicked(entry, variant); } });
 }
 
 function seatIndex(player) {
@@ -447,8 +466,9 @@ function roomOf(player) {
 
 export function renderCompose() {
   composeBox.hidden = !S.compose;
-  /* while choosing cards only Confirm and Cancel act: the panel lies over the action room (kept, so
-   * the deck does not move) and, when taller, over the board and seats above it (table.css) */
+  /* while choosing cards only Confirm and Cancel act: the panel lies over the action room (kept, its
+   * buttons hidden: table.css) and, when taller, over the band and the seats above it; the deck does
+   * not move */
   root.classList.toggle("composing", !!S.compose);
   if (!S.compose) { composeBox.style.maxHeight = ""; return; }
   var room = el("action-room");

@@ -239,6 +239,7 @@ export function refused(item, answer) {
   say(sentence + dropLive());
   settle(item, "refused");
   render();
+  if (!fresh()) { refreshActions(); }  // refused after an earlier tap was stored: the buttons of the board shown
 }
 
 /* A live tap was refused: drop it and the taps made on top of it before its answer came;
@@ -319,9 +320,24 @@ export function setPlayer(index, name) {
   it.body.player = name;
   it.guessed = false;
   it.label = name + " plays " + cardName(it.body.card);
+  queueOpen = null;  // the chooser goes back to the newest tap
   reguess();
   saveQueue();
   render();
+}
+
+/* The waiting tap whose player chooser is shown: the one last opened (a tap on an earlier tap), else
+ * the newest play not sent yet; the others stand in one line each as card and player ("8♣ Bob?"),
+ * so that the box holds three taps and more over the band without covering the deck. */
+let queueOpen = null;
+function openItem() {
+  var items = S.queue.items;
+  if (queueOpen !== null && items[queueOpen] && items[queueOpen].body.type === "play" && items[queueOpen].attempts === 0) { return queueOpen; }
+  queueOpen = null;
+  for (var i = items.length - 1; i >= 0; i--) {
+    if (items[i].body.type === "play" && items[i].attempts === 0) { return i; }
+  }
+  return -1;
 }
 
 // ------------------------------------------------------------------ taps
@@ -368,19 +384,21 @@ export function renderQueue() {
   var seatsBox = el("seats");
   var under = seatsBox.offsetTop + seatsBox.offsetHeight;
   box.style.top = under + "px";
-  box.style.maxHeight = Math.max(box.parentNode.offsetHeight - under, 128) + "px";  // the deck below stays free
+  box.style.maxHeight = (box.parentNode.offsetHeight - under) + "px";  // the band's room: the deck below stays free
   var damagedRecord = S.queue.stopped && S.queue.stopped.code === "record_damaged";
   var note = damagedRecord ? S.queue.stopped.detail + " These taps wait on this device:"
     : S.queue.stopped ? "Refused: " + S.queue.stopped.detail + " Choose what to keep."
     : S.offline ? "The service cannot be reached. These taps wait on this device and are sent in order when it answers:"
       : "Sending…";
   el("queue-note").textContent = note;
+  box.classList.toggle("plain", !S.queue.stopped);
   var list = el("queue-list");
   list.innerHTML = "";
+  var open = openItem();
   for (var i = 0; i < S.queue.items.length; i++) {
     var it = S.queue.items[i];
-    var li = text("li", "queued" + (i === 0 && S.queue.stopped ? " refused" : ""));
-    if (it.body.type === "play" && it.attempts === 0) {
+    var li = text("li", "queued" + (i === 0 && S.queue.stopped ? " refused" : "") + (i === open ? " open" : " compact"));
+    if (i === open) {
       li.appendChild(chip(it.body.card));
       li.appendChild(document.createTextNode(" by "));
       var seats = players();
@@ -402,6 +420,15 @@ export function renderQueue() {
         chooser.appendChild(who);
       }
       if (it.guessed) { li.appendChild(text("span", "hint", " (guessed)")); }
+    } else if (it.body.type === "play" && it.attempts === 0) {
+      /* an earlier waiting tap: card and player; a tap on it shows its chooser */
+      var change = text("button", "who-open");
+      change.type = "button";
+      change.appendChild(chip(it.body.card));
+      change.appendChild(document.createTextNode(" " + it.body.player + (it.guessed ? "?" : "")));
+      change.setAttribute("aria-label", cardName(it.body.card) + " by " + it.body.player + (it.guessed ? " (guessed)" : "") + ": change");
+      change.addEventListener("click", (function (n) { return function () { queueOpen = n; render(); }; })(i));
+      li.appendChild(change);
     } else if (it.body.type === "play") {
       li.appendChild(chip(it.body.card));
       li.appendChild(document.createTextNode(" by " + it.body.player));

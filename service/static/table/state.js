@@ -31,7 +31,8 @@ export const S = {
   token: null,      // this game's token on this device (token.js)
   tokenUnconfirmed: false,  // a share link's token the service has not yet accepted (token.js)
   offline: false,   // the service could not be reached at the last try
-  sending: false    // a write is on its way
+  sending: false,   // a write is on its way
+  settling: null    // a panel has just closed: {until, box}, where a tap is not taken until then (controls.js)
 };
 let lastSentence = "";
 
@@ -166,6 +167,7 @@ export function showTable() {
 export function say(sentence) {
   lastSentence = sentence || "";
   alertBox.textContent = lastSentence;
+  if (lastSentence) { document.getElementById("changes").textContent = ""; }  // one message at a time: the newest
 }
 
 /* Summaries joined into one sentence: "a; b." (each summary's own final full stop dropped). */

@@ -1,0 +1,227 @@
+"""Every wait on the PostgreSQL server is bounded (``service.storage.postgres_bounds``,
+docs/league.md, "A database that stops answering"): the server's own timeouts on every
+connection, TCP keepalives, ``connect_timeout``; a slow statement, or a lock waited for, on a
+server that answers is left to the server's own timeouts; a statement its server does not
+answer (every process of it paused with SIGSTOP) fails with ``NotAnswering`` (a
+``not_answering`` storage fault) once the watchdog finds the server silent, and its connection
+is closed; meanwhile every other connection to it fails at once; a transaction whose
+``COMMIT`` went unanswered is not committed when the server resumes; the first connection
+after it ends the silence; and the listener finds a silent server by itself.
+
+The paused server is a cluster of the test's own (``tests/clusters.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+import pytest
+
+from service import listener
+from service.storage import postgres
+from service.storage import postgres_bounds as bounds
+from tests.clusters import Cluster, cluster  # noqa: F401  (the fixture)
+from tests.postgres import postgres_url  # noqa: F401  (the fixture)
+
+#: How soon a wait on a silent server is given up, at the latest: the watchdog's suspicion, its look,
+#: its question to the server (a new connection) and the time the answer of the connection may
+#: not be given up before (a COMMIT sent just then).
+GIVEN_UP = max(bounds.SUSPECT_SECONDS + bounds.WATCH_EVERY + bounds.PROBE_SECONDS, bounds.IDLE_SECONDS) + 2
+
+
+def _timed(call: Callable[[], Any], give_up: float = 30) -> tuple[float, BaseException | None]:
+    """Run ``call`` in a thread of its own: (seconds it took, what it raised); fails the test
+    when it has not returned within ``give_up`` seconds (a hang)."""
+    raised: list[BaseException | None] = [None]
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as err:  # noqa: BLE001 - handed to the test
+            raised[0] = err
+
+    started = time.monotonic()
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(give_up)
+    assert not thread.is_alive(), f"still waiting after {give_up} s"
+    return time.monotonic() - started, raised[0]
+
+
+def test_every_connection_is_bounded_by_the_server_by_tcp_and_while_connecting(postgres_url: str) -> None:  # noqa: F811
+    with postgres.connect(postgres_url) as db:
+        settings = {row["name"]: row["setting"] for row in db.execute(
+            "SELECT name, setting FROM pg_settings WHERE name IN ('statement_timeout', 'lock_timeout', "
+            "'idle_in_transaction_session_timeout')")}
+        assert settings == {"statement_timeout": "15000", "lock_timeout": "10000",
+                            "idle_in_transaction_session_timeout": "5000"}
+        parameters = db.info.get_parameters()
+        assert {key: parameters.get(key) for key in ("connect_timeout", *bounds.TCP)} == {
+            "connect_timeout": "5", **bounds.TCP}
+    with postgres.connect(postgres_url + "&connect_timeout=17&keepalives_idle=9") as db:  # the URL's own are kept
+        assert db.info.get_parameters()["connect_timeout"] == "17"
+        assert db.info.get_parameters()["keepalives_idle"] == "9"
+    listener = postgres.listen(postgres_url)
+    try:
+        assert listener.info.get_parameters()["connect_timeout"] == "5"
+    finally:
+        listener.close()
+
+
+def test_a_slow_statement_on_a_server_that_answers_is_left_to_its_statement_timeout(postgres_url: str) -> None:  # noqa: F811
+    with postgres.connect(postgres_url) as db:
+        db.execute("SET statement_timeout = 7000")  # longer than the watchdog takes to ask the server
+        took, raised = _timed(lambda: db.execute("SELECT pg_sleep(30)"))
+        assert isinstance(raised, psycopg.errors.QueryCanceled), raised  # the server's statement_timeout
+        assert 6.5 < took < 12, took
+        fault = postgres.fault(raised)
+        assert fault is not None and fault.kind == "busy"
+        assert not postgres.is_lost(db) and not bounds.not_answering(postgres_url)
+        assert db.execute("SELECT 1 AS one").fetchone() == {"one": 1}
+
+
+def test_a_paused_server_is_not_answering_within_the_bound_and_its_unanswered_commit_is_not_stored(
+        cluster: Cluster) -> None:  # noqa: F811
+    url = cluster.url
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute("CREATE TABLE moves (n integer)")
+    db, other = postgres.connect(url), postgres.connect(url)
+    try:
+        db.execute("BEGIN")
+        db.execute("INSERT INTO moves VALUES (1)")
+        cluster.pause()
+
+        took, raised = _timed(lambda: db.execute("COMMIT"))
+        assert isinstance(raised, bounds.NotAnswering), raised
+        assert bounds.IDLE_SECONDS - 0.5 < took < GIVEN_UP, took  # never before the backend's idle timeout
+        fault = postgres.fault(raised)
+        assert fault is not None and fault.kind == "not_answering" and fault.retry_after > 0
+        assert postgres.is_lost(db)  # its state is unknown: it is never used again
+        assert bounds.not_answering(url)
+
+        # every other wait on that server fails at once, an open connection's and a new one's
+        took, raised = _timed(lambda: other.execute("SELECT 1"))
+        assert isinstance(raised, bounds.NotAnswering) and took < 1, (raised, took)
+        assert postgres.is_lost(other)
+        took, raised = _timed(lambda: postgres.connect(url))
+        assert isinstance(raised, bounds.NotAnswering) and took < 1, (raised, took)
+        # … but for one attempt to connect every RETRY_SECONDS, which waits up to connect_timeout
+        time.sleep(bounds.RETRY_SECONDS)
+        took, raised = _timed(lambda: postgres.connect(url))
+        assert isinstance(raised, bounds.NotAnswering), raised
+        assert bounds.CONNECT_SECONDS - 0.5 < took < bounds.CONNECT_SECONDS + 2
+
+        cluster.resume()
+        started = time.monotonic()
+        while True:  # the next attempt let through connects, and ends the silence
+            try:
+                again = postgres.connect(url)
+                break
+            except bounds.NotAnswering:
+                assert time.monotonic() - started < bounds.RETRY_SECONDS + 5
+                time.sleep(0.1)
+        with again:
+            assert not bounds.not_answering(url)
+            # the transaction whose COMMIT went unanswered was not committed when the server resumed
+            assert again.execute("SELECT count(*) AS n FROM moves").fetchone() == {"n": 0}
+    finally:
+        cluster.resume()
+        db.close()
+        other.close()
+
+
+def test_a_lock_waited_for_on_purpose_may_take_its_lock_timeout(postgres_url: str) -> None:  # noqa: F811
+    # the holder is not a Kibitz connection: idle in its transaction for longer than 5 s, one would be ended
+    with postgres.connect(postgres_url) as db, psycopg.connect(postgres_url, autocommit=True) as holder:
+        holder.execute(f"BEGIN; SELECT pg_advisory_xact_lock({postgres.WRITE_LOCK})")  # the whole database's
+        took, raised = _timed(lambda: postgres.begin_write(db))  # waits past statement_timeout, to lock_timeout
+        assert isinstance(raised, psycopg.errors.LockNotAvailable), raised
+        assert postgres.LOCK_TIMEOUT_MS / 1000 - 0.5 < took < postgres.LOCK_TIMEOUT_MS / 1000 + 3
+        assert not postgres.is_lost(db) and not bounds.not_answering(postgres_url)  # the watchdog asked, and left it
+        holder.execute("ROLLBACK")
+
+
+def test_a_kibitz_connection_idle_in_its_transaction_is_ended_and_its_locks_freed(postgres_url: str) -> None:  # noqa: F811
+    """A process stopped in the middle of a write (paused, or cut off) holds its games' locks
+    no longer than ``idle_in_transaction_session_timeout``: the other servers record again."""
+    with postgres.connect(postgres_url) as stalled, postgres.connect(postgres_url) as db:
+        postgres.begin_write(stalled, games=["g1"])
+        postgres.begin_write(db, games=["g2"])  # another game: not held up
+        postgres.rollback(db)
+        took, raised = _timed(lambda: postgres.begin_write(db, games=["g1"]))
+        assert raised is None and bounds.ANSWER_SECONDS - 0.5 < took < bounds.ANSWER_SECONDS + 3, (raised, took)
+        postgres.rollback(db)
+        with pytest.raises(psycopg.Error, match="idle-in-transaction timeout") as ended:
+            stalled.execute("SELECT 1")
+        fault = postgres.fault(ended.value)  # a 503, never a 500
+        assert fault is not None and fault.kind == "io_error"
+        assert postgres.is_lost(stalled)
+
+
+def test_a_callers_own_shorter_wait_is_its_own(postgres_url: str) -> None:  # noqa: F811
+    seconds = 0.5
+    with postgres.connect(postgres_url) as db:
+        postgres.migrate(db)  # the listener's look at the guard reads the tables' triggers
+    listener = postgres.listen(postgres_url)
+    try:
+        took, raised = _timed(lambda: postgres.changes(listener, seconds))  # no notification: [] after its wait
+        assert raised is None and seconds - 0.1 < took < seconds + 1
+        assert not postgres.is_lost(listener)
+        postgres.guard(listener)
+    finally:
+        listener.close()
+
+
+class _Hearer:
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def listening(self) -> None:
+        self.events.append("listening")
+
+    def heard(self, game_ids: list[str]) -> None:
+        self.events.append("heard")
+
+    def lost(self) -> None:
+        self.events.append("lost")
+
+    def suspect(self) -> None:
+        self.events.append("suspect")
+
+
+def test_the_listener_finds_a_paused_server_by_itself_and_listens_again_once_it_answers(
+        cluster: Cluster) -> None:  # noqa: F811
+    with postgres.connect(cluster.url) as db:
+        postgres.migrate(db)  # the listener's look at the guard reads the tables' triggers
+    hearer = _Hearer()
+    thread = listener.Listener(cluster.url, hearer)
+    thread.start()
+    try:
+        started = time.monotonic()
+        while thread.connections < 1:
+            assert time.monotonic() - started < 10
+            time.sleep(0.05)
+        assert thread.trouble is None
+        cluster.pause()  # no request at all: the listener's ping finds it
+        paused = time.monotonic()
+        while thread.trouble is None:
+            assert time.monotonic() - paused < listener.WAIT + bounds.PROBE_SECONDS + 2, "unnoticed"
+            time.sleep(0.05)
+        assert thread.trouble == "not answering" and hearer.events[-1] == "lost"
+        assert bounds.not_answering(cluster.url)  # every other connection of the process is told
+        time.sleep(bounds.CONNECT_SECONDS + 1)  # it goes on trying meanwhile
+        assert thread.trouble == "not answering" and thread.connections == 1
+        cluster.resume()
+        resumed = time.monotonic()
+        while thread.connections < 2:
+            assert time.monotonic() - resumed < bounds.CONNECT_SECONDS + listener.RETRY_MOST + 2
+            time.sleep(0.05)
+        assert thread.trouble is None and hearer.events[-1] == "listening"
+        assert not bounds.not_answering(cluster.url)
+    finally:
+        cluster.resume()
+        thread.stop()

@@ -30,6 +30,7 @@ from flask import current_app, g, request
 
 import engine
 from engine import stream as streams
+from engine.core import name_list
 from replays import replay
 from replays import secrecy as seen
 from replays.replay import Folded
@@ -93,19 +94,34 @@ def reader(row: dict[str, Any]) -> bool:
         word = games.rules_of(row).HAND_WORD
         if origin is not None:
             raise Sealed(401, "token_required",
-                         f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, where it is still in play: "
+                         f"This what-if fork shares {word} {origin[1]} with {game_words(origin[0])}, where it is still in "
+                         f"play: "
                          f"what the fork records names cards still in players' hands there, so only the fork's "
                          f"scorekeeper (its token) may read it until that {word} is over.",
-                         version=row["version"], headers=_WWW)
+                         version=row["version"], headers=_WWW, extra={"sealed_by": origin[0]})
         origin = names_kept_secret(row)
         if origin is not None:
             raise Sealed(401, "token_required",
-                         f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, which never shows some "
+                         f"This what-if fork shares {word} {origin[1]} with {game_words(origin[0])}, which never shows some "
                          f"of its cards (a folded player's cards are never revealed), and the fork names them: only "
                          f"the fork's scorekeeper (its token) may read it.",
-                         version=row["version"], headers=_WWW)
+                         version=row["version"], headers=_WWW, extra={"sealed_by": origin[0]})
     known[key] = full
     return full
+
+
+def game_words(game_id: str) -> str:
+    """A game as people name it in a sentence, never by its id (ui.md, "Words for card
+    players"): "Friday club (Ann, Bob, Cas)", "the game of Ann, Bob and Cas", or "a game not
+    stored here"."""
+    try:
+        row = games.load(game_id)
+    except ApiError:
+        return "a game not stored here"
+    players = [str(name) for name in row.get("players") or []]
+    if row.get("title"):
+        return f"{row['title']} ({', '.join(players)})"
+    return f"the game of {name_list(players)}"
 
 
 #: Per game record (id, version, record_hash): the cards it keeps secret for good per hand

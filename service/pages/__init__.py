@@ -171,4 +171,4 @@ def _listed(row: dict[str, Any]) -> dict[str, Any]:
 
 
 # The read-only pages (game page, replay, audits, players, club table) add their routes here.
-from service.pages import record, review  # noqa: E402,F401  (record: the fingerprint's verify page)
+from service.pages import clock, record, review  # noqa: E402,F401  (record: the fingerprint's verify page; clock: times in club time)

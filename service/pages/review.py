@@ -26,7 +26,7 @@ device keeps) gets the full view, as on the API.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from threading import Lock
 from typing import Any
 
@@ -39,11 +39,12 @@ from engine.cards import SUIT_NAMES
 from engine.core import plural
 from replays import audit, timeline
 from schemas.common import whole_number
-from service import games, history, http, projections, secrecy
+from service import clubtime, games, history, http, projections, secrecy
 from service.boards import BoardAnswers
 from service.db import get_db
 from service.pages import catalogue, charts
 from service.pages.blueprint import bp
+from service.pages.clock import club_zone
 from service.problems import ApiError
 from service.storage import backend as store
 
@@ -703,7 +704,7 @@ def club() -> Any:
             choice = "custom"
         else:
             choice = choice if choice in PERIODS else "all"
-            since, until = _period_bounds(choice, datetime.now(UTC).date())
+            since, until = _period_bounds(choice, clubtime.today(club_zone()))
     except ApiError as err:
         return page_error(err)
     sort = request.args.get("sort", "wins")

@@ -1,6 +1,7 @@
 """Trick and turn audits in a real browser: plays, the winner and the reason in words, the
-irregularity with the event that proves it; **What if…** (only with the token) forks the game
-through ``POST …/fork`` and opens the new game's table page with its token on this device."""
+irregularity with the event that proves it; **What if…** (only with the token) opens the what-if
+page, whose confirmation forks the game through ``POST …/fork`` and opens the new game's table
+page with its token on this device."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ def test_trick_audit_and_what_if(server, page, new_context):
     # the name stands between FSI and PDI: isolated where an <option> can hold no <bdi> (api.md, "Text people type")
     mine.get_by_label("Branch off", exact=True).select_option(label="After \u2068Uwe\u2069's Green 11")
     mine.get_by_role("link", name="What if…", exact=True).click()
+    mine.wait_for_url(re.compile(rf".*/watch/{game.id}/fork\?seq=5$"))  # it asks first (issue 25)
+    mine.get_by_role("button", name="Start the what-if game", exact=True).click()
     mine.wait_for_url(re.compile(r".*/table/[A-Za-z0-9]+$"))
     fork_id = mine.url.rsplit("/", 1)[1]
     fork_token = mine.evaluate(f"window.localStorage.getItem('kibitz.token.{fork_id}')")

@@ -232,7 +232,7 @@ def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
     rules = games.rules_of(row)
     past = replay.stream_at(rules, games.events(row, upto=seq), seq)
     if not full:
-        moment(row, past, f"The state after event {seq}")
+        moment(row, past, f"The state after step {seq}")
     return {"seq": seq, "version": row["version"], "state": streams.view(past, full)}
 
 
@@ -240,7 +240,8 @@ def moment(row: dict[str, Any], past: streams.Stream, what: str) -> None:
     """Check a past moment ``past`` of the game ``row`` (as it was recorded then) before a
     reader without the token reads anything computed from it (``states/<seq>``, the replay's
     steps, ``actions?before=`` of an event that is not in the record now). ``what`` names the
-    moment in the refusal ("The state after event 5").
+    moment in the refusal ("The state after step 5"); the card is named by where it was
+    recorded ("Cas's card of hand 1, trick 1"), never by an event number (ui.md).
 
     Raises :class:`ApiError` 401 ``token_required`` in an open game when that moment shows a
     hand as over that an undo has put back in play, or a card that is back in a player's hand
@@ -260,7 +261,14 @@ def moment(row: dict[str, Any], past: streams.Stream, what: str) -> None:
                        version=row["version"], headers=_WWW)
     shown = seen.shows_hidden(seen.shown(past), hidden_seqs(row, folded))
     if shown is not None:
+        fact = folded.facts[shown - 1]
+        if fact.type == streams.CORRECT and fact.target is not None:  # where the corrected entry was
+            fact = folded.facts[fact.target - 1]
+        place = streams.place_words(rules, fact.hand, fact.position, fact.type)
+        data = games.events(row, upto=shown)[-1]["data"]
+        who = data.get("player") or (data.get("action") or {}).get("player")
+        card = f"{who}'s card" if who else "a card"
         raise ApiError(401, "token_required",
-                       f"{what} shows the card of event {shown}, which is back in the player's hand "
+                       f"{what} shows {card}{' of ' + place if place else ''}, which is back in the player's hand "
                        f"now: only the scorekeeper (this game's token) may read it until that {rules.HAND_WORD} is over.",
-                       version=row["version"], headers=_WWW)
+                       version=row["version"], headers=_WWW, extra={"shows_seq": shown})

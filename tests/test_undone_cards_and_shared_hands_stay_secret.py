@@ -103,7 +103,8 @@ def test_an_undone_card_is_named_by_no_public_read_while_its_hand_is_in_play(cli
     assert redo["target"] == {"seq": played, "type": "play", "summary": "Cas played a card"}
     # the moment that showed it is the scorekeeper's only
     body = assert_problem(game.get(f"/states/{played}", token=False), 401, "token_required")
-    assert f"event {played}" in body["detail"] and not _names(body["detail"], UNDONE)
+    assert body["shows_seq"] == played and "Cas's card of hand 1, trick 1" in body["detail"]
+    assert "event" not in body["detail"] and not _names(body["detail"], UNDONE)
     assert game.get(f"/states/{played - 1}", token=False).status_code == 200  # Bob's lead is still in force
     # the pages: replay (the step, its board fragment, its list), the game page, the audits
     for path in (f"/replay?step={played}", f"/replay/board?step={played}", f"/replay/timeline?step={played}",

@@ -52,9 +52,7 @@ export const SEAT_SLOTS = {
   toepen: {table: [["knock", 1, 1], ["laundry", 1, 2], ["reveal", 2, 1]], open: [["knock", 1, 1], ["laundry", 1, 2]]},
   fool: {table: [["reveal", 1, 1]], open: []}
 };
-/* Toepen's Laundry keeps a place only in hands that began with a stock of four cards or more (with
- * eight seats the stock is empty: the seat keeps room for Knock and Reveal only); decided once per
- * hand from the state's stock, so that no place comes or goes during the hand. */
+/* Toepen's Laundry keeps a place only in hands begun with a stock of 4 or more (decided once a hand). */
 let laundryRoom = {key: null, kept: true};
 export function seatSlots() {
   var slots = (SEAT_SLOTS[kind] || {})[visibility] || [];

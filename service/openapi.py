@@ -42,8 +42,8 @@ from schemas.games import (
     DryRunQuerySchema,
     EventsQuerySchema,
     ForkSchema,
-    NightExportSchema,
     ListQuerySchema,
+    NightExportSchema,
     TimelineQuerySchema,
 )
 

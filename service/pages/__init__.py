@@ -99,6 +99,7 @@ def table(game_id: str) -> str | tuple[str, int]:
         game_name=catalogue.GAMES[row["game"]].name,
         deck=deck,
         deck_names={card.code: card.name for line in deck for card in line.cards},
+        origin=review.fork_origin(row),  # a what-if fork names the game it came from in words
         club_key_required=http.club_key_required(),  # Play again asks for it, as the new-game page does
     )
 

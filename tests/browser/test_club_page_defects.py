@@ -50,7 +50,7 @@ def test_what_if_asks_first_and_one_confirmation_makes_one_fork(server, new_cont
     page = scorekeeper.new_page()
     page.goto(server.url(f"/watch/{game.id}/hands/1/tricks/1"))
     expect(page.locator("#view")).to_have_attribute("data-view", "full")
-    page.get_by_label("Branch off", exact=True).select_option(label="After \u2068Uwe\u2069's Green 11 (event 5)")
+    page.get_by_label("Branch off", exact=True).select_option(label="After \u2068Uwe\u2069's Green 11")
     page.get_by_role("link", name="What if…", exact=True).dblclick()  # two quick taps
     page.wait_for_url(re.compile(rf".*/watch/{game.id}/fork\?seq=5$"))
     start = page.get_by_role("button", name="Start the what-if game", exact=True)

@@ -267,7 +267,7 @@ def test_a_league_over_several_machines(tmp_path: Path, network: netns.Network, 
                 assert polled.status_code == 200 and polled.headers["ETag"] == f'"{version}"'
 
             # round trips to PostgreSQL per steady-state move (the game already folded in memory), every
-            # connection of both servers counted (a listener's ping too, should one fall in)
+            # connection of both servers counted (a listener's query of the guard too, should one fall in)
             per_move = {}
             for base in (first, second):
                 for n in range(3):

@@ -206,7 +206,7 @@ def test_the_listener_finds_a_paused_server_by_itself_and_listens_again_once_it_
             assert time.monotonic() - started < 10
             time.sleep(0.05)
         assert thread.trouble is None
-        cluster.pause()  # no request at all: the listener's ping finds it
+        cluster.pause()  # no request at all: the listener's query of the guard finds it
         paused = time.monotonic()
         while thread.trouble is None:
             assert time.monotonic() - paused < listener.WAIT + bounds.PROBE_SECONDS + 2, "unnoticed"

@@ -98,6 +98,7 @@ def table(game_id: str) -> str | tuple[str, int]:
         game_name=catalogue.GAMES[row["game"]].name,
         deck=deck,
         deck_names={card.code: card.name for line in deck for card in line.cards},
+        origin=review.fork_origin(row),  # a what-if fork names the game it came from in words
         club_key_required=http.club_key_required(),  # Play again asks for it, as the new-game page does
     )
 
@@ -170,4 +171,4 @@ def _listed(row: dict[str, Any]) -> dict[str, Any]:
 
 
 # The read-only pages (game page, replay, audits, players, club table) add their routes here.
-from service.pages import record, review  # noqa: E402,F401  (record: the fingerprint's verify page)
+from service.pages import clock, record, review  # noqa: E402,F401  (record: the fingerprint's verify page; clock: times in club time)

@@ -2,8 +2,10 @@
  * - Elements marked data-with-token are shown when this device holds the game's token.
  * - A page marked data-refresh-with-token is fetched again with the token (full view: the
  *   cards an open game hides from the public) and its #view swapped in.
- * - "What if…" forks the game through POST /games/<id>/fork with the token, keeps the new
- *   game's token on this device and opens its table page.
+ * - "What if…" opens the what-if page for the chosen moment, which asks first (as without
+ *   script); its "Start the what-if game" forks the game through POST /games/<id>/fork with
+ *   the token, once per tap (the button stays disabled while the new table page opens), keeps
+ *   the new game's token on this device and opens its table page.
  * Plain JavaScript, no build step; reads Kibitz.tokens from kibitz.js.
  */
 (function () {
@@ -29,28 +31,23 @@
         if (answer.status === 201 && answer.body && answer.body.token) {
           K.tokens.set(answer.body.id, answer.body.token);
           window.location.assign("/table/" + encodeURIComponent(answer.body.id));
-          return;
+          return true;
         }
         say(alertBox, (answer.body && answer.body.detail) || ("The what-if game could not be started (" + answer.status + ")."));
+        return false;
       }, function () {
         say(alertBox, "The service cannot be reached: try again when the connection is back.");
+        return false;
       });
   }
 
+  /* The link follows the chosen moment; it opens the what-if page, which asks before it forks. */
   function wireWhatIf(root) {
     var link = root.querySelector("#what-if");
     var branch = root.querySelector("#branch");
-    if (!link) { return; }
-    if (branch) {
-      branch.addEventListener("change", function () {
-        link.setAttribute("href", branch.getAttribute("data-fork-base") + "?seq=" + encodeURIComponent(branch.value));
-      });
-    }
-    link.addEventListener("click", function (event) {
-      if (!token || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
-      event.preventDefault();
-      var seq = parseInt(branch ? branch.value : /seq=(\d+)/.exec(link.href)[1], 10);
-      fork(seq, root.querySelector("#fork-alert"));
+    if (!link || !branch) { return; }
+    branch.addEventListener("change", function () {
+      link.setAttribute("href", branch.getAttribute("data-fork-base") + "?seq=" + encodeURIComponent(branch.value));
     });
   }
 
@@ -64,9 +61,10 @@
       document.getElementById("fork-no-token").hidden = false;
     }
     start.addEventListener("click", function () {
-      start.disabled = true;
-      fork(parseInt(start.getAttribute("data-seq"), 10), document.getElementById("fork-alert")).then(function () {
-        start.disabled = false;
+      if (start.disabled) { return; }
+      start.disabled = true;  /* one fork per confirmation: enabled again only if none was made */
+      fork(parseInt(start.getAttribute("data-seq"), 10), document.getElementById("fork-alert")).then(function (made) {
+        if (!made) { start.disabled = false; }
       });
     });
   }

@@ -1,4 +1,4 @@
-"""Club time: the time zone the pages show times in (docs/pages.md, "Club time").
+"""Club time: the time zone the pages show times in (docs/club-server.md, "Club time").
 
 The record keeps every time in UTC (api.md: ISO 8601 with a ``Z``), and so do the API and
 every export. The pages show times in the club's own zone instead: the zone of the computer

@@ -122,6 +122,11 @@ def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float
     return of(db).begin_move(db, game_id, key, deadline=deadline)
 
 
+def read_move(db: Connection, game_id: str, key: str | None) -> Moment | None:
+    """``read_move`` of the backend of ``db``: a move's read in a write transaction already open."""
+    return of(db).read_move(db, game_id, key)
+
+
 def append_move(db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
                 previous_hash: str, status: str, secret_from_hand: int | None) -> None:
     """``append_move`` of the backend of ``db``."""

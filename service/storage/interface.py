@@ -129,6 +129,11 @@ class EventLog(Protocol):
         fault. None when there is no such game (the transaction stays open)."""
         ...
 
+    def read_move(self, db: Connection, game_id: str, key: str | None) -> Moment | None:
+        """:meth:`begin_move`'s read alone, inside a write transaction already open that holds
+        the game's write lock."""
+        ...
+
     def append_move(self, db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
                     previous_hash: str, status: str, secret_from_hand: int | None) -> None:
         """Append ``event`` (``{seq, type, data, recorded_at, at, salt, hash}``, its hash

@@ -675,6 +675,17 @@ def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float
     return _moment(game_id, lookup, dict(found))
 
 
+def read_move(db: Connection, game_id: str, key: str | None) -> Moment | None:
+    """:func:`begin_move`'s read alone, inside a write transaction already open that holds the
+    game's lock (``RuntimeError`` otherwise): one round trip."""
+    _check_held(db, game_id)
+    if _unstorable(game_id):
+        return None
+    lookup = None if key is None or _unstorable(key) else key
+    found = db.execute(MOVE_READ, [lookup, game_id]).fetchone()
+    return None if found is None else _moment(game_id, lookup, dict(found))
+
+
 def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
     """The :class:`Moment` of one row of :data:`MOVE_READ`."""
     head = {"version": found["version"], "status": found["status"], "record_hash": found["record_hash"]}

@@ -410,6 +410,12 @@ def begin_move(db: Database, game_id: str, key: str | None, *, deadline: float |
     open: the caller ends it). Raises :class:`RecordDamaged` for a stored row that cannot be
     read, the driver's error for a storage fault."""
     db.execute("BEGIN IMMEDIATE")
+    return read_move(db, game_id, key)
+
+
+def read_move(db: Database, game_id: str, key: str | None) -> Moment | None:
+    """:func:`begin_move`'s read alone, inside a write transaction already open (one that
+    holds the file's write lock): one statement."""
     try:
         found = db.execute(MOVE_READ, [key, game_id])
         names = [column[0] for column in found.description]

@@ -62,6 +62,15 @@ def local_zone() -> ZoneInfo:
     return ZoneInfo("UTC")  # pragma: no cover  (tzlocal 5 returns ZoneInfo)
 
 
+def club_zone() -> ZoneInfo:
+    """The zone the pages show times in: ``TIMEZONE`` in the running app's config (set by
+    ``service.app.create_app``), this computer's zone outside one."""
+    from flask import current_app, has_app_context
+
+    found = current_app.config.get("TIMEZONE") if has_app_context() else None
+    return found if isinstance(found, ZoneInfo) else zone(found)
+
+
 def from_environment() -> ZoneInfo:
     """The zone named by ``$KIBITZ_TIMEZONE``, else this computer's; raises :class:`TimeZoneError`."""
     return zone(os.environ.get(ENV))

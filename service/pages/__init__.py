@@ -30,7 +30,7 @@ import segno
 from flask import Response, current_app, render_template, request
 
 from engine.core import visibility_words
-from service import games, http, projections, secrecy
+from service import clubtime, games, http, projections, secrecy
 from service.db import get_db
 from service.pages import catalogue
 from service.pages.blueprint import bp
@@ -59,6 +59,7 @@ def home() -> str:
         finished=[_listed(row) for row in finished],
         abandoned=[_listed(row) for row in abandoned],
         forks=[_listed(row) for row in every if row.get("forked_from_game")][:30],
+        today=clubtime.today(clubtime.club_zone()).isoformat(),
     )
 
 

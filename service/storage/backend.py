@@ -96,9 +96,11 @@ def set_version(db: Connection, game_id: str, version: int, status: str, *, secr
 
 
 def list_games(db: Connection, *, game: str | None = None, player: str | None = None,
-                      status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+                      status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None,
+                      created_from: str | None = None, created_before: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """``list_games`` of the backend of ``db``."""
-    return of(db).list_games(db, game=game, player=player, status=status, limit=limit, cursor=cursor, fork=fork, forked_from=forked_from)
+    return of(db).list_games(db, game=game, player=player, status=status, limit=limit, cursor=cursor, fork=fork, forked_from=forked_from,
+                             created_from=created_from, created_before=created_before)
 
 
 def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str, Any], recorded_at: str,

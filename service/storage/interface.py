@@ -248,8 +248,10 @@ class Store(EventLog, Protocol):
         ...
 
     def list_games(self, db: Connection, *, game: str | None = None, player: str | None = None,
-                    status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
-        """Return up to ``limit`` games, newest first, and the cursor of the next page (or None)."""
+                    status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None,
+                    created_from: str | None = None, created_before: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """Return up to ``limit`` games, newest first, and the cursor of the next page (or None);
+        ``created_from`` / ``created_before`` (stored UTC times) keep the games created in that span."""
         ...
 
     def set_fork_lineage(self, db: Connection, game_id: str, lineage: list[list[Any]]) -> None:

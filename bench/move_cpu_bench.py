@@ -59,6 +59,10 @@ from bench.playouts import play  # noqa: E402
 HOST = "127.0.0.1"
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 SIDE_RATE = (0.12, 0.12)  # knocks, folds and laundries now and then, as real tables do
+#: more options for ``kibitz serve`` (``--serve-args``)
+SERVE_ARGS: list[str] = []
+#: py-spy samples per second (``--profile``)
+SPY_RATE = int(os.environ.get("KIBITZ_BENCH_SPY_RATE", "200"))
 CANDIDATES = ("kibitz", "granian", "gunicorn-gthread", "waitress", "cheroot")
 
 
@@ -94,6 +98,7 @@ class Served:
                    "--synchronous", "FULL"]
             if threads:
                 cmd += ["--threads", str(threads)]
+            cmd += SERVE_ARGS
         else:
             cmd = [sys.executable, str(Path(__file__).with_name("wsgi_servers.py")), name, "--port", str(self.port),
                    "--db", db, "--threads", str(threads or 8)]
@@ -209,7 +214,7 @@ def summarize(raw: Path) -> dict[str, float]:
 
 
 def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients: int,
-           profile: Path | None = None) -> Run:
+           profile: Path | None = None, perf_dir: Path | None = None) -> Run:
     """Create the games (untimed), then record ``moves`` moves with ``clients`` keep-alive
     clients; the server's CPU over exactly the recording."""
     creator = Client(served.port)
@@ -250,9 +255,15 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
 
     threads = [threading.Thread(target=worker) for _ in range(clients)]
     spy = None
+    perf = None
+    if perf_dir is not None:  # every thread of the server, native frames and the kernel's, on the CPU clock
+        perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "1999", "-g", "-p", str(served.proc.pid),
+                                 "-o", str(perf_dir / f"{served.name.replace('/', '_')}.data")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
     if profile is not None:
         spy = subprocess.Popen(["py-spy", "record", "--pid", str(served.proc.pid), "--subprocesses", "--format",
-                                "raw", "--full-filenames", "--gil", "--native", "--rate", "200", "--output",
+                                "raw", "--full-filenames", "--gil", "--native", "--rate", str(SPY_RATE), "--output",
                                 str(profile / f"{served.name.replace('/', '_')}.txt")],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)  # attached
@@ -268,6 +279,9 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
     if spy is not None:
         spy.send_signal(signal.SIGINT)
         spy.wait(30)
+    if perf is not None:
+        perf.send_signal(signal.SIGINT)
+        perf.wait(60)
     if failures:
         raise SystemExit(f"{served.name}: {failures[0]}")
     done = moves - max(0, left[0])
@@ -367,11 +381,17 @@ def main() -> None:
                         help="serve another checkout's code for 'kibitz' (its folder first on PYTHONPATH)")
     parser.add_argument("--seed", type=int, default=23)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    parser.add_argument("--serve-args", default="", help="more options for kibitz serve (space-separated)")
+    parser.add_argument("--perf", type=Path, default=None,
+                        help="also record each server with Linux perf (cpu-clock, call graphs, in this folder)")
     parser.add_argument("--profile", type=Path, default=None,
                         help="also profile each server while it records (py-spy, raw stacks in this folder)")
     args = parser.parse_args()
+    SERVE_ARGS.extend(args.serve_args.split())
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)
+    if args.perf is not None:
+        args.perf.mkdir(parents=True, exist_ok=True)
     names = [name.strip() for name in args.servers.split(",") if name.strip()]
     for name in names:
         if name.split("=", 1)[0] not in CANDIDATES:
@@ -385,7 +405,7 @@ def main() -> None:
         for n, name in enumerate(names, 1):
             served = Served(name, folder, args.threads, args.source)
             try:
-                runs.append(record(served, logs, args.moves, args.clients, args.profile))
+                runs.append(record(served, logs, args.moves, args.clients, args.profile, args.perf))
             finally:
                 served.stop()
             refs.append(reference(folder, logs, args.moves, str(n)))

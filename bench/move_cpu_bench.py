@@ -94,7 +94,7 @@ class Served:
         if source is not None:
             env["PYTHONPATH"] = str(source)
         if name == "kibitz":
-            cmd = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port), "--db", db,
+            cmd = [sys.executable, *(os.environ["KIBITZ_BENCH_WRAP"].split() if os.environ.get("KIBITZ_BENCH_WRAP") else ["-m", "service.cli"]), "serve", "--port", str(self.port), "--db", db,
                    "--synchronous", "FULL"]
             if threads:
                 cmd += ["--threads", str(threads)]

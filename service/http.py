@@ -58,12 +58,21 @@ def decode_json(raw: bytes) -> Any:
         raise ApiError(400, "malformed_json", "The body starts with a byte order mark: send JSON as UTF-8 without one.")
     if b"\x00" in raw:  # never in JSON text; every UTF-16 or UTF-32 body of JSON has them
         raise ApiError(400, "malformed_json", "The body holds NUL bytes (UTF-16 or UTF-32?): send JSON as UTF-8.")
+    if _LONG_NUMBER.search(raw) is None:  # orjson reads an integer past 64 bits as a float: never here
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass  # the standard library's reading decides, and words the refusal
+        else:
+            if _depth(value) > MAX_JSON_DEPTH:
+                raise ApiError(400, "malformed_json", "The JSON body is nested too deeply.")
+            return value
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ApiError(400, "malformed_json", f"The body is not UTF-8 (byte {err.start}): send JSON as UTF-8.") from err
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        value = _DECODER.decode(text)
     except RecursionError as err:
         raise ApiError(400, "malformed_json", "The JSON body is nested too deeply.") from err
     except ValueError as err:
@@ -84,6 +93,12 @@ def _finite_float(text: str) -> float:
     return value
 
 
+#: The standard library's JSON reading of a body: no ``NaN`` or ``Infinity``, no float out of range.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+#: 19 digits in a row: a number that may be past 64 bits, which only the standard library reads exactly.
+_LONG_NUMBER = re.compile(rb"[0-9]{19}")
+
+
 def _reason(err: ValueError) -> str:
     return str(err).splitlines()[0][:200] if str(err) else type(err).__name__
 
@@ -94,10 +109,12 @@ def _depth(value: Any) -> int:
         depth += 1
         nxt: list[Any] = []
         for item in level:
-            if isinstance(item, Mapping):
+            if isinstance(item, dict):  # what JSON reads (a Mapping of another kind below)
                 nxt.extend(item.values())
             elif isinstance(item, list):
                 nxt.extend(item)
+            elif isinstance(item, Mapping):
+                nxt.extend(item.values())
         level = nxt
     return depth
 

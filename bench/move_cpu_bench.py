@@ -133,6 +133,19 @@ class Served:
             system += times.system
         return user, system
 
+    def switches(self) -> int:
+        """Voluntary context switches of every thread of the server process so far (a thread
+        that waited: for a lock, a queue, the disk, the network; /proc's per-thread counts)."""
+        total = 0
+        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            try:
+                for line in (task / "status").read_text().splitlines():
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+            except OSError:
+                continue
+        return total
+
     def stop(self) -> None:
         self.proc.terminate()
         try:
@@ -178,6 +191,7 @@ class Run:
     cpu_system: float
     load_start: float
     load_end: float
+    switches: int = 0
 
     @property
     def cpu_ms_per_move(self) -> float:
@@ -268,6 +282,7 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)  # attached
     load_start = load_average()
+    switches = served.switches()
     cpu_before = served.cpu()
     started = time.perf_counter()
     for thread in threads:
@@ -276,6 +291,7 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
         thread.join()
     seconds = time.perf_counter() - started
     cpu_after = served.cpu()
+    switches = served.switches() - switches
     if spy is not None:
         spy.send_signal(signal.SIGINT)
         spy.wait(30)
@@ -286,7 +302,7 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
         raise SystemExit(f"{served.name}: {failures[0]}")
     done = moves - max(0, left[0])
     return Run(served.name, done, seconds, cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1],
-               load_start, load_average())
+               load_start, load_average(), switches)
 
 
 # --------------------------------------------------------------------------- the reference
@@ -420,14 +436,14 @@ def main() -> None:
               f"{ref.load:.2f} |")
     print()
     print("| server | moves | server CPU per move (user + sys) | ratio to eventsourcing's CPU per save | "
-          "moves/s (wall) | load (1 min) start–end |")
-    print("|---|---|---|---|---|---|")
+          "moves/s (wall) | thread waits per move | load (1 min) start–end |")
+    print("|---|---|---|---|---|---|---|")
     for n, run in enumerate(runs):
         around = statistics.mean([refs[n].cpu_ms_per_save, refs[n + 1].cpu_ms_per_save])
         print(f"| {run.server} | {run.moves} | {run.cpu_ms_per_move:.3f} ms "
               f"({run.cpu_user / run.moves * 1000:.3f} + {run.cpu_system / run.moves * 1000:.3f}) | "
               f"{run.cpu_ms_per_move / around:.2f}× | {run.moves / run.seconds:,.0f} | "
-              f"{run.load_start:.2f}–{run.load_end:.2f} |")
+              f"{run.switches / run.moves:.1f} | {run.load_start:.2f}–{run.load_end:.2f} |")
     if args.profile is not None:
         print()
         print("| server | where the sampled CPU went (py-spy, innermost Python frame) |")

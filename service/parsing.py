@@ -128,13 +128,13 @@ def plain_loader(schema: Schema) -> Callable[[Mapping[str, Any]], dict[str, Any]
                 if required:
                     return None
                 continue
-            value = body[name]
-            if type(value) is not str:
-                return None
+            value: Any = body[name]
             if kind == "seat":
-                value = seats.get(value)
+                value = seats.get(value) if type(value) is str else None
                 if value is None:
                     return None
+            elif type(value) is not str and (kind != "card" or type(value) is not int):  # a card may be a number
+                return None
             elif kind == "card":
                 try:
                     value = parse(value)

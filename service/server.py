@@ -549,6 +549,8 @@ class Direct:
         self.writer = front.app.extensions["kibitz_writer"]
         self.cache = front.app.extensions["kibitz_cache"]
         self.club_key = front.app.config.get("CLUB_KEY")
+        #: the requests answered through this route so far
+        self.answered = 0
 
     def take(self, method: bytes, url: bytes, headers: list[tuple[bytes, bytes]], keep_alive: bool) -> DirectWrite | None:
         """The request whose headers just arrived as a direct write, or None for the app."""
@@ -588,6 +590,7 @@ class Direct:
                                (b"connection", b"close")], b"Internal Server Error")
                 return
             status, headers, body, tokens = result
+            self.answered += 1
             self.front.gate.learn(write.game_id, epoch, {TOKENS_KEY: tokens}, status, headers, body)
             answered(status, headers, body)
 

@@ -196,12 +196,17 @@ export function fitLine(node) {
 }
 
 /* Messages over the board, their foot at the action row, under the last line of seat names (else
- * over the seats, else down); just under the sticky bar when scrolled away (docs/table-page.md). */
+ * over the seats, else down); just under the sticky bar when scrolled away (docs/table-page.md).
+ * Over the board a message covers whole lines: reaching into one (the facts, a trick), it grows up
+ * to that line's top, so no line is left half hidden under it. */
+const BAND_LINES = "#board .facts, #board .trick, #board .group, #board .centre, #hand-result:not([hidden])";
 export function placeNotices() {
   var notices = el("notices");
   var bar = notices.parentNode;
   var shown = !!(el("alert").textContent || el("changes").textContent || el("sending").textContent);
   notices.classList.toggle("has-message", shown);
+  var message = el("alert").textContent ? el("alert") : el("changes").textContent ? el("changes") : null;
+  el("alert").style.minHeight = el("changes").style.minHeight = "";
   if (!shown) { return; }
   var pad = parseFloat(window.getComputedStyle(notices).paddingTop);
   var barBottom = bar.getBoundingClientRect().bottom;
@@ -212,8 +217,19 @@ export function placeNotices() {
   var names = heads.length ? heads[heads.length - 1].getBoundingClientRect().bottom + 2 : barBottom;
   var top = foot - high;
   if (top < names) { top = foot - high >= seatsBox.getBoundingClientRect().top ? foot - high : names; }
-  top = Math.max(barBottom, Math.min(top, window.innerHeight - notices.offsetHeight - 4));
-  notices.style.marginTop = Math.max(0, Math.round(top - barBottom - pad)) + "px";
+  var placed = Math.max(barBottom, Math.min(top, window.innerHeight - notices.offsetHeight - 4));
+  if (message && placed === top && top >= names) {
+    var reach = top;
+    document.querySelectorAll(BAND_LINES).forEach(function (line) {
+      var r = line.getBoundingClientRect();
+      if (r.height && r.top < top - 1 && r.bottom > top + 1) { reach = Math.min(reach, r.top); }
+    });
+    if (reach < top && reach >= Math.max(names, barBottom)) {
+      message.style.minHeight = (message.offsetHeight + top - reach) + "px";
+      placed = reach;
+    }
+  }
+  notices.style.marginTop = Math.max(0, Math.round(placed - barBottom - pad)) + "px";
 }
 // a message set anywhere (say(), the changes line, "Sending…") is placed at once
 new MutationObserver(function () { if (S.game) { placeNotices(); } })

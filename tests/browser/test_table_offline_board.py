@@ -6,6 +6,7 @@ tappable again (31 cards enabled); a stray glyph sat at the corner of the queued
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -44,6 +45,27 @@ def _board(page: Any) -> dict[str, Any]:
     })""")
 
 
+#: The lines of the board, the seats' names and the deck's first row that something else lies over
+#: (each probed at five points along its middle).
+COVERED = """() => {
+  const probes = [...document.querySelectorAll('#board .facts, #board .trick, #seats .seat-name, #deck .deck-row')];
+  const out = [];
+  for (const node of probes) {
+    const r = node.getBoundingClientRect();
+    if (!r.width || !r.height || r.top > innerHeight) { continue; }
+    for (const f of [0.1, 0.3, 0.5, 0.7, 0.9]) {
+      const x = r.left + r.width * f, y = r.top + r.height / 2;
+      const hit = document.elementFromPoint(x, y);
+      if (hit && !node.contains(hit) && !hit.contains(node) && hit.closest('#queue, #notices')) {
+        out.push([node.className || node.id, node.textContent.trim().slice(0, 30), Math.round(x), Math.round(y)]);
+        break;
+      }
+    }
+  }
+  return out;
+}"""
+
+
 @pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
 def test_offline_the_board_keeps_what_was_confirmed(server: Any, new_context: Any, viewport: dict[str, int]) -> None:
     game = _hand_two_after_trick_one(server)
@@ -63,13 +85,19 @@ def test_offline_the_board_keeps_what_was_confirmed(server: Any, new_context: An
     assert "Trick 1" in offline["board"] and "A♠" in offline["board"] and "Q♠" in offline["board"], offline
     # the waiting tap is added to it, in the next trick
     expect(page.locator("#board .trick.current .play.waiting")).to_contain_text("J♠")
+    # and all of it can be seen: nothing lies over the facts or a trick (the waiting taps' box keeps
+    # to the seats' foot, under their names), nor over a seat's name or the deck
+    page.evaluate("() => window.scrollTo(0, 0)")
+    covered = page.evaluate(COVERED)
+    assert covered == [], covered
+    expect(page.locator("#queue-list")).to_contain_text("J♠")
     # cards played in this hand and the card waiting are not offered again
     for card in ("A♠", "K♠", "Q♠", "J♠"):
         assert card not in offline["enabled"], (card, offline["enabled"])
     assert len(offline["enabled"]) <= 32 - 4, offline["enabled"]
     # the waiting card is marked by its clock alone: no stray glyph drawn at its corner
     queued = deck(page, "J♠")
-    expect(queued).to_have_class(__import__("re").compile(r"\bqueued\b"))
+    expect(queued).to_have_class(re.compile(r"\bqueued\b"))
     assert queued.inner_text().strip() == "J♠", repr(queued.inner_text())
     context.set_offline(False)
     settle(page)

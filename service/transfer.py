@@ -39,6 +39,7 @@ from engine.core import OptionError, RulesError
 from replays import chain, export, replay
 from schemas.common import UtcDateTime, unicode_errors
 from schemas.games import CreateGameSchema, canonical_game, flatten
+from service import catalogue
 from service.cache import checked_events
 from service.http import GAME_ID, ID_LENGTH
 from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_correct, parse_reason
@@ -74,7 +75,7 @@ def render(fmt: str, row: Mapping[str, Any], events: list[dict[str, Any]], folde
         return export.jsonl(folded, events, full)
     if fmt == "csv":
         return export.csv_text(folded)
-    return export.text(row, folded, events, full)
+    return export.text(row, folded, events, full, catalogue.options_in_words(row["game"], row["options"]))
 
 
 # --------------------------------------------------------------------------- import

@@ -1,4 +1,4 @@
-"""Club time: the time zone the pages show times in (docs/pages.md, "Club time").
+"""Club time: the time zone the pages show times in (docs/club-server.md, "Club time").
 
 The record keeps every time in UTC (api.md: ISO 8601 with a ``Z``), and so do the API and
 every export. The pages show times in the club's own zone instead: the zone of the computer
@@ -60,6 +60,15 @@ def local_zone() -> ZoneInfo:
     if isinstance(found, ZoneInfo):
         return found
     return ZoneInfo("UTC")  # pragma: no cover  (tzlocal 5 returns ZoneInfo)
+
+
+def club_zone() -> ZoneInfo:
+    """The zone the pages show times in: ``TIMEZONE`` in the running app's config (set by
+    ``service.app.create_app``), this computer's zone outside one."""
+    from flask import current_app, has_app_context
+
+    found = current_app.config.get("TIMEZONE") if has_app_context() else None
+    return found if isinstance(found, ZoneInfo) else zone(found)
 
 
 def from_environment() -> ZoneInfo:

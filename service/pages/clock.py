@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from flask import current_app
 from markupsafe import Markup
 
 from service import clubtime
@@ -19,9 +18,8 @@ from service.pages.blueprint import bp
 
 
 def club_zone() -> ZoneInfo:
-    """The zone the pages show times in (``TIMEZONE`` in the app's config, this computer's by default)."""
-    found = current_app.config.get("TIMEZONE")
-    return found if isinstance(found, ZoneInfo) else clubtime.zone(found)
+    """The zone the pages show times in (``service.clubtime.club_zone``)."""
+    return clubtime.club_zone()
 
 
 @bp.app_template_filter("clock")

@@ -32,6 +32,17 @@
       var s = storage();
       if (s) { s.removeItem(PREFIX + gameId); }
     },
+    /* Every token this device keeps (the night's download sends them: those games in full). */
+    all: function () {
+      var s = storage();
+      var out = [];
+      if (!s) { return out; }
+      for (var i = 0; i < s.length; i++) {
+        var key = s.key(i);
+        if (key && key.indexOf(PREFIX) === 0 && s.getItem(key)) { out.push(s.getItem(key)); }
+      }
+      return out;
+    },
     /* The token from the URL fragment (#token=…), stored on the device and removed from the
      * address bar so it is not bookmarked or shared by accident. */
     adoptFromFragment: function (gameId) {

@@ -51,7 +51,39 @@
     });
   }
 
-  function wire(root) { reveal(root); wireWhatIf(root); }
+  /* The game page's Export menu: with this device's token, each export is fetched with it (the
+   * full view) and saved under the link's file name; without one the plain link (public view). */
+  function wireExports(root) {
+    var links = root.querySelectorAll("a[data-export]");
+    if (!token || !links.length || !window.URL || !URL.createObjectURL) { return; }
+    var publicNote = root.querySelector("#export-view");
+    if (publicNote) { publicNote.hidden = true; }
+    for (var i = 0; i < links.length; i++) {
+      links[i].addEventListener("click", function (event) {
+        var link = event.currentTarget;
+        if (event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+        event.preventDefault();
+        fetch(link.href, {headers: {"Authorization": "Bearer " + token}, cache: "no-store"})
+          .then(function (response) {
+            if (!response.ok) { throw new Error(String(response.status)); }
+            return response.blob();
+          })
+          .then(function (blob) {
+            var url = URL.createObjectURL(blob);
+            var save = document.createElement("a");
+            save.href = url;
+            save.download = link.getAttribute("download") || "";
+            document.body.appendChild(save);
+            save.click();
+            save.remove();
+            setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+          })
+          .then(null, function () { window.location.assign(link.href); });  /* offline or refused: the public view */
+      });
+    }
+  }
+
+  function wire(root) { reveal(root); wireWhatIf(root); wireExports(root); }
 
   /* The what-if page itself. */
   var start = document.getElementById("fork-start");

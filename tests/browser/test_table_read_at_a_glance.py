@@ -7,7 +7,11 @@ the page lives"; issue 25), found by looking at the screenshots at both sizes:
 - a Reveal that is not due (a dispute's) is drawn quieter than the actions of play (Knock), its word
   still read at WCAG AA contrast; once due (Fool!'s reveals at a round's end) it is the primary one;
 - Fuji Flush's seat facts (cards held, pushed through) are read at their size on a tablet too, in
-  two lines, not set smaller to share one.
+  two lines, not set smaller to share one;
+- only a message takes taps: "Sending: …" and the room around a message let a tap through to what
+  is under them;
+- on a phone a seat's actions keep their columns when one of them is no longer offered (Laundry
+  after the first play): Knock and Reveal stay where they were.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, TABLET
+from tests.browser.latency import Latency
 from tests.browser.pages_checks import keep_token
 from tests.browser.recorded import fool_game
 from tests.browser.table import deck, open_table, settle, tap, version
@@ -155,3 +160,56 @@ def test_fuji_flushs_seat_facts_are_read_at_their_size(server, new_context, view
         assert not seen["cut"] and seen["lines"] == 2, seen  # cards held, then pushed through
         if viewport is TABLET:
             assert seen["size"] >= 14, seen  # never set smaller on a tablet
+
+
+#: what a tap at (x, y) reaches: the element's id (or its first class), and whether it lies in #notices
+REACHES = """([x, y]) => { const e = document.elementFromPoint(x, y);
+  return e ? [e.id || e.className, !!e.closest('#notices')] : null; }"""
+
+
+@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
+def test_only_a_message_takes_taps(server, new_context, viewport):
+    game = server.create(game="toepen", players=FOUR, dealer="Ann")
+    server.post(game, {"type": "deal"})
+    page = new_context(viewport=viewport).new_page()
+    open_table(page, server, game, base=server.lan_base)
+    latency = Latency(page, 1500)
+    shown = version(page)
+    deck(page, "7♣").click()
+    latency.wait_until("document.getElementById('sending').classList.contains('shown')")
+    box = page.locator("#sending").bounding_box()
+    assert box is not None and box["height"] > 0
+    reached = page.evaluate(REACHES, [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+    assert reached is not None and not reached[1], reached  # "Sending: …" lets the tap through
+    latency.settled(shown + 1)
+    deck(page, "7♣").click(force=True)  # played already, greyed out: a refusal over the board
+    latency.wait_until("document.getElementById('alert').textContent !== ''")  # the dry run is held too
+    alert = page.locator("#alert").bounding_box()
+    room = page.locator("#notices").bounding_box()
+    assert alert is not None and room is not None
+    assert page.evaluate(REACHES, [alert["x"] + alert["width"] / 2, alert["y"] + alert["height"] / 2])[1]
+    above = alert["y"] - 2  # the notices' own room above the message (its top padding)
+    assert above > room["y"], (alert, room)
+    reached = page.evaluate(REACHES, [alert["x"] + alert["width"] / 2, above])
+    assert reached is not None and not reached[1], reached
+
+
+@pytest.mark.parametrize("seats", [4, 8])
+def test_a_phones_seat_actions_stay_when_one_is_no_longer_offered(server, new_context, seats):
+    players = ["Ann", "Bob", "Cas", "Dee", "Eve", "Fay", "Gus", "Hal"][:seats]
+    game = server.create(game="toepen", players=players, dealer="Ann")
+    server.post(game, {"type": "deal"})
+    page = new_context(viewport=PHONE).new_page()
+    open_table(page, server, game)
+    where = "b => { const r = b.getBoundingClientRect(); return [r.left, r.top + window.scrollY, r.width, r.height]; }"
+    laundry = page.get_by_role("button", name="Laundry: Dee", exact=True)
+    if seats == 8:  # no stock with eight seats: no place kept for Laundry at all
+        expect(laundry).to_have_count(0)
+    else:
+        expect(laundry).to_be_visible()
+    before = {name: page.get_by_role("button", name=name, exact=True).evaluate(where)
+              for name in ("Knock: Dee", "Reveal: Dee", "Knock: Cas", "Reveal: Cas")}
+    tap(page, "7♣")  # Bob leads: laundry is over
+    expect(page.get_by_role("button", name="Laundry: Dee", exact=True)).to_have_count(0)
+    for name, place in before.items():
+        assert page.get_by_role("button", name=name, exact=True).evaluate(where) == place, name

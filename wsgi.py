@@ -2,7 +2,9 @@
 
 Requests are answered only when addressed to this machine's own names and addresses or to a
 name of ``$KIBITZ_ALLOWED_HOSTS`` (comma-separated; the name a proxy forwards under), as
-``kibitz serve --allowed-host`` does (docs/text-and-headers.md)."""
+``kibitz serve --allowed-host`` does (docs/text-and-headers.md). The pages show times in the
+zone named by ``$KIBITZ_TIMEZONE`` (an IANA name), else this computer's, as ``kibitz serve
+--timezone`` does (docs/club-server.md)."""
 
 from service import lan
 from service.app import create_app

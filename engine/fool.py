@@ -411,11 +411,11 @@ def _where(state: State, rnd: Round, seat: int, card: str, claimed: int = 0) -> 
     for trick in rnd.tricks:
         for play in trick.plays:
             if play.card == card:
-                return f"{state.names[play.seat]} played it in trick {trick.number} (event {play.seq})"
+                return f"{state.names[play.seat]} played it in trick {trick.number}"
     for other, held in enumerate(rnd.holdings):
         if card in held.known:
-            shown = next((r.seq for r in reversed(rnd.reveals) if r.seat == other and card in r.cards), None)
-            since = f"revealed at event {shown}" if shown is not None else f"dealt at event {rnd.deal_seq}"
+            shown = any(r.seat == other and card in r.cards for r in rnd.reveals)
+            since = "revealed in this round" if shown else "dealt to them"
             return f"it is known to be in {state.names[other]}'s hand ({since})"
     return "it has been seen elsewhere"
 
@@ -1124,7 +1124,15 @@ def fools_reason(state: State, trick: Trick) -> str | None:
     return "; ".join(parts) + "."
 
 
-def _revoke_json(state: State, revoke: Revoke) -> dict[str, Any]:
+def _proof_trick(rnd: Round, revoke: Revoke) -> str:
+    """`` in trick t`` where the card that proved ``revoke`` was played in ``rnd``, else "" (a reveal)."""
+    for trick in rnd.tricks:
+        if any(play.seq == revoke.proof_seq for play in trick.plays):
+            return f" in trick {trick.number}"
+    return ""
+
+
+def _revoke_json(state: State, revoke: Revoke, rnd: Round) -> dict[str, Any]:
     name = state.names[revoke.seat]
     return {
         "kind": "revoke",
@@ -1134,8 +1142,8 @@ def _revoke_json(state: State, revoke: Revoke) -> dict[str, Any]:
         "proof_seq": revoke.proof_seq,
         "card": revoke.proof_card,
         "detail": (
-            f"{name} did not follow {COLOUR_NAMES[revoke.colour]} in trick {revoke.trick} (event {revoke.seq}) "
-            f"but later {revoke.proof} {card_text(revoke.proof_card)} (event {revoke.proof_seq}): a revoke."
+            f"{name} did not follow {COLOUR_NAMES[revoke.colour]} in trick {revoke.trick} "
+            f"but later {revoke.proof} {card_text(revoke.proof_card)}{_proof_trick(rnd, revoke)}: a revoke."
         ),
     }
 
@@ -1173,7 +1181,7 @@ def _hand_json(state: State, rnd: Round, full: bool) -> dict[str, Any]:
 
 def _irregularities(state: State, rnd: Round) -> list[dict[str, Any]]:
     """The revokes proven in ``rnd`` (recording.md, "Knowledge" 2), as the hand view lists them."""
-    return [_revoke_json(state, r) for r in rnd.revokes]
+    return [_revoke_json(state, r, rnd) for r in rnd.revokes]
 
 
 def irregularities(state: State, number: int, full: bool) -> list[dict[str, Any]]:
@@ -1202,7 +1210,7 @@ def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict
     out["winner_reason"] = winner_reason(state, trick)
     out["fools_reason"] = fools_reason(state, trick)
     out["leader_reason"], out["sitting_out_reason"] = leader_reason(state, rnd, trick)
-    out["irregularities"] = [_revoke_json(state, r) for r in rnd.revokes if r.trick == trick.number]
+    out["irregularities"] = [_revoke_json(state, r, rnd) for r in rnd.revokes if r.trick == trick.number]
     out["source"] = SPEC
     return out
 
@@ -1372,7 +1380,7 @@ def _consequences(before: State, action: Action, after: State, scores: bool) -> 
             if revoke.proof_seq == seq:
                 parts.append(
                     f"this proves a revoke: {names[revoke.seat]} did not follow {COLOUR_NAMES[revoke.colour]} "
-                    f"in trick {revoke.trick} (event {revoke.seq})"
+                    f"in trick {revoke.trick}"
                 )
         if rnd.over and rnd.result is None and awaiting_reveal(rnd) and before.round is not None and not before.round.over:
             waiting = [names[s] for s in awaiting_reveal(rnd)]

@@ -320,8 +320,8 @@ def _available(rnd: Round, seat: int, card: str) -> bool:
 def _where(state: State, rnd: Round, card: str) -> str:
     """Say where a card that cannot be in a hand is known to be."""
     if card in rnd.centre:
-        given = next((t.seq for t in reversed(rnd.turns) if card in t.give), None)
-        since = f"given at event {given}" if given is not None else f"dealt at event {rnd.deal_seq}"
+        given = next((n for n, t in reversed(list(enumerate(rnd.turns, start=1))) if card in t.give), None)
+        since = f"given in turn {given}" if given is not None else "dealt there"
         return f"it is face up in the middle ({since})"
     for seat in rnd.players:
         if card in rnd.holdings[seat].known:
@@ -330,14 +330,14 @@ def _where(state: State, rnd: Round, card: str) -> str:
 
 
 def _known_since(rnd: Round, seat: int, card: str) -> str:
-    """The event that made ``card`` known in ``seat``'s hand: a show, a swap, or the deal."""
+    """What made ``card`` known in ``seat``'s hand, in words: a show, a swap, or the deal."""
     for show in rnd.shows:
         if show.seat == seat and card in show.cards:
-            return f"shown at event {show.seq}"
-    for turn in reversed(rnd.turns):
+            return "shown at the showdown"
+    for number, turn in reversed(list(enumerate(rnd.turns, start=1))):
         if turn.seat == seat and card in turn.take:
-            return f"taken from the middle at event {turn.seq}"
-    return f"dealt at event {rnd.deal_seq}"
+            return f"taken from the middle in turn {number}"
+    return "dealt to them"
 
 
 def _not_available(state: State, rnd: Round, seat: int, card: str) -> RulesError:

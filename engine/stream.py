@@ -243,12 +243,13 @@ def correct(stream: Stream, seq: int, action: Action) -> Stream:
         raise RulesError("wrong_phase", "A correction puts a game action in place of another: an undo, redo, note, "
                                         "ruling or abandon cannot be one.")
     if (kind == "deal") != (stood.action["type"] == "deal"):
-        raise RulesError("wrong_phase", f"Event {number} is {'a deal' if kind != 'deal' else 'not a deal'}: a deal is "
-                                        "corrected only in what it lists, and only a deal can take its place.")
+        raise RulesError("wrong_phase", f"That entry ({summary(rules, stood, True)}) is "
+                                        f"{'a deal' if kind != 'deal' else 'not a deal'}: a deal is corrected only in "
+                                        "what it lists, and only a deal can take its place.")
     if stream.rules_version is not None and stream.rules_version != rules.RULES_VERSION:
         replacement = rules.upcast(stream.rules_version, replacement)
     if replacement == {k: v for k, v in stood.action.items() if k != "seq"}:
-        raise RulesError("nothing_to_correct", f"Event {number} already reads {summary(rules, stood, True)}: "
+        raise RulesError("nothing_to_correct", f"That entry already reads {summary(rules, stood, True)}: "
                                                "there is nothing to correct.")
     placed = {**replacement, "seq": number}
     fixed = Step(number, placed, rules.apply(base.head.state, placed))
@@ -266,9 +267,11 @@ def correct(stream: Stream, seq: int, action: Action) -> Stream:
             else:
                 step = step._replace(state=rules.apply(state, step.action))
         except RulesError as err:
+            where = place(rules, state, step.state, step.action)
             raise CorrectionConflict(
                 step.seq, err.code,
-                f"Event {step.seq}, {summary(rules, step, True)}, no longer fits: {err.message}") from err
+                f"{'In ' + where + ', ' if where else ''}{summary(rules, step, True)}, which no longer fits: "
+                f"{err.message}") from err
         chain = Link(step, chain)
     top = Step(seq, {**action, "seq": seq}, chain.head.state, Fix(stream.done, chain, stood, fixed))
     return stream._replace(version=seq, done=Link(top, chain), undone=None)
@@ -277,14 +280,42 @@ def correct(stream: Stream, seq: int, action: Action) -> Stream:
 def _no_target(number: object, link: Link | None) -> str:
     """Why event ``number`` cannot be corrected (``link``: where the walk down the chain stopped)."""
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-        return "Name the entry to correct by its event number."
+        return "Name the entry to correct by its number in the record (its seq)."
     if link is not None and link.head.seq == number:
         kind = link.head.action["type"]
         if kind == CREATED:
-            return "Event 1 sets the game up: it cannot be corrected."
-        return f"Event {number} is a bookkeeping entry ({kind}), not a game action: it cannot be corrected."
-    return (f"Event {number} is not an entry in force now (undone, a bookkeeping event, or not in the log): "
-            "only an effective game action can be corrected.")
+            return "The game's setup (its seats and options) cannot be corrected."
+        return (f"That entry is {_BOOKKEEPING_WORDS.get(kind, 'a bookkeeping entry')}, not a game action: it cannot "
+                "be corrected.")
+    return ("That entry is not in force now (undone, a bookkeeping entry, or not in the record): only a move in "
+            "force can be corrected.")
+
+
+#: A bookkeeping entry as :func:`_no_target` names it.
+_BOOKKEEPING_WORDS = {UNDO: "an undo", REDO: "a redo", NOTE: "a note", ABANDON: "the abandon", CORRECT: "a correction",
+                      "adjust": "a ruling"}
+
+
+def place(rules: GameRules, before: Any, after: Any, action: Mapping[str, Any]) -> str:
+    """Where an action was recorded, as card players say it (ui.md, "Words for card players"):
+    ``"hand 2, trick 1"``, ``"round 1, turn 3"``, ``"turn 7"`` (a game of one round played
+    turn by turn: its score sheet is kept per turn), ``"hand 2"`` for a deal; ``""`` before
+    the first deal. ``before`` and ``after`` are the states around it: the hand is the one
+    after it (a deal starts one), the trick or turn the one in progress before it (the
+    engine's ``position``), so no event number is needed."""
+    return place_words(rules, rules.hand_number(after), rules.position(before), str(action.get("type")))
+
+
+def place_words(rules: GameRules, hand: int, position: int, kind: str) -> str:
+    """:func:`place` from the numbers: ``hand`` the hand or round after the action, ``position``
+    the trick or turn in progress before it (as ``replays.replay.Fact`` keeps them), ``kind``
+    the action's type."""
+    where = position if kind != "deal" else 0
+    if not hand:
+        return ""
+    if rules.SHEET.per_turn:
+        return f"{rules.PLAY_UNIT} {where}" if where else "the deal"
+    return f"{rules.HAND_WORD} {hand}, {rules.PLAY_UNIT} {where}" if where else f"{rules.HAND_WORD} {hand}"
 
 
 def before(stream: Stream, seq: int) -> Stream | None:

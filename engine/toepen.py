@@ -439,26 +439,25 @@ def _where(state: State, hand: Hand, card: str) -> str:
     for trick in hand.tricks:
         for play in trick.plays:
             if play.card == card:
-                return f"{state.names[play.seat]} played it in trick {trick.number} (event {play.seq})"
+                return f"{state.names[play.seat]} played it in trick {trick.number}"
     for seat in hand.players:
         if card in hand.holdings[seat].known:
             return f"it is known to be in {state.names[seat]}'s hand ({_known_since(hand, seat, card)})"
     for entry in hand.laundries:
         if card in entry.known or card in entry.shown:
-            seq = entry.challenge_seq if card in entry.shown and entry.challenge_seq else entry.seq
-            return f"it went face down in {state.names[entry.seat]}'s laundry (event {seq})"
+            return f"it went face down in {state.names[entry.seat]}'s laundry"
     return "it has been seen elsewhere"
 
 
 def _known_since(hand: Hand, seat: int, card: str) -> str:
-    """The event that made ``card`` known in ``seat``'s hand: a reveal, a laundry, or the deal."""
+    """What made ``card`` known in ``seat``'s hand, in words: a reveal, a laundry, or the deal."""
     for reveal in reversed(hand.reveals):
         if reveal.seat == seat and card in reveal.cards:
-            return f"revealed at event {reveal.seq}"
+            return "revealed in this hand"
     for entry in hand.laundries:
         if entry.seat == seat and card not in entry.known:
-            return f"taken in the laundry of event {entry.seq}"
-    return f"dealt at event {hand.deal_seq}"
+            return "taken in a laundry"
+    return "dealt to them"
 
 
 def _not_available(state: State, hand: Hand, seat: int, card: str) -> RulesError:
@@ -1394,7 +1393,15 @@ def _hand_json(state: State, hand: Hand, full: bool) -> dict[str, Any]:
     return out
 
 
-def _revoke_json(state: State, revoke: Revoke) -> dict[str, Any]:
+def _proof_trick(hand: Hand, revoke: Revoke) -> str:
+    """`` in trick t`` where the card that proved ``revoke`` was played in ``hand``, else "" (a reveal)."""
+    for trick in hand.tricks:
+        if any(play.seq == revoke.proof_seq for play in trick.plays):
+            return f" in trick {trick.number}"
+    return ""
+
+
+def _revoke_json(state: State, revoke: Revoke, hand: Hand) -> dict[str, Any]:
     name = state.names[revoke.seat]
     return {
         "kind": "revoke",
@@ -1404,8 +1411,8 @@ def _revoke_json(state: State, revoke: Revoke) -> dict[str, Any]:
         "proof_seq": revoke.proof_seq,
         "card": revoke.proof_card,
         "detail": (
-            f"{name} did not follow {SUIT_NAMES[revoke.suit]} in trick {revoke.trick} (event {revoke.seq}) "
-            f"but later {revoke.proof} {pretty(revoke.proof_card)} (event {revoke.proof_seq}): a revoke."
+            f"{name} did not follow {SUIT_NAMES[revoke.suit]} in trick {revoke.trick} "
+            f"but later {revoke.proof} {pretty(revoke.proof_card)}{_proof_trick(hand, revoke)}: a revoke."
         ),
     }
 
@@ -1490,7 +1497,7 @@ def _can(check: Callable[..., object], *args: Any) -> bool:
 
 def _irregularities(state: State, hand: Hand) -> list[dict[str, Any]]:
     """The revokes proven in ``hand`` ("Knowledge", 2), as the hand view lists them."""
-    return [_revoke_json(state, r) for r in hand.revokes]
+    return [_revoke_json(state, r, hand) for r in hand.revokes]
 
 
 def irregularities(state: State, number: int, full: bool) -> list[dict[str, Any]]:
@@ -1530,7 +1537,7 @@ def trick_view(state: State, number: int, trick_number: int, full: bool) -> dict
     out["winner_reason"] = winner_reason(state, hand, trick)
     out["leader_reason"] = leader_reason(state, hand, trick)
     out["folded"] = [{"player": state.names[f.seat], "seq": f.seq} for f in folds_during(hand, trick)]
-    out["irregularities"] = [_revoke_json(state, r) for r in hand.revokes if r.trick == trick.number]
+    out["irregularities"] = [_revoke_json(state, r, hand) for r in hand.revokes if r.trick == trick.number]
     out["source"] = SPEC
     return out
 
@@ -1636,7 +1643,7 @@ def _consequences(before: State, action: Action, after: State) -> str:
             if revoke.proof_seq == seq:
                 parts.append(
                     f"this proves a revoke: {names[revoke.seat]} did not follow {SUIT_NAMES[revoke.suit]} "
-                    f"in trick {revoke.trick} (event {revoke.seq})"
+                    f"in trick {revoke.trick}"
                 )
     ended = after.history[-1] if len(after.history) > len(before.history) else None
     if ended is not None and ended.result is not None and not ended.result.abandoned:

@@ -110,7 +110,7 @@ def _home(folded: Folded, seq: int) -> int:
 def corrected_plays(folded: Folded, events: Sequence[Mapping[str, Any]], n: int, plays: Sequence[Any],
                     full: bool) -> list[Any]:
     """``plays`` (a trick's or turn's entries with their ``seq``) with ``corrected_by`` and
-    ``corrected`` ("corrected at event 31: Dee played 9♣, not 9♠"; the entry first recorded
+    ``corrected`` ("corrected: Dee played 9♣, not 9♠"; the entry first recorded
     not named for a reader without the token while hand ``n`` is not over) on each corrected one."""
     fixed = corrected(folded)
     if not fixed:
@@ -125,7 +125,7 @@ def corrected_plays(folded: Folded, events: Sequence[Mapping[str, Any]], n: int,
             first = streams.Step(seq, action(by_seq[seq]), state)
             new = streams.Step(seq, dict(by_seq[fixed[seq]]["data"]["action"]), state)
             play = {**play, "corrected_by": fixed[seq],
-                    "corrected": f"corrected at event {fixed[seq]}: {changed(rules, first, new, shown)}"}
+                    "corrected": f"corrected: {changed(rules, first, new, shown)}"}
         out.append(play)
     return out
 

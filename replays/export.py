@@ -185,7 +185,7 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
             data = event["data"]
             said = data.get("text") or data.get("reason") or ""
             if event["type"] == streams.CORRECT:
-                said = f"event {data.get('target')}{': ' + said if said else ''}"
+                said = f"#{data.get('target')}{': ' + said if said else ''}"
             who = f" {data['player']}:" if data.get("player") else ""
             lines.append(f"  #{event['seq']} {event['type']}{who} {said}".rstrip())
         lines.append("")

@@ -6,9 +6,12 @@ and a summary that includes what the rules derived (the trick's winner, the Fool
 flushed, the showdown's loser …), written by the game's ``describe``. An action that is
 cancelled now is ``undone`` with ``undone_by`` (the undo that cancelled it); undo and redo
 steps name their ``target``; notes and rulings appear where they were recorded. A corrected
-entry carries ``corrected_by`` (the ``correct`` in force) and ``corrected`` ("corrected at
-event 31: Dee played 9♣, not 9♠"); a ``correct`` step names its ``target`` and says what
-it changed.
+entry carries ``corrected_by`` (the ``correct`` in force) and ``corrected`` ("corrected: Dee
+played 9♣, not 9♠"); a ``correct`` step names its ``target`` and says what it changed. Every
+step says where it was recorded as card players say it, ``place`` ("hand 2, trick 1",
+``engine.stream.place``; an undo, redo or correct: its target's), and ``brief``, who did
+what in a short phrase ("Cas played 10♣", ``engine.stream.summary``): no sentence a person
+reads names an event number (ui.md, "Words for card players").
 
 Game actions are described as they were when recorded: the state before and after each
 comes from one replay of the whole log, so an action undone later still reads as it
@@ -44,7 +47,8 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
     kept = set() if full else _hidden(rules, final, replayed)
     record = _record_states(replayed[-1].stream, replayed)
     hands: dict[int, int] = {}
-    summaries: dict[int, str] = {}
+    places: dict[int, str] = {}
+    briefs: dict[int, str] = {}
     out: list[dict[str, Any]] = []
     previous: Any = None
     for event, step in zip(events, replayed, strict=True):
@@ -55,30 +59,39 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
         if step.target is not None:
             hand = hands.get(step.target, hand)
         hands[seq] = hand
+        places[seq] = places.get(step.target, "") if step.target is not None else (
+            "" if kind in (streams.CREATED, streams.ABANDON) else streams.place(rules, before, after, step.action))
         data = dict(event["data"])
         if not (full or kind in PUBLIC or not hand):
             data = (correct_data(rules, final, hand, data, seq in kept) if kind == streams.CORRECT
                     else secrecy.public_data(rules, final, hand, step.action, seq in kept))
         # described in full only when nothing is hidden from this reader
         visible = (full or kind in PUBLIC or not hand or rules.hand_over(final, hand)) and data == event["data"]
+        brief = ""
         if kind in (streams.UNDO, streams.REDO):
-            summary = _correction(kind, event["data"].get("reason"), step.target, summaries)
+            summary = _correction(kind, event["data"].get("reason"), step.target, briefs)
         elif kind == streams.CORRECT:
             shown = full or not hand or rules.hand_over(final, hand)
             fixing = step.stream.done.head  # out of the record now: its card is back in a hand
-            summary = corrected_words(rules, streams.withheld(fixing) if seq in kept else fixing, shown,
-                                      event["data"].get("reason"))
+            fixing = streams.withheld(fixing) if seq in kept else fixing
+            summary = corrected_words(rules, fixing, shown, event["data"].get("reason"), places[seq])
+            assert fixing.fix is not None
+            brief = f"Fix: {changed(rules, fixing.fix.stood, fixing.fix.replacement, shown)}"
         elif kind == streams.ABANDON:
-            summary = f"The game was abandoned: {event['data'].get('reason', '')}."
+            summary, brief = f"The game was abandoned: {event['data'].get('reason', '')}.", "Game abandoned"
         elif seq in kept:  # its card is back in a hand: who did what, not which card
             summary = secrecy.public_summary(rules, seq, step.action, after)
+            brief = streams.summary(rules, streams.withheld(streams.Step(seq, step.action, after)), False)
         elif kind == streams.NOTE:
             by = event["data"].get("player")
             summary = f"Note{' by ' + by if by else ''}: {event['data'].get('text', '')}"
+        elif kind == streams.CREATED:
+            summary = rules.describe(before, {**step.action, "seq": seq}, after, visible)
         else:  # an action in the record now: what the rules derive from the record as it stands
             was, now = record.get(seq, (before, after))
             summary = rules.describe(was, {**step.action, "seq": seq}, now, visible)
-        summaries[seq] = summary
+            brief = streams.summary(rules, streams.Step(seq, step.action, now), visible)
+        briefs[seq] = brief
         out.append(
             {
                 "seq": seq,
@@ -88,6 +101,8 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
                 "player": data.get("player", data.get("dealer")),
                 "hand": hand,
                 "summary": summary,
+                "place": places[seq],
+                "brief": brief,
                 "undone": seq in undone_by,
                 "undone_by": undone_by.get(seq),
                 "target": step.target,
@@ -101,7 +116,7 @@ def timeline(rules: GameRules, events: Sequence[Mapping[str, Any]], full: bool) 
         shown = full or not entry["hand"] or rules.hand_over(final, entry["hand"])
         first = replayed[number - 1].stream.done.head  # the entry as first recorded
         entry["corrected_by"] = by
-        entry["corrected"] = f"corrected at event {by}: {changed(rules, first, fix.replacement, shown)}"
+        entry["corrected"] = f"corrected: {changed(rules, first, fix.replacement, shown)}"
     return out
 
 
@@ -133,15 +148,16 @@ def _hidden(rules: GameRules, final: Any, replayed: Sequence[streams.Replayed]) 
     return secrecy.hidden(rules, final, facts, actions)
 
 
-def corrected_words(rules: GameRules, step: streams.Step, shown: bool, reason: Any = None) -> str:
-    """The timeline's line of a ``correct`` ``step`` (its :class:`engine.stream.Fix`):
-    "Event 14 corrected: Dee played 9♣, not 9♠ (reason)." ``shown`` False (a reader without
-    the token while the target's hand is not over): the entry first recorded is not named,
-    "Event 14 corrected: Dee played 9♣; another card was first recorded." (api.md)."""
+def corrected_words(rules: GameRules, step: streams.Step, shown: bool, reason: Any = None, where: str = "") -> str:
+    """The timeline's line of a ``correct`` ``step`` (its :class:`engine.stream.Fix`), its
+    target recorded at ``where`` (``engine.stream.place``): "Corrected in hand 1, trick 3: Dee
+    played 9♣, not 9♠ (reason)." ``shown`` False (a reader without the token while the
+    target's hand is not over): the entry first recorded is not named, "Corrected in hand 1,
+    trick 3: Dee played 9♣; another card was first recorded." (api.md)."""
     fix = step.fix
     assert fix is not None
     why = f" ({reason})" if reason else ""
-    return f"Event {fix.stood.seq} corrected: {changed(rules, fix.stood, fix.replacement, shown)}{why}."
+    return f"Corrected{' in ' + where if where else ''}: {changed(rules, fix.stood, fix.replacement, shown)}{why}."
 
 
 def changed(rules: GameRules, old: streams.Step, new: streams.Step, shown: bool) -> str:
@@ -154,13 +170,12 @@ def changed(rules: GameRules, old: streams.Step, new: streams.Step, shown: bool)
     return f"{now}, not {was}" if was else f"{now}, with other cards than first recorded"
 
 
-def _correction(kind: str, reason: Any, target: int | None, summaries: Mapping[int, str]) -> str:
-    verb = "Undo" if kind == streams.UNDO else "Redo"
-    what = "cancelled" if kind == streams.UNDO else "restored"
-    text = f"{verb}{f' ({reason})' if reason else ''}: {what} event {target}"
-    if target is not None and target in summaries:
-        text += f" ({summaries[target].rstrip('.')})"
-    return text + "."
+def _correction(kind: str, reason: Any, target: int | None, briefs: Mapping[int, str]) -> str:
+    """An undo's or redo's line, naming what it took back or put back as the Undo button
+    does ("Undone: Cas played 10♣."; "Redone (wrong card): Cas played 10♣.")."""
+    verb = "Undone" if kind == streams.UNDO else "Redone"
+    what = briefs.get(target, "") if target is not None else ""
+    return f"{verb}{f' ({reason})' if reason else ''}: {what or 'an entry'}."
 
 
 def for_hand(steps: Sequence[Mapping[str, Any]], n: int) -> list[dict[str, Any]]:

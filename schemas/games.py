@@ -180,6 +180,30 @@ class ForkSchema(UnicodeSchema):
                          metadata={"description": "fork from the state right after this event"})
 
 
+class NightExportSchema(UnicodeSchema):
+    """``POST /games/export`` body: ``{"since", "until", "tokens"}``, the days (``YYYY-MM-DD``,
+    club time, inclusive; null or left out: no bound) of the games to pack, and the game tokens
+    the reader holds (a device's whole keyring: a game whose live token is among them is
+    packed in its full view, every other one in the public view)."""
+
+    class Meta:
+        unknown = "raise"
+
+    since = fields.Date(load_default=None, allow_none=True,
+                        metadata={"description": "games started from this day (club time)"})
+    until = fields.Date(load_default=None, allow_none=True,
+                        metadata={"description": "games started up to this day (club time)"})
+    tokens = fields.List(fields.String(validate=validate.Length(min=1, max=200)), load_default=list,
+                         validate=validate.Length(max=1000),
+                         metadata={"description": "game tokens this reader holds (at most 1000)"})
+
+    @validates_schema
+    def _ordered(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if data.get("since") and data.get("until") and data["since"] > data["until"]:
+            raise ValidationError(f"Give a date on or before {data['until'].isoformat()} (the end of the period).",
+                                  "since")
+
+
 class DryRunQuerySchema(Schema):
     """The query of a write (``POST …/events``, ``/correct``, ``/undo``, ``/redo``):
     ``dry_run`` (``true``: run every check, store and remember nothing; api.md)."""

@@ -247,7 +247,7 @@ class PlaySchema(Schema):
     seq = fields.Integer(required=True)
     recorded_at = fields.String(allow_none=True)
     corrected_by = fields.Integer(metadata={"description": "a corrected play: the correct in force"})
-    corrected = fields.String(metadata={"description": "a corrected play: 'corrected at event 31: Dee played 9♣, not 9♠'"})
+    corrected = fields.String(metadata={"description": "a corrected play: 'corrected: Dee played 9♣, not 9♠'"})
 
 
 class TrickSchema(Schema):
@@ -292,8 +292,13 @@ class TimelineStepSchema(Schema):
     data = fields.Dict(required=True, metadata={"description": "the event's data as this reader may see it"})
     corrected_by = fields.Integer(allow_none=True, required=True,
                                   metadata={"description": "the correct now in force for this entry, or null"})
-    corrected = fields.String(metadata={"description": "a corrected entry: 'corrected at event 31: Dee played 9♣, "
-                                                       "not 9♠'"})
+    corrected = fields.String(metadata={"description": "a corrected entry: 'corrected: Dee played 9♣, not 9♠'"})
+    place = fields.String(required=True, metadata={
+        "description": "where it was recorded, as card players say it: 'hand 2, trick 1', 'round 1, turn 3', "
+                       "'turn 7', 'hand 2' (a deal); undo, redo, correct: their target's; '' before the first deal"})
+    brief = fields.String(required=True, metadata={
+        "description": "who did what, in a short phrase ('Cas played 10♣'; a correct: 'Fix: Cas played 8♥, not J♥'); "
+                       "'' for game_created, undo, redo and notes"})
 
 
 class TimelineSchema(Schema):

@@ -10,7 +10,7 @@ from flask import Flask
 from werkzeug.routing import BaseConverter, ValidationError
 
 from schemas.common import whole_number
-from service import club_key, db, http, pages, problems, secrecy
+from service import club_key, clubtime, db, http, pages, problems, secrecy
 from service.boards import BoardAnswers
 from service.cache import FoldCache
 from service.storage import backend as store
@@ -108,6 +108,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(test_config)
     if "CLUB_KEY" not in app.config:
         app.config["CLUB_KEY"] = club_key.from_environment()
+    zone = app.config.get("TIMEZONE")
+    app.config["TIMEZONE"] = clubtime.from_environment() if zone is None else (
+        zone if not isinstance(zone, str) else clubtime.zone(zone))
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.converters["game"] = GameIdConverter
     app.url_map.converters["int"] = WholeNumberConverter

@@ -194,7 +194,7 @@ class BoardAnswers:
 
     def trouble(self) -> str | None:
         """What this process knows, without asking, to be wrong with its PostgreSQL database:
-        ``"not answering"`` (a wait on it went unanswered, or the listener's ping did) or
+        ``"not answering"`` (a wait on it went unanswered, or the listener's query of the guard did) or
         ``"cannot be reached"`` (the listener's connection was lost or refused), else None
         (None on SQLite, and before the listener first fails)."""
         if self.listener is None:

@@ -51,17 +51,21 @@ def main() -> None:
 @click.option("--create-limit", default=60, show_default=True, type=click.IntRange(0, 1_000_000),
               help="Games one address may create (and import) per minute where there is no club key; "
                    "past it 429 with Retry-After (0: no limit; docs/crowds.md).")
+@click.option("--timezone", "timezone", default=None, envvar="KIBITZ_TIMEZONE", metavar="ZONE",
+              help="The club's time zone the pages show times in, an IANA name such as Europe/London "
+                   "(else $KIBITZ_TIMEZONE, else this computer's zone); the API and exports stay in UTC.")
 @click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
               help="Another host name this server may be opened under (a DNS name, a proxy's name); repeatable. "
                    "Requests naming any host that is not this machine's are refused (docs/text-and-headers.md).")
 def serve(host: str | None, lan: bool, port: int, database: str, threads: int, synchronous: str,
           club_key_file: str | None, scorekeeper_threads: int, connection_limit: int, idle_timeout: float,
-          create_limit: int, allowed_hosts: tuple[str, ...]) -> None:
+          create_limit: int, allowed_hosts: tuple[str, ...], timezone: str | None = None) -> None:
     """Serve the API and the pages (uvicorn, ``service.server``), creating the database and its
     tables if needed.
 
     Refuses a damaged or unreadable database file (``PRAGMA quick_check``) or an unusable club
-    key in one sentence, and says in one line whether creating and importing need a club key.
+    key or time zone in one sentence, and says in one line whether creating and importing need
+    a club key, and in another the zone the pages show times in (``--timezone``).
     On SIGTERM or SIGINT it finishes the requests in progress, then checkpoints the
     write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``).
 
@@ -75,15 +79,17 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
 
     host = host or ("0.0.0.0" if lan else "127.0.0.1")
     key, key_line = _club_key(club_key_file)
+    zone = _zone(timezone)
+    key_line += "\n" + _zone_line(zone)
     if backend.is_postgres(database):
         _serve_postgres(database, host, port, threads, synchronous, key, key_line, lan, scorekeeper_threads,
-                        connection_limit, idle_timeout, create_limit, allowed_hosts)
+                        connection_limit, idle_timeout, create_limit, allowed_hosts, zone)
         return
     problem = store_admin.startup_problem(database)
     if problem is not None:
         raise click.ClickException(_refusal(database, problem))
     try:
-        app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key})
+        app = create_app({"DATABASE": database, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key, "TIMEZONE": zone})
     except sqlite3.Error as err:
         raise click.ClickException(_refusal(database, f"unusable ({err})")) from err
     except ValueError as err:  # a KIBITZ_* setting that is not a number
@@ -113,7 +119,8 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
 
 def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: str, key: str | None,
                     key_line: str, lan: bool, scorekeeper_threads: int, connection_limit: int,
-                    idle_timeout: float, create_limit: int = 60, allowed_hosts: tuple[str, ...] = ()) -> None:
+                    idle_timeout: float, create_limit: int = 60, allowed_hosts: tuple[str, ...] = (),
+                    zone: Any = None) -> None:
     """``kibitz serve --db postgresql://…``: the same server on a PostgreSQL database (its
     tables created or upgraded); the SQLite file checks have no part here."""
     import psycopg
@@ -124,7 +131,7 @@ def _serve_postgres(url: str, host: str, port: int, threads: int, synchronous: s
 
     shown = backend.shown(url).split("@")[-1]  # never print a password
     try:
-        app = create_app({"DATABASE": url, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key})
+        app = create_app({"DATABASE": url, "SYNCHRONOUS": synchronous.upper(), "CLUB_KEY": key, "TIMEZONE": zone})
     except psycopg.Error as err:
         raise click.ClickException(f"Cannot use the PostgreSQL database {shown}: {backend.failure(err, url)}") from err
     except ValueError as err:
@@ -215,6 +222,25 @@ def _club_key(path: str | None) -> tuple[str | None, str]:
                       f"(set one with --club-key-file PATH or {club_key.ENV}).")
     source = f"the file {path}" if path is not None else club_key.ENV
     return key, f"Club key from {source}: creating and importing games need it; reads stay public."
+
+
+def _zone(name: str | None) -> Any:
+    """The club's zone for ``kibitz serve --timezone NAME`` (``service.clubtime.zone``: this
+    computer's without one); a name that is no zone stops the command with one sentence."""
+    from service import clubtime
+
+    try:
+        return clubtime.zone(name)
+    except clubtime.TimeZoneError as err:
+        raise click.ClickException(str(err)) from err
+
+
+def _zone_line(zone: Any) -> str:
+    """The line ``kibitz serve`` says at start-up about the zone the pages show times in."""
+    from service import clubtime
+
+    return (f"Times on the pages in club time, {clubtime.zone_words(zone)} (choose with --timezone); "
+            "the API and exports keep UTC.")
 
 
 def _announce_lan(app: Flask, port: int) -> None:

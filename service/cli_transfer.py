@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -130,21 +131,19 @@ def export_games(game_id: str | None, fmt: str, directory: str | None, database:
 def import_games(files: tuple[str, ...], database: str) -> None:
     """Import json exports as new games, re-validating every event through the rules.
 
-    Prints each new game's id and token; exits with status 1 if any file was refused.
+    A zip (a night's games from ``GET /games/export`` or the home page) imports each of its
+    ``.json`` members, named ``night.zip:member.json``. Prints each new game's id and token;
+    exits with status 1 if any file (or member) was refused.
     """
     db = open_database(database)
     imported: list[tuple[str, str, str]] = []
     refused: list[tuple[str, str]] = []
     try:
         writer = Writer(database, "FULL")
-        with click.progressbar(files, label="Importing", show_pos=True,
-                               file=None if len(files) >= PROGRESS_FROM else io.StringIO()) as bar:
-            for name in bar:
-                try:
-                    doc = json.loads(Path(name).read_text(encoding="utf-8"))
-                except (OSError, UnicodeDecodeError, ValueError) as err:
-                    refused.append((name, f"not a JSON file ({str(err).splitlines()[0][:120]})"))
-                    continue
+        documents = _documents(files, refused)
+        with click.progressbar(documents, label="Importing", show_pos=True,
+                               file=None if len(documents) >= PROGRESS_FROM else io.StringIO()) as bar:
+            for name, doc in bar:
                 try:
                     done = writes.import_game(writer, None, doc)
                 except ApiError as err:
@@ -160,6 +159,38 @@ def import_games(files: tuple[str, ...], database: str) -> None:
         click.echo(f"refused {name}: {why}")
     if refused:
         raise SystemExit(1)
+
+
+def _documents(files: tuple[str, ...], refused: list[tuple[str, str]]) -> list[tuple[str, Any]]:
+    """The export documents in ``files``, each as ``(name, parsed JSON)``: a json file as it
+    is, a zip as its ``.json`` members (``file.zip:member.json``); what cannot be read or
+    parsed goes to ``refused`` with the reason."""
+    found: list[tuple[str, Any]] = []
+    for name in files:
+        try:
+            data = Path(name).read_bytes()
+        except OSError as err:
+            refused.append((name, f"not readable ({err.strerror or err})"))
+            continue
+        if zipfile.is_zipfile(io.BytesIO(data)):
+            try:
+                members = transfer.archived_documents(data)
+            except (zipfile.BadZipFile, OSError) as err:
+                refused.append((name, f"not a readable zip ({str(err)[:120]})"))
+                continue
+            if not members:
+                refused.append((name, "a zip without any .json export in it"))
+            for member, doc in members:
+                if isinstance(doc, ValueError):
+                    refused.append((f"{name}:{member}", f"not a JSON file ({doc})"))
+                else:
+                    found.append((f"{name}:{member}", doc))
+            continue
+        try:
+            found.append((name, json.loads(data.decode("utf-8"))))
+        except (UnicodeDecodeError, ValueError) as err:
+            refused.append((name, f"not a JSON file ({str(err).splitlines()[0][:120]})"))
+    return found
 
 
 def _reason(err: ApiError) -> str:

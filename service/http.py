@@ -13,7 +13,7 @@ import math
 import re
 import secrets
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
@@ -153,6 +153,17 @@ def _is_live_token(token: str, game: Mapping[str, Any]) -> bool:
     for stored in game["token_hashes"]:
         found |= hmac.compare_digest(digest, stored)
     return found
+
+
+def token_hashes(tokens: Iterable[str]) -> frozenset[str]:
+    """The SHA-256s of ``tokens`` (a reader's keyring), for :func:`holds_token`."""
+    return frozenset(token_hash(token) for token in tokens)
+
+
+def holds_token(held: frozenset[str], game: Mapping[str, Any]) -> bool:
+    """True when one of ``game``'s live tokens (``game["token_hashes"]``) is among ``held``
+    (:func:`token_hashes` of the tokens a reader sent)."""
+    return any(stored in held for stored in game["token_hashes"])
 
 
 TOKEN_INVALID = ("This token is not the token of this game, or it was revoked: whoever runs the club's server "

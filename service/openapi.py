@@ -43,6 +43,7 @@ from schemas.games import (
     EventsQuerySchema,
     ForkSchema,
     ListQuerySchema,
+    NightExportSchema,
     TimelineQuerySchema,
 )
 
@@ -214,6 +215,7 @@ def build() -> dict[str, Any]:
         spec.components.schema(name, schema=getattr(responses, f"{name}Schema"))
     spec.components.schema("Reason", schema=ReasonSchema)
     spec.components.schema("Fork", schema=ForkSchema)
+    spec.components.schema("NightExport", schema=NightExportSchema)
     spec.components.response("Problem", {"description": "An RFC 9457 problem",
                                          "content": {PROBLEM: {"schema": "Problem"}}})
     actions = _action_components(spec, plugin)
@@ -386,6 +388,31 @@ def _transfer_and_history(spec: APISpec) -> None:
                 "responses": {"200": {"description": "The export", "headers": ETAG, "content": {
                     JSON: {"schema": export_doc}, "application/x-ndjson": text, "text/csv": text,
                     "text/plain": text}}, **_problems(READ_ERRORS)}},
+    })
+    days = [{"in": "query", "name": bound, "required": False,
+             "schema": {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "maxLength": 0}]},
+             "description": f"YYYY-MM-DD, a day in club time (kibitz serve --timezone), inclusive: {words}; "
+                            "left out or empty: no bound"}
+            for bound, words in (("since", "games started from this day"), ("until", "games started up to this day"))]
+    spec.path(path="/games/export", operations={
+        "get": {"summary": "A night's (a period's) games as one zip: each game's json export (what import takes), "
+                           "csv score sheet and text record, in the public view; what-if forks left out; at most "
+                           "1000 games (a longer period is a 422)",
+                "parameters": days,
+                "responses": {"200": {"description": "A zip of the games, oldest first", "headers": {
+                    "Content-Disposition": {"description": 'attachment; filename="kibitz-games-….zip"',
+                                            "required": True, "schema": {"type": "string"}}},
+                    "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}},
+                    **_problems((422, 503))}},
+        "post": {"summary": "The same zip for a reader holding game tokens (a device's keyring): each game whose "
+                            "live token is among tokens in its full view, every other one in the public view; "
+                            "a token of no game in the period is no error",
+                 "requestBody": {"required": True, "content": {JSON: {"schema": "NightExport"}}},
+                 "responses": {"200": {"description": "A zip of the games, oldest first", "headers": {
+                     "Content-Disposition": {"description": 'attachment; filename="kibitz-games-….zip"',
+                                             "required": True, "schema": {"type": "string"}}},
+                     "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}},
+                     **_problems((400, 413, 415, 422, 503))}},
     })
     spec.path(path="/games/import", operations={
         "post": {"summary": "Create a game from a json export, re-validating every event (422 import_invalid "

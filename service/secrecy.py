@@ -30,6 +30,7 @@ from flask import current_app, g, request
 
 import engine
 from engine import stream as streams
+from engine.core import name_list
 from replays import replay
 from replays import secrecy as seen
 from replays.replay import Folded
@@ -93,19 +94,34 @@ def reader(row: dict[str, Any]) -> bool:
         word = games.rules_of(row).HAND_WORD
         if origin is not None:
             raise Sealed(401, "token_required",
-                         f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, where it is still in play: "
+                         f"This what-if fork shares {word} {origin[1]} with {game_words(origin[0])}, where it is still in "
+                         f"play: "
                          f"what the fork records names cards still in players' hands there, so only the fork's "
                          f"scorekeeper (its token) may read it until that {word} is over.",
-                         version=row["version"], headers=_WWW)
+                         version=row["version"], headers=_WWW, extra={"sealed_by": origin[0]})
         origin = names_kept_secret(row)
         if origin is not None:
             raise Sealed(401, "token_required",
-                         f"This what-if fork shares {word} {origin[1]} with game {origin[0]}, which never shows some "
+                         f"This what-if fork shares {word} {origin[1]} with {game_words(origin[0])}, which never shows some "
                          f"of its cards (a folded player's cards are never revealed), and the fork names them: only "
                          f"the fork's scorekeeper (its token) may read it.",
-                         version=row["version"], headers=_WWW)
+                         version=row["version"], headers=_WWW, extra={"sealed_by": origin[0]})
     known[key] = full
     return full
+
+
+def game_words(game_id: str) -> str:
+    """A game as people name it in a sentence, never by its id (ui.md, "Words for card
+    players"): "Friday club (Ann, Bob, Cas)", "the game of Ann, Bob and Cas", or "a game not
+    stored here"."""
+    try:
+        row = games.load(game_id)
+    except ApiError:
+        return "a game not stored here"
+    players = [str(name) for name in row.get("players") or []]
+    if row.get("title"):
+        return f"{row['title']} ({', '.join(players)})"
+    return f"the game of {name_list(players)}"
 
 
 #: Per game record (id, version, record_hash): the cards it keeps secret for good per hand
@@ -216,7 +232,7 @@ def state_after(row: dict[str, Any], seq: int, full: bool) -> dict[str, Any]:
     rules = games.rules_of(row)
     past = replay.stream_at(rules, games.events(row, upto=seq), seq)
     if not full:
-        moment(row, past, f"The state after event {seq}")
+        moment(row, past, f"The state after step {seq}")
     return {"seq": seq, "version": row["version"], "state": streams.view(past, full)}
 
 
@@ -224,7 +240,8 @@ def moment(row: dict[str, Any], past: streams.Stream, what: str) -> None:
     """Check a past moment ``past`` of the game ``row`` (as it was recorded then) before a
     reader without the token reads anything computed from it (``states/<seq>``, the replay's
     steps, ``actions?before=`` of an event that is not in the record now). ``what`` names the
-    moment in the refusal ("The state after event 5").
+    moment in the refusal ("The state after step 5"); the card is named by where it was
+    recorded ("Cas's card of hand 1, trick 1"), never by an event number (ui.md).
 
     Raises :class:`ApiError` 401 ``token_required`` in an open game when that moment shows a
     hand as over that an undo has put back in play, or a card that is back in a player's hand
@@ -244,7 +261,14 @@ def moment(row: dict[str, Any], past: streams.Stream, what: str) -> None:
                        version=row["version"], headers=_WWW)
     shown = seen.shows_hidden(seen.shown(past), hidden_seqs(row, folded))
     if shown is not None:
+        fact = folded.facts[shown - 1]
+        if fact.type == streams.CORRECT and fact.target is not None:  # where the corrected entry was
+            fact = folded.facts[fact.target - 1]
+        place = streams.place_words(rules, fact.hand, fact.position, fact.type)
+        data = games.events(row, upto=shown)[-1]["data"]
+        who = data.get("player") or (data.get("action") or {}).get("player")
+        card = f"{who}'s card" if who else "a card"
         raise ApiError(401, "token_required",
-                       f"{what} shows the card of event {shown}, which is back in the player's hand "
+                       f"{what} shows {card}{' of ' + place if place else ''}, which is back in the player's hand "
                        f"now: only the scorekeeper (this game's token) may read it until that {rules.HAND_WORD} is over.",
-                       version=row["version"], headers=_WWW)
+                       version=row["version"], headers=_WWW, extra={"shows_seq": shown})

@@ -23,10 +23,12 @@ included. Only an export with neither on any event (older) gets a fresh chain.
 
 from __future__ import annotations
 
+import io
 import json
 import re
-from collections.abc import Mapping
-from datetime import datetime
+import zipfile
+from collections.abc import Iterable, Mapping
+from datetime import datetime, tzinfo
 from typing import Any
 
 from marshmallow import ValidationError
@@ -39,6 +41,7 @@ from engine.core import OptionError, RulesError
 from replays import chain, export, replay
 from schemas.common import UtcDateTime, unicode_errors
 from schemas.games import CreateGameSchema, canonical_game, flatten
+from service import clubtime
 from service.cache import checked_events
 from service.http import GAME_ID, ID_LENGTH
 from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_correct, parse_reason
@@ -75,6 +78,49 @@ def render(fmt: str, row: Mapping[str, Any], events: list[dict[str, Any]], folde
     if fmt == "csv":
         return export.csv_text(folded)
     return export.text(row, folded, events, full)
+
+
+#: The formats each game of a night's archive is written in (``json`` is what import takes).
+ARCHIVE_FORMATS = ("json", "csv", "text")
+
+
+def archive(games: Iterable[tuple[Mapping[str, Any], list[dict[str, Any]], replay.Folded, bool]],
+            where: tzinfo) -> bytes:
+    """A zip of many games (a night's, ``GET /games/export``): for each ``(row, events,
+    folded, full)`` its ``json`` export (what ``POST /games/import`` and ``kibitz import``
+    take), its ``csv`` score sheet and its ``text`` record, each as :func:`render` writes it
+    for this reader (``full`` False: the public view), named by its start in the zone
+    ``where`` (club time), its game and its id: ``2026-12-05-1942-toepen-ICV5RTj9bIowzfBe.json``.
+    The same games give the same bytes."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+        for row, events, folded, full in games:
+            started = clubtime.local(str(row["created_at"]), where)
+            stamp = started.strftime("%Y-%m-%d-%H%M") if started is not None else "game"
+            moment = (started.timetuple()[:6] if started is not None and started.year >= 1980
+                      else (1980, 1, 1, 0, 0, 0))
+            for fmt in ARCHIVE_FORMATS:
+                member = zipfile.ZipInfo(f"{stamp}-{row['game']}-{row['id']}.{export.EXTENSIONS[fmt]}", moment)
+                member.compress_type = zipfile.ZIP_DEFLATED
+                member.external_attr = 0o644 << 16
+                bundle.writestr(member, render(fmt, row, events, folded, full).encode("utf-8"))
+    return out.getvalue()
+
+
+def archived_documents(data: bytes) -> list[tuple[str, Any]]:
+    """The ``json`` members of a zip made by :func:`archive` (or any zip of json exports), in
+    name order, each as ``(name, parsed JSON)``; a member that is not JSON is given as the
+    ``ValueError`` it raised, for the caller to report. Raises ``zipfile.BadZipFile``."""
+    found: list[tuple[str, Any]] = []
+    with zipfile.ZipFile(io.BytesIO(data)) as bundle:
+        for name in sorted(bundle.namelist()):
+            if not name.endswith(".json") or name.endswith("/"):
+                continue
+            try:
+                found.append((name, json.loads(bundle.read(name).decode("utf-8"))))
+            except (UnicodeDecodeError, ValueError) as err:
+                found.append((name, ValueError(str(err).splitlines()[0][:120])))
+    return found
 
 
 # --------------------------------------------------------------------------- import

@@ -1,32 +1,39 @@
-"""Every write of the process, each committed in the thread that asked for it.
+"""Every write of the process, each run and committed in the thread that asked for it.
 
-A write is one transaction on a connection of the writer's own, begun, run and committed by
-the request's thread (or the command's): no hand-off to another thread and back
-(docs/architecture.md, "A write, end to end"). :meth:`Writer.move` is a move's walk, one read
-and one append (``store.begin_move``, then the append and the ``COMMIT`` sent together:
-``store.pipeline``); :meth:`Writer.run` any other write (a new game, a fork, an import, a
-token), whose job writes what it likes.
+A write is a transaction on a connection of the writer's own, begun, run and committed by
+the request's thread (or the command's): no hand-off to another thread and back.
+:meth:`Writer.move` is a move's walk, one read and one append (``store.begin_move``, then
+the append and the ``COMMIT`` sent together: ``store.pipeline``); :meth:`Writer.run` any
+other write (a new game, a fork, an import, a token), whose job writes what it likes. The
+figures that chose this over a writer thread committing groups of writes are in
+docs/performance.md, "Fewer hand-offs per move".
 
 Who goes first:
 
 - **SQLite**: one write at a time in the process, in the order they asked (a queue of
   turns, so no write waits on SQLite's busy handler, which sleeps and retries, behind
-  another of the same process), then ``BEGIN IMMEDIATE`` across processes. One connection
-  serves them all (kept in a pool, so there is one while writes are one at a time).
-- **PostgreSQL**: each game takes its turns (in the process, in the order asked), then its
-  advisory lock across processes (``store.begin_move``, ``store.try_begin_write``): writes
-  of other games go on meanwhile, each on a connection of the pool, so a game whose lock
-  another process holds delays its own writes alone. A write whose turn does not come within
-  the lock timeout, or that then waits for the lock as long, is a ``busy`` fault (503) for
-  that write alone.
+  another of the same process), then ``BEGIN IMMEDIATE`` across processes. A write that
+  came while another held the turn **joins that write's open transaction** (its own writes
+  in a ``SAVEPOINT``, so a refusal rolls back alone), still in its own thread; the last
+  write of such a run (no one waiting, or :data:`MAX_BATCH` in it) commits for all of them,
+  one ``fsync``, and each answers only then. One connection serves them all (kept in a
+  pool, so there is one while writes are one at a time).
+- **PostgreSQL**: each write is a transaction of its own (PostgreSQL flushes the commits of
+  concurrent transactions together by itself). Each game takes its turns (in the process,
+  in the order asked), then its advisory lock across processes (``store.begin_move``,
+  ``store.try_begin_write``): writes of other games go on meanwhile, each on a connection
+  of the pool, so a game whose lock another process holds delays its own writes alone. A
+  write whose turn does not come within the lock timeout, or that then waits for the lock
+  as long, is a ``busy`` fault (503) for that write alone.
 
 A storage fault (disk full, read-only, I/O error, a lock held past the timeout, a lost
-PostgreSQL connection: ``store.fault``) rolls the write back (nothing of it is stored) and
-raises ``store.StorageUnavailable`` (503); its connection is dropped, so the next write opens
-a new one (a connection SQLite opened read-only would stay read-only after the file became
-writable again; one a PostgreSQL server ended stays closed). A connection found lost when its
-transaction begins (the server restarted while it lay idle) is replaced and the write begun
-again on the new one, since nothing of it has run.
+PostgreSQL connection: ``store.fault``) rolls the transaction back (nothing of it is stored:
+on SQLite every write that had joined it fails with the fault, a refusal among them keeping
+its own error) and raises ``store.StorageUnavailable`` (503); its connection is dropped, so
+the next write opens a new one (a connection SQLite opened read-only would stay read-only
+after the file became writable again; one a PostgreSQL server ended stays closed). A
+connection found lost when its transaction begins (the server restarted while it lay idle) is
+replaced and the write begun again on the new one, since nothing of it has run.
 
 The write-ahead log (SQLite) is checkpointed off the write path: the writer's connections
 never checkpoint inside a commit (``store.manual_checkpoints``), and every
@@ -41,7 +48,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlite_utils import Database
 
@@ -55,6 +62,8 @@ T = TypeVar("T")
 Finish = Callable[[Database], None] | None
 
 IDLE_SECONDS = 5.0
+#: The most writes one SQLite transaction takes before it is committed.
+MAX_BATCH = 64
 #: Commits between two checkpoints of the write-ahead log (SQLite's own default is about
 #: every 1,000 pages, i.e. a few hundred moves, run inside the commit that crosses it).
 CHECKPOINT_EVERY = 200
@@ -99,6 +108,11 @@ class _Turns:
                 return
             queue.remove(turn)
         raise TimeoutError(f"the turn of {key} did not come in time")
+
+    def waiting(self, key: str) -> bool:
+        """True when a write is waiting for the turn of ``key`` (held by the caller)."""
+        with self._lock:
+            return len(self._queues.get(key, ())) > 1
 
     def give(self, keys: Iterable[str]) -> None:
         """Give the turns of ``keys`` (taken by :meth:`take`) to whoever asked next."""
@@ -160,14 +174,30 @@ class _Checkpoints:
                     db.close()
 
 
+class _Batch:
+    """A SQLite write transaction that the writes waiting for their turn while it is open join,
+    each in the thread that asked for it; the last one commits it for all of them."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.size = 0  # the writes that ran in it
+        self.wrote = False
+        self.done = threading.Event()  # set once committed (or abandoned: ``error``)
+        self.error: BaseException | None = None
+
+
 class Writer:
     """Runs each write in the calling thread, in a transaction of its own (module docstring)."""
 
     def __init__(self, database: str, synchronous: str, *, busy_timeout_ms: int | None = None,
-                 max_page_count: int | None = None, on_commit: Callable[[], None] | None = None) -> None:
-        """``on_commit`` (if given) is called after each commit, before the write returns
-        (``service.boards.BoardAnswers.committed``). ``busy_timeout_ms`` bounds how long a
-        write waits for its turn and its lock (the backend's own default when None)."""
+                 max_page_count: int | None = None, on_commit: Callable[[], None] | None = None,
+                 shared: bool | None = None) -> None:
+        """``on_commit`` (if given) is called after each commit that stored something, before
+        its writes return (``service.boards.BoardAnswers.committed``). ``busy_timeout_ms``
+        bounds how long a write waits for its turn and its lock (the backend's own default
+        when None). ``shared``: whether a write that comes while another holds the turn joins
+        its open transaction (None: on SQLite, not on PostgreSQL, as the figures chose;
+        ``bench/write_path_bench.py`` compares both)."""
         self._database = database
         self._synchronous = synchronous
         self._on_commit = on_commit
@@ -179,6 +209,9 @@ class Writer:
         self._idle: list[Database] = []
         self._idle_lock = threading.Lock()
         self._checkpoints = None if self._postgres else _Checkpoints(self._open)
+        #: SQLite: the writes waiting for their turn join the open transaction (one fsync for them all)
+        self._shared = not self._postgres if shared is None else shared
+        self._batch: _Batch | None = None  # the open transaction the next write joins (its turn's holder's)
 
     def run(self, job: Callable[[Database], T], *, games: Iterable[str] | None = None) -> T:
         """Run ``job(db)`` inside a write transaction and return its result once committed.
@@ -202,7 +235,7 @@ class Writer:
         def body(db: Database, _begun: None) -> tuple[T, Finish]:
             return job(db), COMMIT
 
-        return self._write(named, begin, body)
+        return self._write(named, begin, body, join=lambda db: None)
 
     def move(self, game_id: str, key: str | None,
              decide: Callable[[Database, store.Moment | None], tuple[T, Finish]]) -> T:
@@ -217,10 +250,16 @@ class Writer:
         def begin(db: Database, deadline: float) -> store.Moment | None:
             return store.begin_move(db, game_id, key, deadline=deadline)
 
-        return self._write((game_id,), begin, decide, reads=True)
+        def join(db: Database) -> store.Moment | None:
+            return store.read_move(db, game_id, key)
+
+        return self._write((game_id,), begin, decide, join=join, reads=True)
 
     def _write(self, games: tuple[str, ...] | None, begin: Callable[[Database, float], Any],
-               body: Callable[[Database, Any], tuple[T, Finish]], *, reads: bool = False) -> T:
+               body: Callable[[Database, Any], tuple[T, Finish]], *, join: Callable[[Database], Any],
+               reads: bool = False) -> T:
+        if self._shared:
+            return self._joined(begin, join, body, reads=reads)
         # SQLite: one writer holds the file; PostgreSQL: each game its own, a write of the whole database alone
         keys = games if self._postgres and games is not None else ("*",)
         try:
@@ -231,6 +270,125 @@ class Writer:
             return self._transaction(begin, body, time.monotonic() + self._timeout, reads=reads)
         finally:
             self._turns.give(taken)
+
+    def _joined(self, begin: Callable[[Database, float], Any], join: Callable[[Database], Any],
+                body: Callable[[Database, Any], tuple[T, Finish]], *, reads: bool) -> T:
+        """A write in its turn (SQLite): it opens the write transaction, or joins the one the
+        write before it left open because this one was waiting; it runs in its own thread, its
+        writes in a savepoint when it joined (a refusal rolls back alone); then it leaves the
+        transaction open to the next write waiting, or commits it for every write in it. Each
+        answers once the transaction is committed: nothing is acknowledged before its commit,
+        and a fault anywhere fails every write of the transaction (nothing of it stored)."""
+        try:
+            self._turns.take(("*",), time.monotonic() + self._timeout)
+        except TimeoutError as err:
+            raise self._busy() from err
+        own: BaseException | None = None
+        result: Any = None
+        try:
+            batch, self._batch = self._batch, None
+            apart = batch is not None  # joined: its writes kept apart from the others' in a savepoint
+            if batch is None:
+                batch, begun = self._open_batch(begin)
+            db = batch.db
+            wrote = False
+            try:
+                if apart and not reads:
+                    store.savepoint(db, "job")  # a job writes as it goes
+                if apart:
+                    begun = join(db)
+                result, finish = body(db, begun)
+                if finish is not None:
+                    if apart and reads:
+                        store.savepoint(db, "job")
+                    wrote = True
+                    finish(db)
+                    batch.wrote = True
+                if apart and (wrote or not reads):
+                    store.release(db, "job")
+            except Exception as err:
+                if store.fault(err) is not None or store.is_lost(db):
+                    self._abandon(batch, err)
+                    raise batch.error from err  # type: ignore[misc]
+                if wrote or not reads:  # it wrote something: undone
+                    if not apart:  # it is alone in the transaction
+                        self._abandon(batch, None)
+                        raise
+                    try:
+                        store.rollback_to(db, "job")  # its own writes undone, the others' kept
+                    except BaseException as fault:
+                        self._abandon(batch, fault)
+                        raise batch.error from fault  # type: ignore[misc]
+                own = err
+            batch.size += 1
+            if self._turns.waiting("*") and batch.size < MAX_BATCH:
+                self._batch = batch  # the write waiting goes on in this transaction
+            else:
+                self._end(batch)
+        finally:
+            self._turns.give(("*",))
+        batch.done.wait()
+        if own is not None:  # a refusal keeps its own error, whatever became of the transaction
+            raise own
+        if batch.error is not None:
+            raise batch.error
+        return cast(T, result)
+
+    def _open_batch(self, begin: Callable[[Database, float], Any]) -> tuple[_Batch, Any]:
+        """Begin a write transaction on a connection of the pool (a new one when the one lent
+        was found lost): the batch and what ``begin`` returned. Raises what ``begin`` raised,
+        a storage fault as ``store.StorageUnavailable``, with the connection ended."""
+        db = self._borrow()
+        deadline = time.monotonic() + self._timeout
+        try:
+            try:
+                begun = begin(db, deadline)
+            except Exception:
+                if not store.is_lost(db):
+                    raise
+                self._close(db)  # ended while idle: nothing has run yet, so once more on a new connection
+                db = self._open()
+                begun = begin(db, deadline)
+        except BaseException as err:
+            batch = _Batch(db)
+            self._abandon(batch, err if store.fault(err) is not None else None)
+            if batch.error is not None and batch.error is not err:
+                raise batch.error from err
+            raise
+        return _Batch(db), begun
+
+    def _abandon(self, batch: _Batch, err: BaseException | None) -> None:
+        """Roll ``batch`` back and answer every write in it: with ``err``'s storage fault (then
+        its connection is dropped), or with nothing (None: the write alone in it failed)."""
+        db = batch.db
+        with contextlib.suppress(Exception):  # a lost connection's rollback never raises; nothing may mask err
+            store.rollback(db)
+        if err is not None:
+            batch.error = store.fault(err) or err
+        if err is not None and (store.fault(err) is not None or store.is_lost(db)):
+            self._close(db)
+        else:
+            self._give_back(db)
+        batch.done.set()
+
+    def _end(self, batch: _Batch) -> None:
+        """Commit ``batch`` for every write in it (or abandon it when the commit fails), then
+        let them answer."""
+        try:
+            store.commit(batch.db)
+        except BaseException as err:
+            self._abandon(batch, err)
+            return
+        self._give_back(batch.db)
+        if batch.wrote:
+            try:
+                if self._checkpoints is not None:
+                    self._checkpoints.committed()
+                if self._on_commit is not None:
+                    self._on_commit()
+            except BaseException as err:  # noqa: BLE001 - answered to every write of the batch
+                batch.error = err
+        batch.done.set()
 
     def _busy(self) -> store.StorageUnavailable:
         """The ``busy`` fault of a write that did not get its turn in time."""

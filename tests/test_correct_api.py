@@ -70,7 +70,7 @@ def test_the_corrected_record_is_the_game_recorded_that_way(played, client):
     assert [p["card"] for p in trick["plays"]] == ["7H", "8H", "AH", "TH"]
     assert trick["plays"][1]["seq"] == 4  # the replacement takes the target's place and seq
     assert trick["plays"][1]["corrected_by"] == 11
-    assert trick["plays"][1]["corrected"] == "corrected at event 11: Cas played 8♥, not J♥"
+    assert trick["plays"][1]["corrected"] == "corrected: Cas played 8♥, not J♥"
     assert [c["type"] for c in trick["corrections"]] == ["correct"]
     assert trick["corrections"][0]["action"] == {"type": "play", "player": "Cas", "card": "8H"}
 
@@ -79,10 +79,11 @@ def test_a_reason_is_stored_and_read_in_the_timeline(played):
     response = played.post({"target": 4, "action": play("Cas", "8H"), "reason": "it was the 8"}, "correct")
     assert response.get_json()["event"]["data"]["reason"] == "it was the 8"
     steps = played.get("/timeline").get_json()["steps"]
-    assert steps[10]["summary"] == "Event 4 corrected: Cas played 8♥, not J♥ (it was the 8)."
+    assert steps[10]["summary"] == "Corrected in hand 1, trick 1: Cas played 8♥, not J♥ (it was the 8)."
+    assert steps[10]["place"] == steps[3]["place"] == "hand 1, trick 1" and steps[10]["brief"] == "Fix: Cas played 8♥, not J♥"
     assert steps[10]["target"] == 4 and steps[10]["hand"] == 1
     assert steps[3]["corrected_by"] == 11
-    assert steps[3]["corrected"] == "corrected at event 11: Cas played 8♥, not J♥"
+    assert steps[3]["corrected"] == "corrected: Cas played 8♥, not J♥"
     assert steps[3]["summary"].startswith("Cas played J♥")  # the moment as it was recorded
 
 
@@ -140,9 +141,9 @@ def test_nothing_to_correct_for_bookkeeping_undone_and_equal(played, database):
     assert_problem(correct(played, 11, play("Cas", "8H")), 409, "nothing_to_correct")
     played.post({}, "undo")  # 12: cancels event 10
     problem = assert_problem(correct(played, 10, play("Dee", "8D")), 409, "nothing_to_correct")
-    assert "Event 10" in problem["detail"]
+    assert problem["detail"].startswith("That entry is not in force now")
     problem = assert_problem(correct(played, 4, play("Cas", "JH")), 409, "nothing_to_correct")
-    assert problem["detail"] == "Event 4 already reads Cas played J♥: there is nothing to correct."
+    assert problem["detail"] == "That entry already reads Cas played J♥: there is nothing to correct."
     assert_problem(correct(played, 12, play("Cas", "8H")), 409, "nothing_to_correct")  # an undo
     assert len(events(database, played)) == 12
 
@@ -158,7 +159,8 @@ def test_correction_conflict_names_the_first_later_entry_that_no_longer_fits(pla
     problem = assert_problem(correct(played, 3, play("Bob", "8C")), 409, "correction_conflict")
     assert problem["conflicts_with"] == 4
     assert problem["rule_code"] == "must_follow_suit"
-    assert problem["detail"].startswith("Event 4, Cas played J♥, no longer fits: Cas must follow clubs")
+    assert problem["detail"].startswith("In hand 1, trick 1, Cas played J♥, which no longer fits: Cas must follow clubs")
+    assert "event" not in problem["detail"].lower()
     assert problem["version"] == 10
     assert len(events(database, played)) == 10
 
@@ -240,7 +242,7 @@ def test_undo_restores_the_entry_as_it_was_and_redo_puts_the_correction_back(pla
     assert redo.get_json()["state"] == corrected
     assert played.get("/events").get_json()["events"][3]["corrected_by"] == 11
     steps = played.get("/timeline").get_json()["steps"]
-    assert steps[11]["summary"].startswith("Undo: cancelled event 11 (Event 4 corrected: Cas played 8♥, not J♥")
+    assert steps[11]["summary"] == "Undone: Fix: Cas played 8♥, not J♥."
     trick = played.get("/hands/1/tricks/1").get_json()
     assert [c["type"] for c in trick["corrections"]] == ["correct", "undo", "redo"]
 
@@ -351,8 +353,8 @@ def test_actions_before_not_a_number_is_422(played):
 def test_publicly_the_card_first_recorded_is_not_named_while_the_hand_is_in_play(played, client):
     correct(played, 4, play("Cas", "8H"))
     steps = client.get(f"{played.url}/timeline").get_json()["steps"]
-    assert steps[10]["summary"] == "Event 4 corrected: Cas played 8♥; another card was first recorded."
-    assert steps[3]["corrected"] == "corrected at event 11: Cas played 8♥; another card was first recorded"
+    assert steps[10]["summary"] == "Corrected in hand 1, trick 1: Cas played 8♥; another card was first recorded."
+    assert steps[3]["corrected"] == "corrected: Cas played 8♥; another card was first recorded"
     log = client.get(f"{played.url}/events").get_json()["events"]
     assert log[10]["data"]["action"] == {"type": "play", "player": "Cas", "card": "8H"}
     assert log[3]["corrected_by"] == 11
@@ -372,9 +374,9 @@ def test_a_corrected_open_deal_is_redacted_like_the_deal(open_game, client, data
     bob = [a for a in open_game.get("/actions").get_json()["actions"] if a["type"] == "play"][0]
     assert bob["player"] == "Bob" and sorted(bob["cards"]) == ["7H", "8C", "AD", "QS"]
     steps = open_game.get("/timeline").get_json()["steps"]
-    assert steps[2]["summary"] == "Event 2 corrected: Ann dealt, with other cards than first recorded."
+    assert steps[2]["summary"] == "Corrected in hand 1: Ann dealt, with other cards than first recorded."
     assert client.get(f"{open_game.url}/timeline").get_json()["steps"][2]["summary"] == (
-        "Event 2 corrected: Ann dealt; another deal was first recorded.")
+        "Corrected in hand 1: Ann dealt; another deal was first recorded.")
     # the dealer is fixed by the rules
     assert_problem(correct(open_game, 2, {**OPEN_DEAL, "dealer": "Bob", "hands": hands}), 409, "wrong_dealer")
 
@@ -411,7 +413,7 @@ def test_export_and_import_carry_corrections(played, client):
     log = client.get(f"/games/{body['id']}/events", headers={"Authorization": f"Bearer {body['token']}"}).get_json()
     assert [e["corrected_by"] for e in log["events"]][3] == 11
     text = played.get("/export?format=text").get_data(as_text=True)
-    assert "#11 correct event 4" in text
+    assert "#11 correct #4" in text
 
 
 def test_import_refolds_corrections(played, client):
@@ -454,7 +456,8 @@ def test_a_conflict_in_a_later_trick_names_the_rule(client):
     game.post({"type": "fold", "player": "Dee"})
     game.post(play("Ann", "QS"))
     problem = assert_problem(correct(game, 17, {"type": "fold", "player": "Ann"}), 409, "correction_conflict")
-    assert problem["detail"] == "Event 18, Ann played Q♠, no longer fits: Ann has folded and is out of this hand."
+    assert problem["detail"] == ("In hand 1, trick 4, Ann played Q♠, which no longer fits: Ann has folded and is out "
+                                 "of this hand.")
     assert problem["conflicts_with"] == 18
 
 

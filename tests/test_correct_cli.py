@@ -24,5 +24,5 @@ def test_check_and_replay_of_a_corrected_game(tmp_path):
     assert done.returncode == 0, done.stdout
     printed = kibitz("replay", body["id"], "--db", str(path))
     assert printed.returncode == 0, printed.stderr
-    assert "Cas played J♥. [corrected at event 6: Cas played 8♥" in printed.stdout
-    assert "Event 4 corrected: Cas played 8♥" in printed.stdout
+    assert "Cas played J♥. [corrected: Cas played 8♥" in printed.stdout
+    assert "Corrected in hand 1, trick 1: Cas played 8♥" in printed.stdout

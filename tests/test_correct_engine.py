@@ -48,8 +48,8 @@ def test_a_centre_card_taken_later_cannot_be_corrected_away(bus):
         correct(bus, 2, {"type": "deal", "centre": ["QC", "8C", "QD"]})
     assert refused.value.conflicts_with == 4
     assert refused.value.cause == "card_not_available"
-    assert refused.value.message == ("Event 4, Cas took 9♣ and gave 2♠, no longer fits: 9♣ is not in the middle "
-                                     "(the middle holds 9♥ 8♣ Q♦).")
+    assert refused.value.message == ("In round 1, turn 2, Cas took 9♣ and gave 2♠, which no longer fits: 9♣ is not in "
+                                     "the middle (the middle holds 9♥ 8♣ Q♦).")
 
 
 def test_the_dealer_is_fixed_by_the_rules(bus):
@@ -86,7 +86,8 @@ def test_a_knock_by_someone_else_and_the_fold_that_no_longer_fits(knocked):
     with pytest.raises(streams.CorrectionConflict) as refused:
         correct(knocked, 3, {"type": "knock", "player": "Cas"})
     assert refused.value.conflicts_with == 4
-    assert refused.value.message == "Event 4, Cas folded, no longer fits: Cas knocked and cannot fold on their own knock."
+    assert refused.value.message == ("In hand 1, trick 1, Cas folded, which no longer fits: Cas knocked and cannot fold "
+                                     "on their own knock.")
     after = correct(knocked, 4, {"type": "knock", "player": "Cas"})  # it was a second knock, not a fold
     assert toepen.view(after.state, True)["stake"] == 3
 
@@ -173,7 +174,7 @@ def test_a_ruling_is_not_corrected(knocked):
     with pytest.raises(RulesError) as refused:
         correct(ruled, 6, {"type": "knock", "player": "Dee"})
     assert refused.value.code == "nothing_to_correct"
-    assert refused.value.message == "Event 6 is a bookkeeping entry (adjust), not a game action: it cannot be corrected."
+    assert refused.value.message == "That entry is a ruling, not a game action: it cannot be corrected."
 
 
 def test_the_folded_games_facts_name_what_a_correction_put_out_of_the_record():

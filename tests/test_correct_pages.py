@@ -31,18 +31,20 @@ def test_the_replay_shows_the_corrected_entry(client):
     page = _page_text(client.get(f"/watch/{game.id}/replay?step=4"))
     # the list says so; the board of that moment showed Cas's J♥, which the correction has put back
     # in Cas's hand: publicly it is not drawn until the hand is over (api.md, "Views and secrets")
-    assert page.count("corrected at event 7: Cas played 8♥; another card was first recorded") == 1
+    assert page.count("corrected: Cas played 8♥; another card was first recorded") == 1
     assert "J♥" not in page
-    assert "Event 4 corrected: Cas played 8♥; another card was first recorded." in page
+    assert "Corrected in hand 1, trick 1: Cas played 8♥; another card was first recorded." in page
+    assert "event 7" not in page and "Event 4" not in page
 
 
 def test_the_trick_audit_shows_the_corrected_play_and_the_correction(client):
     game = corrected_game(client)
     page = _page_text(client.get(f"/watch/{game.id}/hands/1/tricks/1"))
-    assert "corrected at event 7: Cas played 8♥" in page
-    assert "<strong>Correction</strong> of event 4" in page
+    assert "corrected: Cas played 8♥" in page
+    assert "Corrected in hand 1, trick 1: Cas played 8♥" in page
     hand = _page_text(client.get(f"/watch/{game.id}/hands/1"))
-    assert "<strong>Correction</strong> of event 4" in hand
+    assert "Corrected in hand 1, trick 1: Cas played 8♥" in hand
+    assert "event 4" not in page + hand and "Event" not in page + hand
 
 
 def test_the_hand_audit_calls_corrected_only_a_trick_with_a_correction(client):

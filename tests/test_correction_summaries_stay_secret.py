@@ -65,8 +65,8 @@ def test_an_undone_correction_names_its_card_in_no_public_summary(client):
     assert_problem(game.get(f"/states/{fixed}", token=False), 401, "token_required")
     assert "Bob played 8♠" in json.dumps(game.get(f"/actions?before={fixed + 1}").get_json(), ensure_ascii=False)
     steps = game.get("/timeline", token=False).get_json()["steps"]
-    assert steps[fixed - 1]["summary"] == "Event 3 corrected: Bob played a card; another card was first recorded."
-    assert steps[fixed]["summary"].startswith(f"Undo: cancelled event {fixed} (Event 3 corrected: Bob played a card")
+    assert steps[fixed - 1]["summary"] == "Corrected in hand 1, trick 1: Bob played a card; another card was first recorded."
+    assert steps[fixed]["summary"] == "Undone: Fix: Bob played a card; another card was first recorded."
     redo = next(a for a in game.get("/actions", token=False).get_json()["actions"] if a["type"] == "redo")
     assert redo["target"]["summary"] == "Fix: Bob played a card"
     # the scorekeeper still reads the card
@@ -85,8 +85,9 @@ def test_a_correction_replaced_by_a_later_one_names_its_card_nowhere_publicly(cl
     assert "8♠" not in text and "8S" not in text and "7♠" not in text and "7S" not in text
     assert "9♠" in text  # the entry in force is on the table
     steps = game.get("/timeline", token=False).get_json()["steps"]
-    assert steps[-1]["summary"] == "Event 3 corrected: Bob played 9♠; another card was first recorded."
-    assert steps[first - 1]["summary"] == "Event 3 corrected: Bob played a card; another card was first recorded."
+    assert steps[-1]["summary"] == "Corrected in hand 1, trick 1: Bob played 9♠; another card was first recorded."
+    assert steps[first - 1]["summary"] == ("Corrected in hand 1, trick 1: Bob played a card; another card was first "
+                                           "recorded.")
     assert "Bob played 8♠" in json.dumps(game.get("/timeline").get_json(), ensure_ascii=False)
 
 

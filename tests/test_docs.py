@@ -126,12 +126,31 @@ def _sources() -> list[Path]:
             for path in sorted((ROOT / folder).rglob("*")) if path.suffix in (".py", ".js", ".html")]
 
 
+def citations(text: str) -> list[tuple[str, str | None]]:
+    """Each page of docs/ that ``text`` cites, with its section if one is named, as
+    ``(page, section or None)``: ``docs/league.md, "A database that stops answering"``. A section
+    name wrapped onto the next line of a docstring or of a comment (``#``, ``//``, ``*``) reads as
+    one line."""
+    return [(match.group(1), re.sub(r"\s*\n\s*(?:#|//|\*)?\s*", " ", match.group(2)) if match.group(2) else None)
+            for match in re.finditer(r"docs/([\w-]+\.md)(?:, \"([^\"]+)\")?", text)]
+
+
+def test_a_citation_wrapped_onto_the_next_line_reads_as_one_line():
+    docs = "docs/"  # written apart, so that this file cites no page itself
+    assert citations(f'({docs}tamper-evidence.md, "An edit made while the\nserver runs")') == \
+        [("tamper-evidence.md", "An edit made while the server runs")]
+    assert citations(f'# see {docs}league.md, "A database that\n    # stops answering"; {docs}api.md') == \
+        [("league.md", "A database that stops answering"), ("api.md", None)]
+    assert citations(f'// {docs}pages.md, "Recording on\n// the table page"') == \
+        [("pages.md", "Recording on the table page")]
+
+
 def test_every_docs_page_the_code_cites_exists_with_its_section():
     cited = []
     for source in _sources():
         text = source.read_text(encoding="utf-8")
-        for match in re.finditer(r"docs/([\w-]+\.md)(?:, \"([^\"]+)\")?", text):
-            cited.append((source.relative_to(ROOT), match.group(1), match.group(2)))
+        for name, section in citations(text):
+            cited.append((source.relative_to(ROOT), name, section))
     assert cited, "the code cites no page of docs/ (docs/architecture.md, 'Layers' at least)"
     missing = [f"{source}: docs/{name}" + (f', "{section}"' if section else "") for source, name, section in cited
                if not (ROOT / "docs" / name).is_file()

@@ -32,6 +32,7 @@ from engine.core import RulesError
 from replays import replay
 from service import secrecy
 from service.app import create_app
+from tests.zips import body_text
 
 #: The seats of each game (Fool! needs four).
 SEATS = {"toepen": ["Ann", "Bob", "Cas"], "fool": ["Ann", "Bob", "Cas", "Dee"], "fuji_flush": ["Ann", "Bob", "Cas"],
@@ -424,7 +425,7 @@ def _answers(stored: Stored, urls: list[str], ids: list[str]) -> dict[str, tuple
         for which, gid in stored.ids.items():
             real = real.replace(f"__{which}__", gid)
         response = stored.client.get(real)
-        out[url] = (response.status_code, response.mimetype, _masked(response.get_data(as_text=True), ids))
+        out[url] = (response.status_code, response.mimetype, _masked(body_text(response), ids))
         response.close()
     return out
 

@@ -86,7 +86,7 @@ def test_the_150th_fork_of_an_open_game_keeps_the_originals_hand_in_play_secret(
     for status in _public_reads(last):
         assert status == 401
     body = assert_problem(last.get("", token=False), 401, "token_required")
-    assert original.id in body["detail"]
+    assert body["sealed_by"] == original.id and original.id not in body["detail"]
     # once the original's hand 1 is over, every card played out there, nothing the table has
     # not seen is shown (the forks in between left cards unplayed: the original showed them)
     for action in PLAYED_OUT:
@@ -96,7 +96,7 @@ def test_the_150th_fork_of_an_open_game_keeps_the_originals_hand_in_play_secret(
     # an undo at the original table reopens its hand: sealed again, 150 forks down
     assert original.post({}, "undo").status_code == 201
     body = assert_problem(last.get("/hands/1", token=False), 401, "token_required")
-    assert original.id in body["detail"]
+    assert body["sealed_by"] == original.id and original.id not in body["detail"]
 
 
 def test_a_hand_dealt_in_a_fork_stays_secret_in_its_forks_while_in_play_there(client):
@@ -111,7 +111,7 @@ def test_a_hand_dealt_in_a_fork_stays_secret_in_its_forks_while_in_play_there(cl
     last = _fork(middle, version)  # forked in hand 2, which is in play in the middle game
     assert last.post({"type": "adjust", "player": "Ann", "amount": 10, "reason": "what if"}).status_code == 201
     body = assert_problem(last.get("/events", token=False), 401, "token_required")
-    assert middle.id in body["detail"] and "hand 2" in body["detail"]
+    assert body["sealed_by"] == middle.id and middle.id not in body["detail"] and "hand 2" in body["detail"]
     # the original ends its hand 1: hand 2 is still in play in the middle game
     for action in KNOCK_AND_FOLDS:
         assert original.post(action).status_code == 201, action

@@ -75,7 +75,8 @@ def test_a_fork_where_the_folded_player_stays_in_never_shows_her_cards(base):
         refused = requests.get(f"{fork_url}{path}", timeout=10)
         assert refused.status_code == 401, (path, refused.text[:300])
         assert refused.json()["code"] == "token_required"
-        assert game_id in refused.json()["detail"] and "never shows" in refused.json()["detail"]
+        assert refused.json()["sealed_by"] == game_id and "never shows" in refused.json()["detail"]
+        assert game_id not in refused.json()["detail"]  # a game is named in words, never by its id
         assert not set(ANN) & set(refused.text.split('"'))
         assert requests.get(f"{fork_url}{path}", headers=fork_auth, timeout=10).status_code == 200
     fork_id = fork_url.rsplit("/", 1)[1]
@@ -105,5 +106,5 @@ def test_a_fork_of_a_fork_is_judged_by_the_game_that_dealt_the_hand(base):
     below_url, _below_auth = _fork(base, between_url, between_auth, 3, [
         _one("fold", "Cas"), _one("fold", "Dee"), _play("Bob", "7H"), _play("Ann", "TH")])  # Ann stays in
     refused = requests.get(f"{below_url}/events", timeout=10)
-    assert refused.status_code == 401 and game_id in refused.json()["detail"]
+    assert refused.status_code == 401 and refused.json()["sealed_by"] == game_id
     assert not set(ANN) & set(refused.text.split('"'))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -206,7 +207,7 @@ def test_the_listener_finds_a_paused_server_by_itself_and_listens_again_once_it_
             assert time.monotonic() - started < 10
             time.sleep(0.05)
         assert thread.trouble is None
-        cluster.pause()  # no request at all: the listener's ping finds it
+        cluster.pause()  # no request at all: the listener's query of the guard finds it
         paused = time.monotonic()
         while thread.trouble is None:
             assert time.monotonic() - paused < listener.WAIT + bounds.PROBE_SECONDS + 2, "unnoticed"
@@ -225,3 +226,35 @@ def test_the_listener_finds_a_paused_server_by_itself_and_listens_again_once_it_
     finally:
         cluster.resume()
         thread.stop()
+
+
+def test_docs_league_states_the_bounds_the_code_keeps() -> None:
+    """docs/league.md's table of bounds (and its words on a silent server) say the figures of
+    ``service.storage.postgres_bounds``, the listener's wait and the migration's bound."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "league.md").read_text()
+    section = text[text.index("## A database that stops answering"):text.index("## A league over several machines")]
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| bound") and not line.startswith("|---")}
+
+    def seconds(value: float) -> str:
+        return f"{value:g} s"
+
+    assert rows["`statement_timeout`"].startswith(f"`lock_timeout` + {seconds(bounds.ANSWER_SECONDS)}")
+    assert "(a migration: none)" in rows["`statement_timeout`"]
+    assert rows["`idle_in_transaction_session_timeout`"] == seconds(bounds.IDLE_SECONDS)
+    assert rows["the watchdog's question"] == (
+        f"after {seconds(bounds.SUSPECT_SECONDS)} of waiting with no word from the server on any connection of the "
+        f"process: a new connection and `SELECT 1`, within {seconds(bounds.PROBE_SECONDS)}")
+    assert f"at least every {seconds(listener.WAIT)}" in rows["the listener's query"]
+    assert rows["the listener's query"].endswith(f"answered within {seconds(bounds.PROBE_SECONDS)}")
+    assert rows["the last bound on any wait"] == (
+        f"`statement_timeout` + {seconds(bounds.MARGIN)} (a migration: {seconds(postgres.MIGRATION_SECONDS)})")
+    assert rows["`connect_timeout`"] == seconds(bounds.CONNECT_SECONDS)
+    tcp = bounds.TCP
+    assert rows["TCP keepalives, `tcp_user_timeout`"] == (
+        f"a probe after {tcp['keepalives_idle']} s idle, every {tcp['keepalives_interval']} s, "
+        f"{tcp['keepalives_count']} lost ones end it; {int(tcp['tcp_user_timeout']) // 1000} s unacknowledged")
+    prose = " ".join(section.split())
+    assert f"but for one attempt to connect every {seconds(bounds.RETRY_SECONDS)}" in prose
+    assert f"no sooner than {seconds(bounds.IDLE_SECONDS)} after its connection's last answer" in prose
+    assert f"`Retry-After: {postgres.FAULT_DETAILS['not_answering'][1]}`" in prose

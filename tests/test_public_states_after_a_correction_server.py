@@ -58,7 +58,8 @@ def test_the_moments_after_a_correction_are_public(base):
     assert _public(url, 4).json()["state"]["tricks"][0]["plays"] == [{"player": "Bob", "card": "7H", "seq": 3}]
     refused = _public(url, 3)  # shows 8♣, which is back in Bob's hand
     assert refused.status_code == 401 and refused.json()["code"] == "token_required"
-    assert "event 3" in refused.json()["detail"]
+    assert refused.json()["detail"].startswith("The state after step 3 shows Bob's card of hand 1, trick 1, which")
+    assert refused.json()["shows_seq"] == 3
     assert requests.get(f"{url}/states/3", headers=auth, timeout=10).status_code == 200
     assert requests.get(f"{base}/watch/{url.rsplit('/', 1)[1]}/replay?step=5", timeout=10).status_code == 200
 
@@ -67,12 +68,13 @@ def test_a_moment_of_a_correction_replaced_later_stays_refused(base):
     url, _auth = _recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), _correct(3, "Bob", "AD"),
                                   _play("Cas", "JH")])
     assert [_public(url, seq).status_code for seq in (2, 3, 4, 5, 6)] == [200, 401, 401, 200, 200]
-    assert "event 4" in _public(url, 4).json()["detail"]  # 7♥, back in Bob's hand
+    assert _public(url, 4).json()["shows_seq"] == 4  # 7♥, back in Bob's hand
+    assert "Bob's card of hand 1, trick 1" in _public(url, 4).json()["detail"]
     assert "8C" not in _public(url, 6).text and "7H" not in _public(url, 6).text
 
 
 def test_a_moment_of_a_correction_undone_later_stays_refused(base):
     url, _auth = _recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), ("undo", {})])
     assert [_public(url, seq).status_code for seq in (2, 3, 4, 5)] == [200, 200, 401, 200]
-    assert "event 4" in _public(url, 4).json()["detail"]  # 7♥ is back in Bob's hand
+    assert _public(url, 4).json()["shows_seq"] == 4  # 7♥ is back in Bob's hand
     assert "7H" not in _public(url, 5).text

@@ -1,6 +1,7 @@
-"""The replay tells an event's whole undo/redo story: a card undone at 4, redone at 5 and undone
-again at 6 reads "undone (events 4 and 6; redone at event 5)", not "undone by event 6"; one
-undone once reads "undone by event N"; one back in force reads "redone at … (undone at …)"."""
+"""The replay tells an event's whole undo/redo story in card players' words, never by event
+numbers (issue 25): a card undone, redone and undone again reads "undone, redone, then undone
+again"; one undone once reads "undone"; one back in force reads "undone, then redone"; the undo
+and redo steps say what they took back or put back ("Undone: Bob played 7♥.")."""
 
 from __future__ import annotations
 
@@ -29,21 +30,23 @@ def test_undone_redone_undone_again_names_every_correction(client):
     game.post({}, "redo")                                     # 12
     assert game.get().get_json()["version"] == 12
     steps = _text(client.get(f"/watch/{game.id}/replay/timeline").get_data(as_text=True))
-    assert "undone (events 4 and 6; redone at event 5)" in steps
-    assert "undone by event 6" not in steps
-    assert "undone by event 9" in steps
-    assert "redone at event 12 (undone at event 11)" in steps  # Cas's T♥
+    assert "undone, redone, then undone again" in steps
+    assert "Undone: Bob played 7♥." in steps and "Redone: Bob played 7♥." in steps
+    assert "Redone: Cas played 10♥." in steps
+    assert "undone, then redone" in steps  # Cas's 10♥
+    assert not re.search(r"(?i)\bevents?\b", steps)
     board = _text(client.get(f"/watch/{game.id}/replay/board?step=3").get_data(as_text=True))
-    assert "was undone later (events 4 and 6; redone at event 5): it does not count" in board
+    assert "This play was undone, redone, then undone again later: it does not count" in board
+    assert "Step 3 · Hand 1, trick 1: Bob led 7♥ to trick 1." in board
     page = _text(client.get(f"/watch/{game.id}/replay?step=8").get_data(as_text=True))
-    assert "was undone later (event 9): it does not count" in page
-    assert "undone (events 4 and 6; redone at event 5)" in page
+    assert "This play was undone later: it does not count" in page
+    assert not re.search(r"(?i)\bevents?\b", page)
 
 
 def test_correction_words_by_seq():
     steps = [{"seq": 7, "type": "play", "target": None}, {"seq": 8, "type": "undo", "target": 7},
              {"seq": 9, "type": "redo", "target": 7}, {"seq": 10, "type": "undo", "target": 7}]
-    assert correction_words(steps) == {7: {"tag": "undone (events 8 and 10; redone at event 9)",
-                                           "detail": "events 8 and 10; redone at event 9"}}
-    assert correction_words(steps[:3])[7]["tag"] == "redone at event 9 (undone at event 8)"
-    assert correction_words(steps[:2])[7] == {"tag": "undone by event 8", "detail": "event 8"}
+    assert correction_words(steps) == {7: {"tag": "undone, redone, then undone again",
+                                           "detail": "undone, redone, then undone again"}}
+    assert correction_words(steps[:3])[7]["tag"] == "undone, then redone"
+    assert correction_words(steps[:2])[7] == {"tag": "undone", "detail": ""}

@@ -59,7 +59,8 @@ def test_timeline_of_every_example(client, path):
             if step["undone"]:
                 undo = steps[step["undone_by"] - 1]
                 assert undo["type"] == "undo" and undo["target"] == step["seq"]
-                assert f"cancelled event {step['seq']}" in undo["summary"]
+                assert undo["summary"].startswith("Undone") and undo["place"] == step["place"]
+                assert "event" not in undo["summary"].lower()  # named as the Undo button names it
     first_hand = game.get("/timeline?hand=1").get_json()["steps"]
     assert first_hand and {s["hand"] for s in first_hand} == {1}
 
@@ -83,7 +84,8 @@ def test_toepen_timeline_marks_undo_and_names_the_trick_winner(open_game):
     steps = open_game.get("/timeline").get_json()["steps"]
     by_seq = {s["seq"]: s for s in steps}
     assert by_seq[4]["undone"] is True and by_seq[4]["undone_by"] == 5
-    assert by_seq[5]["summary"] == "Undo (wrong card): cancelled event 4 (Cas played 8♥)."
+    assert by_seq[5]["summary"] == "Undone (wrong card): Cas played 8♥."
+    assert by_seq[5]["place"] == by_seq[4]["place"] == "hand 1, trick 1" and by_seq[4]["brief"] == "Cas played 8♥"
     assert by_seq[6]["type"] == "note" and by_seq[6]["summary"] == "Note by Cas: Cas says she meant the 8"
     assert by_seq[3]["summary"] == "Bob led 7♥ to trick 1."
     assert by_seq[9]["summary"] == "Ann played 10♥ and won trick 1: the highest heart."
@@ -142,12 +144,13 @@ def test_toepen_table_revoke_proven_two_tricks_later(game):
     trick = game.get("/hands/1/tricks/1").get_json()
     [revoke] = trick["irregularities"]
     assert (revoke["player"], revoke["proof_seq"], revoke["seq"]) == ("Cas", proof, 4)
-    assert f"(event {proof})" in revoke["detail"] and "rules/" not in revoke["detail"]  # the rule in words only
+    assert revoke["detail"] == "Cas did not follow hearts in trick 1 but later played 8♥ in trick 3: a revoke."
+    assert "rules/" not in revoke["detail"]  # the rule in words only, and no event numbers
     assert game.get("/hands/1/tricks/3").get_json()["irregularities"] == []
     found = game.get("/irregularities", token=False).get_json()["irregularities"]
     assert [(i["hand"], i["trick"], i["proof_seq"]) for i in found] == [(1, 1, proof)]
     step = game.get("/timeline").get_json()["steps"][-1]
-    assert "proves a revoke: Cas did not follow hearts in trick 1 (event 4)" in step["summary"]
+    assert "proves a revoke: Cas did not follow hearts in trick 1" in step["summary"] and "event" not in step["summary"]
     assert trick["source"] == "rules/toepen.md" and "rules/" not in trick["winner_reason"]  # a machine field
     assert "won" not in trick["leader_reason"]
     assert game.get("/hands/1/tricks/2").get_json()["leader_reason"].startswith("Ann won trick 1 and so led trick 2")
@@ -175,11 +178,11 @@ def test_reveal_contradicting_the_record_names_the_event(client):
     game = create(client, game="fool", players=["Anja", "Bettina", "Uwe", "Ilja"], dealer="Ilja")
     play_all(game, [{"type": "deal"}, *plays(("Anja", "G20"))])
     body = assert_problem(game.post({"type": "reveal", "player": "Uwe", "cards": ["G20"]}), 409, "card_not_available")
-    assert "Anja played it in trick 1 (event 3)" in body["detail"]
+    assert "Anja played it in trick 1." in body["detail"] and "event" not in body["detail"]
     toepen = create(client)
     play_all(toepen, [{"type": "deal"}, {"type": "reveal", "player": "Cas", "cards": ["TC"]}])
     body = assert_problem(toepen.post({"type": "reveal", "player": "Dee", "cards": ["TC"]}), 409, "card_not_available")
-    assert "Cas's hand (revealed at event 3)" in body["detail"]
+    assert "Cas's hand (revealed in this hand)" in body["detail"]
 
 
 def test_stop_the_bus_show_contradicting_the_record_names_the_event(client):
@@ -190,7 +193,7 @@ def test_stop_the_bus_show_contradicting_the_record_names_the_event(client):
                     {"type": "swap", "player": "Ann", "take": "2C", "give": "3C"}])
     body = assert_problem(game.post({"type": "show", "player": "Bob", "cards": ["QS", "2C", "5H"]}),
                           409, "card_not_available")
-    assert "Ann's hand (taken from the middle at event 5)" in body["detail"]
+    assert "Ann's hand (taken from the middle in turn 3)" in body["detail"]
 
 
 def test_trick_corrections_are_per_trick(open_game):

@@ -4,7 +4,8 @@ The storage modules are the package ``service/storage/``: ``sqlite.py`` (the SQL
 games, events, idempotency, tokens, projections, transactions), ``admin.py`` (backups and
 checks of a whole database), ``migrations.py`` (the schema) and ``interface.py`` (what a
 backend implements, as a ``typing.Protocol``), ``postgres.py`` (the PostgreSQL backend) and
-``postgres_admin.py`` (its whole-database work, ``admin.py``'s sibling). Everywhere else in
+``postgres_admin.py`` (its whole-database work, ``admin.py``'s sibling), ``postgres_bounds.py``
+(the bounded waits on a PostgreSQL server, its watchdog's ``SELECT 1``). Everywhere else in
 ``engine/``, ``schemas/``, ``replays/`` and ``service/`` the code is read with ``ast`` (so
 docstrings and comments may name SQL): no string holding an SQL statement, no
 ``.execute(…)`` / ``.executemany`` / ``.executescript`` / ``.query(…)`` call, no ``.conn``
@@ -20,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 STORAGE = {"service/storage/__init__.py", "service/storage/interface.py", "service/storage/sqlite.py",
            "service/storage/admin.py", "service/storage/migrations.py", "service/storage/postgres.py",
-           "service/storage/backend.py", "service/storage/postgres_admin.py", "service/storage/messages.py"}
+           "service/storage/backend.py", "service/storage/postgres_admin.py", "service/storage/messages.py",
+           "service/storage/postgres_bounds.py"}
 #: A string that starts with an SQL keyword (written in capitals, as every statement here is).
 SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|CREATE|ALTER|"
                  r"DROP|VACUUM)\b")

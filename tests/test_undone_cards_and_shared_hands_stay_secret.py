@@ -98,12 +98,13 @@ def test_an_undone_card_is_named_by_no_public_read_while_its_hand_is_in_play(cli
     step = game.get("/timeline", token=False).get_json()["steps"][played - 1]
     assert step["undone"] is True and step["summary"] == "Cas played a card."
     assert game.get("/timeline", token=False).get_json()["steps"][-1]["summary"] == (
-        f"Undo: cancelled event {played} (Cas played a card).")
+        "Undone: Cas played a card.")
     redo = next(a for a in game.get("/actions", token=False).get_json()["actions"] if a["type"] == "redo")
     assert redo["target"] == {"seq": played, "type": "play", "summary": "Cas played a card"}
     # the moment that showed it is the scorekeeper's only
     body = assert_problem(game.get(f"/states/{played}", token=False), 401, "token_required")
-    assert f"event {played}" in body["detail"] and not _names(body["detail"], UNDONE)
+    assert body["shows_seq"] == played and "Cas's card of hand 1, trick 1" in body["detail"]
+    assert "event" not in body["detail"] and not _names(body["detail"], UNDONE)
     assert game.get(f"/states/{played - 1}", token=False).status_code == 200  # Bob's lead is still in force
     # the pages: replay (the step, its board fragment, its list), the game page, the audits
     for path in (f"/replay?step={played}", f"/replay/board?step={played}", f"/replay/timeline?step={played}",
@@ -157,7 +158,7 @@ def test_a_fork_inside_a_hand_in_play_shows_nothing_of_it_move_by_move(client):
     for path in ("", "/events", "/timeline", f"/states/{version}", "/hands/1", "/hands/1/tricks/1", "/actions",
                  "/irregularities", "/export?format=json", "/export?format=text", "/export?format=csv"):
         body = assert_problem(fork.get(path, token=False), 401, "token_required")
-        assert original.id in body["detail"] and "hand 1" in body["detail"], path
+        assert body["sealed_by"] == original.id and original.id not in body["detail"] and "hand 1" in body["detail"], path
     for path in ("", "/board", f"/replay?step={version}", f"/replay/board?step={version}", "/replay/timeline",
                  "/hands/1", "/hands/1/tricks/1", f"/fork?seq={version}"):
         response = _page(fork, path)

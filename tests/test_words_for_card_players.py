@@ -39,6 +39,10 @@ RUN_TOGETHER = re.compile(
     r"\b(?:lives?|chips?|points?|tricks?|cards?|hand|round|\d+|\))\s+(?:Ann|Bob|Cas|Dee)\s+"
     r"(?:won|lost|loses|played|folded|knocked|has|is|showed|took|drew|led|wins)\b"
     r"|\.\.(?!\.)|\s\.(?!\w)|\.\s+\.")
+#: An event number where a person reads (issue 25): "Event 18: …", "(event 21)", "undone by event
+#: 5", "events 8 and 10"; positions are named as card players name them ("hand 2, trick 1"). The
+#: fingerprint's small print (``<small class="event-number">``) is skipped by :class:`_Text`.
+EVENT_NUMBER = re.compile(r"\b[Ee]vents? \d+")
 #: Fields of the API that hold a whole sentence (a reason that is part of another sentence,
 #: such as a hand result's ``reason``, is scanned but not asked for a full stop).
 SENTENCES = {"summary", "detail", "explanation", "winner_reason", "fools_reason", "leader_reason",
@@ -89,10 +93,14 @@ class _Text(HTMLParser):
         self.lines: list[str] = [""]
         self.links: list[str] = []
         self._hidden = 0
+        self._small_print = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("script", "style"):
             self._hidden += 1
+        if tag == "small" and "event-number" in (dict(attrs).get("class") or ""):
+            self._hidden += 1  # an event number as small print, where a dispute needs it
+            self._small_print += 1
         if tag in BLOCKS:
             self.lines.append("")
         href = dict(attrs).get("href")
@@ -102,6 +110,9 @@ class _Text(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style"):
             self._hidden -= 1
+        if tag == "small" and self._small_print:
+            self._hidden -= 1
+            self._small_print -= 1
         if tag in BLOCKS:
             self.lines.append("")
 
@@ -123,7 +134,8 @@ def _page(client: Any, path: str, headers: dict[str, str]) -> _Text:
 
 def _problems(where: str, text: str, sentence: bool) -> list[str]:
     found = []
-    for name, pattern in (("spec", SPEC), ("card code", CARD_CODE), ("code", CODE), ("run together", RUN_TOGETHER)):
+    for name, pattern in (("spec", SPEC), ("card code", CARD_CODE), ("code", CODE), ("run together", RUN_TOGETHER),
+                          ("event number", EVENT_NUMBER)):
         match = pattern.search(text)
         if match:
             found.append(f"{where}: {name}: …{text[max(0, match.start() - 60):match.end() + 40]}…")

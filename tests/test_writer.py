@@ -224,3 +224,45 @@ def test_a_lock_one_job_waits_for_too_long_fails_that_job_alone(committer):
     holder.close()
     assert outcomes == {"slow": "ok", "blocked": "busy", "free": "ok"}
     assert stored(path) == [0, 2]
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)  # SQLite's one write lock
+def test_writes_that_wait_join_the_open_transaction_and_answer_after_its_one_commit(committer):
+    path, _writer = committer
+    commits: list[list[int]] = []
+    writer = Writer(path, "FULL", on_commit=lambda: commits.append(stored(path)))
+    hold, held = threading.Event(), threading.Event()
+    answers: dict[int, object] = {}
+
+    def insert(n: int, refuse: bool = False):
+        def job(db: Database) -> int:
+            db.execute("INSERT INTO t (n) VALUES (?)", [n])
+            if n == 0:
+                held.set()
+                hold.wait(10)
+            if refuse:
+                raise ValueError(f"refused {n}")
+            return n
+        return job
+
+    def submit(n: int, refuse: bool = False) -> None:
+        try:
+            answers[n] = (writer.run(insert(n, refuse)), len(commits))  # what each saw when answered
+        except ValueError as err:
+            answers[n] = (str(err), len(commits))
+
+    threads = [threading.Thread(target=submit, args=(0,))]
+    threads[0].start()
+    assert held.wait(10)
+    for n, refuse in ((1, False), (2, True), (3, False)):  # in this order, each waiting for the write lock
+        threads.append(threading.Thread(target=submit, args=(n, refuse)))
+        threads[-1].start()
+        while len(writer._turns._queues.get("*", ())) < n + 1:
+            time.sleep(0.01)
+    assert stored(path) == []  # nothing committed while the first write holds the lock
+    hold.set()
+    for thread in threads:
+        thread.join(10)
+    assert commits == [[0, 1, 3]]  # one commit for the four writes, the refused one's row rolled back alone
+    assert answers == {0: (0, 1), 1: (1, 1), 2: ("refused 2", 1), 3: (3, 1)}  # each answered after that commit
+    assert stored(path) == [0, 1, 3]

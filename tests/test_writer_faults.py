@@ -1,7 +1,8 @@
-"""The writer meets a real full database (``max_page_count``): a write that fails with the
-fault stores nothing of itself (not even what it wrote before the fault) and raises
-``StorageUnavailable``; writes that fit commit beside it, a refusal keeps its own error, and
-the next write after space is freed commits on a fresh connection."""
+"""The writer meets a real full database (``max_page_count``): writes that came while one held
+the write lock share its transaction (SQLite: service/writer.py), and a fault in it fails the
+whole transaction with ``StorageUnavailable``: none of it is stored (not even its writes
+before the fault), a refusal in it keeps its own error, and the next write after space is
+freed commits on a fresh connection."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def rows(path: str) -> list[str]:
         db.close()
 
 
-def test_a_fault_stores_nothing_of_its_write_and_the_next_write_commits_once_space_is_freed(tmp_path):
+def test_a_fault_fails_the_whole_transaction_and_the_next_write_commits_once_space_is_freed(tmp_path):
     path = str(tmp_path / "w.db")
     db = store.connect(path)
     db.execute("CREATE TABLE t (name TEXT, blob BLOB)")
@@ -31,22 +32,24 @@ def test_a_fault_stores_nothing_of_its_write_and_the_next_write_commits_once_spa
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.close()
     writer = Writer(path, "FULL", max_page_count=pages)
+    hold, held = threading.Event(), threading.Event()
+
+    def blocker(conn: Database) -> str:  # holds the write lock while the next writes queue up
+        conn.execute("INSERT INTO t (name) VALUES ('first')")
+        held.set()
+        hold.wait(10)
+        return "first"
 
     def small(conn: Database) -> str:
         conn.execute("INSERT INTO t (name) VALUES ('small')")  # fits in the page t has
         return "small"
 
     def refused(conn: Database) -> str:
-        conn.execute("INSERT INTO t (name) VALUES ('refused')")
         raise ValueError("refused by the rules")
 
     def big(conn: Database) -> str:
         conn.execute("INSERT INTO t (name, blob) VALUES ('big', zeroblob(100000))")  # needs new pages
         return "big"
-
-    def small_then_big(conn: Database) -> str:
-        small(conn)
-        return big(conn)
 
     outcomes: dict[str, object] = {}
 
@@ -56,19 +59,25 @@ def test_a_fault_stores_nothing_of_its_write_and_the_next_write_commits_once_spa
         except Exception as err:  # noqa: BLE001 - the test looks at what each write got
             outcomes[name] = err
 
-    writes = [threading.Thread(target=submit, args=(name, job))  # at once, from threads of their own
-              for name, job in (("small", small), ("refused", refused), ("small then big", small_then_big),
-                                ("big", big))]
-    for thread in writes:
+    first = threading.Thread(target=submit, args=("first", blocker))
+    first.start()
+    assert held.wait(10)
+    queued = [threading.Thread(target=submit, args=(name, job))
+              for name, job in (("small", small), ("refused", refused), ("big", big))]
+    for n, thread in enumerate(queued, start=2):  # in this order, each waiting for the write lock
         thread.start()
-    for thread in writes:
+        while len(writer._turns._queues.get("*", ())) < n:
+            threading.Event().wait(0.01)
+    hold.set()
+    for thread in (first, *queued):
         thread.join(30)
-    assert outcomes["small"] == "small"
-    assert isinstance(outcomes["refused"], ValueError)  # its own refusal, not a fault
-    for name in ("small then big", "big"):
-        assert isinstance(outcomes[name], store.StorageUnavailable) and outcomes[name].kind == "full"
-    assert rows(path) == ["small"]  # nothing of the failed writes: not even the small row written before the fault
+    assert isinstance(outcomes["first"], store.StorageUnavailable) and outcomes["first"].kind == "full"
+    assert isinstance(outcomes["small"], store.StorageUnavailable) and outcomes["small"].kind == "full"
+    assert isinstance(outcomes["big"], store.StorageUnavailable) and outcomes["big"].kind == "full"
+    assert isinstance(outcomes["refused"], ValueError)  # its own refusal, not the fault
+    assert rows(path) == []  # nothing of the transaction: not even 'first' and 'small', written before the fault
 
+    assert writer.run(small) == "small"  # on its own it fits: it failed above only with its batch
     with pytest.raises(store.StorageUnavailable):
         writer.run(big)
     db = store.connect(path)

@@ -30,7 +30,7 @@ import segno
 from flask import Response, current_app, render_template, request
 
 from engine.core import visibility_words
-from service import games, http, projections, secrecy
+from service import clubtime, games, http, projections, secrecy
 from service.db import get_db
 from service.pages import catalogue
 from service.pages.blueprint import bp
@@ -59,6 +59,7 @@ def home() -> str:
         finished=[_listed(row) for row in finished],
         abandoned=[_listed(row) for row in abandoned],
         forks=[_listed(row) for row in every if row.get("forked_from_game")][:30],
+        today=clubtime.today(clubtime.club_zone()).isoformat(),
     )
 
 
@@ -98,6 +99,7 @@ def table(game_id: str) -> str | tuple[str, int]:
         game_name=catalogue.GAMES[row["game"]].name,
         deck=deck,
         deck_names={card.code: card.name for line in deck for card in line.cards},
+        origin=review.fork_origin(row),  # a what-if fork names the game it came from in words
         club_key_required=http.club_key_required(),  # Play again asks for it, as the new-game page does
     )
 
@@ -170,4 +172,4 @@ def _listed(row: dict[str, Any]) -> dict[str, Any]:
 
 
 # The read-only pages (game page, replay, audits, players, club table) add their routes here.
-from service.pages import record, review  # noqa: E402,F401  (record: the fingerprint's verify page)
+from service.pages import clock, record, review  # noqa: E402,F401  (record: the fingerprint's verify page; clock: times in club time)

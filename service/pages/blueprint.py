@@ -43,6 +43,15 @@ def bdi_join(items: Iterable[Any], separator: str = ", ") -> Markup:
     return escape(separator).join(bdi(item) for item in items)
 
 
+@bp.app_template_filter("bdi_and")
+def bdi_and(items: Iterable[Any]) -> Markup:
+    """Names as a sentence lists them, each isolated (:func:`bdi`): "Ann, Bob and Cas"."""
+    names = [bdi(item) for item in items]
+    if len(names) <= 1:
+        return Markup("").join(names)
+    return escape(", ").join(names[:-1]) + escape(" and ") + names[-1]
+
+
 @bp.app_template_filter("names_isolated")
 def names_isolated(text: Any, names: Iterable[str]) -> Markup:
     """A sentence of the service (a summary, a headline, a reason) with every player name

@@ -18,6 +18,7 @@ from flask import render_template, request
 from replays import chain
 from service import cache, games, projections, secrecy
 from service.db import get_db
+from service.pages import review
 from service.pages.blueprint import bp
 from service.pages.review import guarded, load_row
 
@@ -37,7 +38,8 @@ def verify(game_id: str) -> Any:
     typed = request.args.get("fingerprint", "")[:200]
     normal = chain.normal_fingerprint(typed)
     context = {"game": games.summary(row), "typed": typed, "verdict": None,
-               **games.fingerprint_context(row, row["version"], row["status"])}
+               **games.fingerprint_context(row, row["version"], row["status"]),
+               "fingerprint_moment": review.record_moment(row, secrecy.reader(row))}
     if normal is None:  # the form alone when nothing was typed yet; a 422 for what is not a fingerprint
         return render_template("watch_verify.html", **context), 422 if typed else 200
     context["verdict"] = chain.verdict(normal, [(event["seq"], event["hash"]) for event in events])

@@ -26,7 +26,7 @@ device keeps) gets the full view, as on the API.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from threading import Lock
 from typing import Any
 
@@ -34,15 +34,17 @@ from cachetools import LRUCache
 from flask import Response, current_app, render_template, request, url_for
 
 import engine
+from engine import stream as streams
 from engine.cards import SUIT_NAMES
 from engine.core import plural
 from replays import audit, timeline
 from schemas.common import whole_number
-from service import games, history, http, projections, secrecy
+from service import clubtime, games, history, http, projections, secrecy
 from service.boards import BoardAnswers
 from service.db import get_db
 from service.pages import catalogue, charts
 from service.pages.blueprint import bp
+from service.pages.clock import club_zone
 from service.problems import ApiError
 from service.storage import backend as store
 
@@ -284,9 +286,61 @@ def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
             context["last_turn"] = catalogue.sentence(str(turns[-1].get("explanation") or ""))
     forks, _ = store.list_games(get_db(), forked_from=row["id"], limit=50)
     projections.check_listed(forks)
-    context["forks"] = [{**games.summary(f), "game_name": catalogue.GAMES[f["game"]].name} for f in forks]
+    steps = {step["seq"]: step for step in timeline_steps(row, full)} if forks else {}
+    context["forks"] = [{**games.summary(f), "game_name": catalogue.GAMES[f["game"]].name,
+                         "moment": moment_words(steps.get(f["forked_from_seq"]))} for f in forks]
+    context["origin"] = fork_origin(row)
     context.update(games.fingerprint_context(row, stream.version, shown["status"]))  # record_fingerprint.html
+    context["fingerprint_moment"] = record_moment(row, full)
     return context
+
+
+def moment_words(step: dict[str, Any] | None, cards: bool = True) -> str:
+    """A moment of a game as card players name it, from its timeline ``step`` (the moment
+    right after it): "after Cas played 10♠ in hand 1, trick 2"; "in hand 1, trick 2" for an
+    undo, redo or note (or without ``cards``); "at the start" before anything was played.
+    Never an event number (ui.md, "Words for card players")."""
+    if step is None or step["type"] == "game_created":
+        return "at the start"
+    place = step.get("place") or ""
+    if cards and step.get("brief"):
+        return f"after {step['brief']}" + (f" in {place}" if place else "")
+    return f"in {place}" if place else "later in the game"
+
+
+def record_moment(row: dict[str, Any], full: bool) -> str:
+    """The moment the record of ``row`` has reached, in :func:`moment_words`' words, from the
+    folded game alone (no refold, no timeline): what the record's fingerprint is of. The card
+    is named only when the last event is a move in force, as this reader sees it."""
+    folded = games.current(row)
+    rules, fact, head = folded.stream.rules, folded.facts[-1], folded.stream.done.head
+    if fact.type == streams.CREATED:
+        return "at the start"
+    place = streams.place_words(rules, fact.hand, fact.position, fact.type)
+    brief = ""
+    if fact.type not in streams.NOT_GAME_ACTIONS and head.seq == fact.seq and head.fix is None:
+        brief = streams.summary(rules, head, full)
+    return moment_words({"type": fact.type, "place": place, "brief": brief})
+
+
+def fork_origin(row: dict[str, Any]) -> dict[str, Any] | None:
+    """What a what-if fork's pages say of the game it branched from, never by its id (ui.md,
+    "Words for card players"): ``{"game": its id for links (None when it is not stored here),
+    "title", "players", "created_at", "moment": moment_words(…)}``, read as the public sees
+    that game (a card of a game that is itself a fork is never named: its hands may be shared
+    further up); None for a game that is no fork."""
+    origin = games.forked_from(row)
+    if origin is None:
+        return None
+    try:
+        parent = games.load(origin["game"])
+    except ApiError:  # a fork imported without the game it came from
+        return {"game": None, "title": None, "players": [], "created_at": None, "moment": ""}
+    steps = {step["seq"]: step for step in timeline_steps(parent, False)}
+    summary = games.summary(parent)
+    return {"game": parent["id"], "title": summary.get("title"), "players": summary["players"],
+            "created_at": summary["created_at"],
+            "moment": moment_words(steps.get(origin["seq"]), cards=not parent.get("forked_from_game"))}
 
 
 def result_words(kind: str, n: int, result: dict[str, Any]) -> str:
@@ -390,32 +444,23 @@ def timeline_steps(row: dict[str, Any], full: bool) -> list[dict[str, Any]]:
     return found
 
 
-def _events(seqs: list[int]) -> str:
-    """``[9]`` → ``"event 9"``, ``[8, 10]`` → ``"events 8 and 10"``."""
-    return f"event {seqs[0]}" if len(seqs) == 1 else f"events {_names([str(n) for n in seqs])}"
-
-
 def correction_words(steps: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
     """For each event that an undo or redo targeted, its story for the replay, by seq (``steps``
     as :func:`timeline_steps` gives them): ``{"tag": words for the list of steps, "detail":
-    which events, for the board's note}``. Tags read ``"undone by event 8"``; after more
-    corrections ``"undone (events 8 and 10; redone at event 9)"`` or, in force again,
-    ``"redone at event 9 (undone at event 8)"``."""
-    history: dict[int, list[tuple[int, str]]] = {}
+    the same for the board's note when there was more than one undo or redo}``, in card
+    players' words, never event numbers (ui.md): ``"undone"``; ``"undone, then redone"``;
+    ``"undone, redone, then undone again"``. The undo and redo steps themselves say what they
+    took back ("Undone: Cas played 8♥.")."""
+    history: dict[int, list[str]] = {}
     for entry in steps:
         if entry["type"] in ("undo", "redo") and entry["target"] is not None:
-            history.setdefault(entry["target"], []).append((entry["seq"], entry["type"]))
+            history.setdefault(entry["target"], []).append(entry["type"])
     words: dict[int, dict[str, str]] = {}
     for seq, done in history.items():
-        undos = [n for n, kind in done if kind == "undo"]
-        redos = [n for n, kind in done if kind == "redo"]
-        if done[-1][1] == "redo":
-            words[seq] = {"tag": f"redone at {_events(redos)} (undone at {_events(undos)})", "detail": ""}
-        elif redos:
-            detail = f"{_events(undos)}; redone at {_events(redos)}"
-            words[seq] = {"tag": f"undone ({detail})", "detail": detail}
-        else:
-            words[seq] = {"tag": f"undone by {_events(undos)}", "detail": _events(undos)}
+        said = [("undone" if kind == "undo" else "redone") + (" again" if index > 1 else "")
+                for index, kind in enumerate(done)]
+        tag = said[0] if len(said) == 1 else f"{', '.join(said[:-1])}, then {said[-1]}"
+        words[seq] = {"tag": tag, "detail": tag if len(said) > 1 else ""}
     return words
 
 
@@ -487,7 +532,12 @@ def hand_context(row: dict[str, Any], n: int, full: bool) -> dict[str, Any]:
         raise ApiError(404, "not_found", f"This game has no {hand_word(row['game'])} {n}.", version=row["version"])
     kind = row["game"]
     tricks = [audit.trick(folded, events, n, trick["number"], full) for trick in hand.get("tricks", [])]
+    steps = timeline_steps(row, full)
     return {
+        # each event's place ("hand 1, trick 2") and timeline words, which the pages show
+        # instead of event numbers (ui.md, "Words for card players")
+        "places": {step["seq"]: step["place"] for step in steps},
+        "said": {step["seq"]: step["summary"] for step in steps},
         "game": games.summary(row), "kind": kind, "hand": hand, "n": n, "tricks": tricks,
         "turns": hand.get("turns", []) if rules.PLAY_UNIT == "turn" else [],
         "hands": list(range(1, rules.hand_number(folded.stream.state) + 1)),
@@ -524,9 +574,9 @@ def trick_audit(game_id: str, n: int, t: int) -> Any:
         raise ApiError(404, "not_found", f"This game has no trick {t} in hand {n}.", version=row["version"])
     context = hand_context(row, n, full)
     first = trick["plays"][0]["seq"] if trick["plays"] else row["version"]
-    branch = [{"seq": first - 1, "words": f"Before trick {t} (after event {first - 1})"}]
-    branch += [{"seq": play["seq"], "words": f"After {play['player']}'s {card_label(row['game'], play['card'])} "
-                f"(event {play['seq']})"} for play in trick["plays"]]
+    branch = [{"seq": first - 1, "words": f"Before trick {t}"}]
+    branch += [{"seq": play["seq"], "words": f"After {play['player']}'s {card_label(row['game'], play['card'])}"}
+               for play in trick["plays"]]
     return render_template("audit_trick.html", trick=trick, t=t, branch=branch, **context)
 
 
@@ -544,8 +594,8 @@ def turn_audit(game_id: str, n: int, t: int) -> Any:
         raise ApiError(404, "not_found", f"This game has no turn {t} in {hand_word(row['game'])} {n}.",
                        version=row["version"])
     turn = turns[t - 1]
-    branch = [{"seq": turn["seq"] - 1, "words": f"Before turn {t} (after event {turn['seq'] - 1})"},
-              {"seq": turn["seq"], "words": f"After turn {t} (event {turn['seq']})"}]
+    branch = [{"seq": turn["seq"] - 1, "words": f"Before turn {t}"},
+              {"seq": turn["seq"], "words": f"After turn {t}"}]
     return render_template("audit_turn.html", turn=turn, t=t, branch=branch, **context)
 
 
@@ -655,7 +705,7 @@ def club() -> Any:
             choice = "custom"
         else:
             choice = choice if choice in PERIODS else "all"
-            since, until = _period_bounds(choice, datetime.now(UTC).date())
+            since, until = _period_bounds(choice, clubtime.today(club_zone()))
     except ApiError as err:
         return page_error(err)
     sort = request.args.get("sort", "wins")

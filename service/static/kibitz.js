@@ -6,6 +6,10 @@
  *   where crypto.randomUUID is missing).
  * - Kibitz.api(): one fetch of the documented JSON API; resolves to {status, body, etag}
  *   or rejects with {unreachable: true} when there was no answer at all.
+ * - Kibitz.clocks(root): every <time data-clock> (written by the server in club time,
+ *   service/pages/clock.py) written again in this device's own time zone, in the same shape
+ *   ("2026-12-05 19:42", "19:42:05", "2026-12-05"); run on load and on every piece of page
+ *   added later (the game page's live board, the replay's steps).
  */
 (function () {
   "use strict";
@@ -27,6 +31,17 @@
     remove: function (gameId) {
       var s = storage();
       if (s) { s.removeItem(PREFIX + gameId); }
+    },
+    /* Every token this device keeps (the night's download sends them: those games in full). */
+    all: function () {
+      var s = storage();
+      var out = [];
+      if (!s) { return out; }
+      for (var i = 0; i < s.length; i++) {
+        var key = s.key(i);
+        if (key && key.indexOf(PREFIX) === 0 && s.getItem(key)) { out.push(s.getItem(key)); }
+      }
+      return out;
     },
     /* The token from the URL fragment (#token=…), stored on the device and removed from the
      * address bar so it is not bookmarked or shared by accident. */
@@ -111,5 +126,66 @@
     });
   }
 
-  window.Kibitz = {tokens: tokens, clubKey: clubKey, newKey: newKey, nowIso: nowIso, api: api};
+  /* ------------------------------------------------------------------ times in the device's zone */
+
+  function two(n) { return (n < 10 ? "0" : "") + n; }
+
+  var deviceZone = null;
+  try { deviceZone = new Intl.DateTimeFormat().resolvedOptions().timeZone || null; } catch (e) { deviceZone = null; }
+
+  /* A Date's parts in this device's zone (the Date's own local fields are that zone's). */
+  function written(date, style) {
+    var day = date.getFullYear() + "-" + two(date.getMonth() + 1) + "-" + two(date.getDate());
+    var minute = two(date.getHours()) + ":" + two(date.getMinutes());
+    if (style === "date") { return day; }
+    if (style === "second") { return minute + ":" + two(date.getSeconds()); }
+    return day + " " + minute;
+  }
+
+  function zoneWords(date) {
+    var offset = -date.getTimezoneOffset();
+    var sign = offset >= 0 ? "+" : "-";
+    offset = Math.abs(offset);
+    return (deviceZone || "this device's time") + ", UTC" + sign + two(Math.floor(offset / 60)) + ":" + two(offset % 60);
+  }
+
+  function clocks(root) {
+    if (!deviceZone || !root || !root.querySelectorAll) { return; }
+    var found = root.matches && root.matches("time[data-clock]") ? [root] : root.querySelectorAll("time[data-clock]");
+    for (var i = 0; i < found.length; i++) {
+      var box = found[i];
+      if (box.getAttribute("data-zone") === deviceZone && box.hasAttribute("data-device")) { continue; }
+      var date = new Date(box.getAttribute("datetime"));
+      if (isNaN(date.getTime())) { continue; }
+      var text = written(date, box.getAttribute("data-clock"));
+      if (box.textContent !== text) { box.textContent = text; }
+      box.setAttribute("title", zoneWords(date));
+      box.setAttribute("data-zone", deviceZone);
+      box.setAttribute("data-device", "");
+    }
+    /* an <option> holds text only: its time leads it ("2026-12-05 19:42 · Toepen …"), same length in any zone */
+    var options = root.querySelectorAll("option[data-datetime][data-clock]");
+    for (var k = 0; k < options.length; k++) {
+      var option = options[k];
+      var when = new Date(option.getAttribute("data-datetime"));
+      if (isNaN(when.getTime()) || option.hasAttribute("data-device")) { continue; }
+      var shown = written(when, option.getAttribute("data-clock"));
+      option.textContent = shown + option.textContent.slice(shown.length);
+      option.setAttribute("data-device", "");
+    }
+  }
+
+  clocks(document);
+  if (window.MutationObserver) {
+    new MutationObserver(function (changes) {
+      for (var i = 0; i < changes.length; i++) {
+        for (var j = 0; j < changes[i].addedNodes.length; j++) {
+          var node = changes[i].addedNodes[j];
+          if (node.nodeType === 1) { clocks(node); }
+        }
+      }
+    }).observe(document.documentElement, {childList: true, subtree: true});
+  }
+
+  window.Kibitz = {tokens: tokens, clubKey: clubKey, newKey: newKey, nowIso: nowIso, api: api, clocks: clocks};
 })();

@@ -32,7 +32,7 @@
 
   function mark(n) {
     range.value = String(n);
-    range.setAttribute("aria-valuetext", "Event " + n + " of " + last);
+    range.setAttribute("aria-valuetext", "Step " + n + " of " + last);
     out.textContent = n + " of " + last;
     prev.disabled = n <= 1;
     next.disabled = n >= last;

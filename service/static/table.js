@@ -1,15 +1,5 @@
-/* The table page: records a live game through the documented API (README, "Pages").
- *
- * The page keeps no rules of its own: what can be done now comes from GET /games/<id>/actions,
- * every write goes to POST /games/<id>/events (or /undo, /redo) and the service judges it.
- *
- * Every write goes through one queue (persisted in localStorage, so it survives a reload):
- * each item has its own Idempotency-Key (crypto.getRandomValues) and the client's time `at`;
- * the first carries If-Match with the version the page shows, each later one the version the
- * previous answer returned. When the service cannot be reached (no answer, a network error,
- * a 5xx) the items wait and are retried in order with their own keys; a refusal (409, 412,
- * 422) of a tap that waited stops the queue and shows the service's sentence.
- */
+/* The table page: records a live game through the documented API (docs/table-page.md). It keeps
+ * no rules of its own; every write goes through one queue (table/queue.js). */
 import {render, statusSentence} from "./table/board.js";
 import {cancelCompose, composeTap, confirmCompose, explainCard, redo, settling, startSwap, tapCard, undo} from "./table/controls.js";
 import {drain, dropStopped, loadQueue, saveQueue, waiting} from "./table/queue.js";

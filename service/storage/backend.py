@@ -96,9 +96,11 @@ def set_version(db: Connection, game_id: str, version: int, status: str, *, secr
 
 
 def list_games(db: Connection, *, game: str | None = None, player: str | None = None,
-                      status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+                      status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None,
+                      created_from: str | None = None, created_before: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """``list_games`` of the backend of ``db``."""
-    return of(db).list_games(db, game=game, player=player, status=status, limit=limit, cursor=cursor, fork=fork, forked_from=forked_from)
+    return of(db).list_games(db, game=game, player=player, status=status, limit=limit, cursor=cursor, fork=fork, forked_from=forked_from,
+                             created_from=created_from, created_before=created_before)
 
 
 def append(db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str, Any], recorded_at: str,
@@ -125,6 +127,11 @@ def results_stamp(db: Connection) -> tuple[int, object]:
 def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float | None = None) -> Moment | None:
     """``begin_move`` of the backend of ``db``: the write transaction of a move and its one read."""
     return of(db).begin_move(db, game_id, key, deadline=deadline)
+
+
+def read_move(db: Connection, game_id: str, key: str | None) -> Moment | None:
+    """``read_move`` of the backend of ``db``: a move's read in a write transaction already open."""
+    return of(db).read_move(db, game_id, key)
 
 
 def append_move(db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,

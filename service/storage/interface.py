@@ -135,6 +135,11 @@ class EventLog(Protocol):
         fault. None when there is no such game (the transaction stays open)."""
         ...
 
+    def read_move(self, db: Connection, game_id: str, key: str | None) -> Moment | None:
+        """:meth:`begin_move`'s read alone, inside a write transaction already open that holds
+        the game's write lock."""
+        ...
+
     def append_move(self, db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
                     previous_hash: str, status: str, secret_from_hand: int | None) -> None:
         """Append ``event`` (``{seq, type, data, recorded_at, at, salt, hash}``, its hash
@@ -249,8 +254,10 @@ class Store(EventLog, Protocol):
         ...
 
     def list_games(self, db: Connection, *, game: str | None = None, player: str | None = None,
-                    status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
-        """Return up to ``limit`` games, newest first, and the cursor of the next page (or None)."""
+                    status: str | None = None, limit: int = 50, cursor: str | None = None, fork: bool = False, forked_from: str | None = None,
+                    created_from: str | None = None, created_before: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """Return up to ``limit`` games, newest first, and the cursor of the next page (or None);
+        ``created_from`` / ``created_before`` (stored UTC times) keep the games created in that span."""
         ...
 
     def set_fork_lineage(self, db: Connection, game_id: str, lineage: list[list[Any]]) -> None:

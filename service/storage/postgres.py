@@ -718,6 +718,17 @@ def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float
     return _moment(game_id, lookup, dict(found))
 
 
+def read_move(db: Connection, game_id: str, key: str | None) -> Moment | None:
+    """:func:`begin_move`'s read alone, inside a write transaction already open that holds the
+    game's lock (``RuntimeError`` otherwise): one round trip."""
+    _check_held(db, game_id)
+    if _unstorable(game_id):
+        return None
+    lookup = None if key is None or _unstorable(key) else key
+    found = db.execute(MOVE_READ, [lookup, game_id]).fetchone()
+    return None if found is None else _moment(game_id, lookup, dict(found))
+
+
 def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
     """The :class:`Moment` of one row of :data:`MOVE_READ`."""
     head = {"version": found["version"], "status": found["status"], "record_hash": found["record_hash"]}
@@ -950,7 +961,8 @@ def revoke_tokens(db: Connection, game_id: str, revoked_at: str) -> int:
 
 def list_games(db: Connection, *, game: str | None = None, player: str | None = None, status: str | None = None,
                limit: int = 50, cursor: str | None = None, fork: bool = False,
-               forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+               forked_from: str | None = None, created_from: str | None = None,
+               created_before: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """Return up to ``limit`` games, newest first, and the cursor of the next page (or None),
     as ``service.storage.sqlite.list_games`` does; raises ``ValueError`` for a cursor that is
     not one."""
@@ -970,6 +982,12 @@ def list_games(db: Connection, *, game: str | None = None, player: str | None = 
     if player is not None:
         where.append("EXISTS (SELECT 1 FROM json_array_elements_text(games.player_keys::json) AS k WHERE k = %s)")
         params.append(player.strip().casefold())
+    if created_from is not None:
+        where.append("created_at >= %s")
+        params.append(created_from)
+    if created_before is not None:
+        where.append("created_at < %s")
+        params.append(created_before)
     if cursor is not None:
         created_at, rowid = decode_cursor(cursor)
         where.append("(created_at < %s OR (created_at = %s AND rowid < %s))")

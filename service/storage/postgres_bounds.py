@@ -66,7 +66,7 @@ MARGIN = 1.0
 #: watchdog asks the server whether it answers (seconds).
 SUSPECT_SECONDS = 2.0
 #: How long the watchdog's question may take (to connect, and to answer ``SELECT 1``), and
-#: the listener's pings (seconds).
+#: the listener's query of the guard after each wait for notifications (seconds).
 PROBE_SECONDS = 3
 #: How long an attempt to connect may take (``connect_timeout``, seconds) unless the URL says.
 CONNECT_SECONDS = 5

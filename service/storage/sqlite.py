@@ -258,11 +258,14 @@ def set_version(db: Database, game_id: str, version: int, status: str, *, secret
 
 def list_games(db: Database, *, game: str | None = None, player: str | None = None, status: str | None = None,
                limit: int = 50, cursor: str | None = None, fork: bool = False,
-               forked_from: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+               forked_from: str | None = None, created_from: str | None = None,
+               created_before: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """Return up to ``limit`` games, newest first, and the cursor of the next page (or None).
 
     ``player`` matches a seat name case-insensitively. Forks are left out unless ``fork``
-    (then every game is listed) or ``forked_from`` (only the forks of that game). ``cursor``
+    (then every game is listed) or ``forked_from`` (only the forks of that game).
+    ``created_from`` / ``created_before`` (UTC times as stored, ``2026-12-05T00:00:00.000Z``)
+    keep the games created from the one (included) to the other (excluded). ``cursor``
     is a value returned by an earlier call; raises ``ValueError`` if it is not one.
     """
     where: list[str] = ["1 = 1"]
@@ -281,6 +284,12 @@ def list_games(db: Database, *, game: str | None = None, player: str | None = No
     if player is not None:
         where.append("EXISTS (SELECT 1 FROM json_each(games.player_keys) WHERE value = ?)")
         params.append(player.strip().casefold())
+    if created_from is not None:
+        where.append("created_at >= ?")
+        params.append(created_from)
+    if created_before is not None:
+        where.append("created_at < ?")
+        params.append(created_before)
     if cursor is not None:
         created_at, rowid = decode_cursor(cursor)
         where.append("(created_at < ? OR (created_at = ? AND rowid < ?))")
@@ -428,6 +437,12 @@ def begin_move(db: Database, game_id: str, key: str | None, *, deadline: float |
     open: the caller ends it). Raises :class:`RecordDamaged` for a stored row that cannot be
     read, the driver's error for a storage fault."""
     db.execute("BEGIN IMMEDIATE")
+    return read_move(db, game_id, key)
+
+
+def read_move(db: Database, game_id: str, key: str | None) -> Moment | None:
+    """:func:`begin_move`'s read alone, inside a write transaction already open (one that
+    holds the file's write lock): one statement."""
     try:
         found = db.execute(MOVE_READ, [key, game_id])
         names = [column[0] for column in found.description]

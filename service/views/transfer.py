@@ -1,12 +1,18 @@
-"""Export and import: ``GET /games/<id>/export?format=`` and ``POST /games/import``."""
+"""Export and import: ``GET /games/<id>/export?format=``, a night's games as one zip
+(``GET /games/export?since=&until=``) and ``POST /games/import``."""
 
 from __future__ import annotations
+
+from datetime import date
 
 from flask import Blueprint, Response, current_app, request, url_for
 
 from replays import export
-from service import games, http, secrecy, transfer, writes
+from schemas.games import NightExportSchema
+from service import clubtime, games, http, projections, secrecy, transfer, writes
+from service.db import get_db
 from service.problems import ApiError
+from service.storage import backend as store
 
 bp = Blueprint("transfer", __name__)
 
@@ -30,6 +36,61 @@ def export_game(game_id: str) -> Response:
     response.headers["ETag"] = http.etag(folded.version)
     response.headers["Vary"] = "Authorization"
     response.headers["Content-Disposition"] = f'inline; filename="{game_id}.{export.EXTENSIONS[fmt]}"'
+    return response
+
+
+#: The most games one ``GET /games/export`` packs (a longer period is a 422 asking for a shorter one).
+MAX_ARCHIVED = 1000
+
+
+@bp.get("/games/export")
+@secrecy.reads("since", "until")
+def export_games() -> Response:
+    """A night's games (a period's: ``since`` / ``until``, days ``YYYY-MM-DD`` in club time,
+    both inclusive; either left out: no bound) as one zip (``service.transfer.archive``): each
+    game's ``json`` export, ``csv`` score sheet and ``text`` record, in the public view (a game
+    in progress shows no card still in a hand), oldest first; what-if forks are left out. 422
+    ``validation_failed`` for a bound that is not a day, ``since`` after ``until``, or a period
+    of more than :data:`MAX_ARCHIVED` games; 503 ``record_damaged`` when one game's record is
+    not what Kibitz writes (naming it)."""
+    since, until = http.period()
+    return _night(date.fromisoformat(since) if since else None, date.fromisoformat(until) if until else None, [])
+
+
+@bp.post("/games/export")
+def export_games_with_tokens() -> Response:
+    """:func:`export_games` for a reader holding game tokens (the home page sends every token its
+    device keeps): body ``{"since", "until", "tokens"}`` (``schemas.games.NightExportSchema``);
+    each game whose live token is among ``tokens`` is packed in its full view (so that its
+    ``json`` imports back even while a hand is in play), every other one in the public view.
+    A token of no game in the period is no error. 400/415/422 for a body that is not such an object."""
+    body = NightExportSchema().load(http.require_object(http.read_json()))
+    return _night(body["since"], body["until"], body["tokens"])
+
+
+def _night(since: date | None, until: date | None, tokens: list[str]) -> Response:
+    where = clubtime.club_zone()
+    low = clubtime.day_bounds(since, since, where)[0] if since else None
+    high = clubtime.day_bounds(until, until, where)[1] if until else None
+    rows, more = store.list_games(get_db(), limit=MAX_ARCHIVED, created_from=low, created_before=high)
+    if more is not None:
+        raise ApiError(422, "validation_failed", f"That period holds more than {MAX_ARCHIVED} games: choose a shorter one.",
+                       errors={"since": [f"Choose a period of at most {MAX_ARCHIVED} games."]})
+    projections.check_listed(rows)
+    held = http.token_hashes(tokens)
+    chosen = []
+    for listed in reversed(rows):  # oldest first
+        row = games.load(listed["id"])
+        folded = games.current(row)
+        chosen.append((row, games.events(row, upto=folded.version), folded, http.holds_token(held, row)))
+    body = transfer.archive(chosen, where)
+    first, last = (since.isoformat() if since else None), (until.isoformat() if until else None)
+    name = "kibitz-games" + (f"-{first}" if first else "") + (f"-to-{last}" if last and last != first else "")
+    if not first and not last:
+        name += "-all"
+    response = current_app.response_class(body, mimetype="application/zip")
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}.zip"'
+    response.headers["Cache-Control"] = "no-store"
     return response
 
 

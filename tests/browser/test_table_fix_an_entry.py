@@ -37,9 +37,10 @@ def test_the_current_hands_entries_are_listed_and_one_offers_its_replacements(se
     panel = page.locator("#fix")
     entries = panel.locator("#fix-list button.fix-entry")
     expect(entries).to_have_count(3)
-    expect(entries.nth(0)).to_have_text(re.compile(r"^Event 4: Cas played 8♣"))
-    expect(entries.nth(1)).to_have_text(re.compile(r"^Event 3: Bob led 7♣"))
-    expect(entries.nth(2)).to_have_text(re.compile(r"^Event 2: Ann dealt hand 1"))
+    # each entry named where it was recorded, as card players say it: no event numbers (issue 25)
+    expect(entries.nth(0)).to_have_text(re.compile(r"^Hand 1, trick 1: Cas played 8♣"))
+    expect(entries.nth(1)).to_have_text(re.compile(r"^Hand 1, trick 1: Bob led 7♣"))
+    expect(entries.nth(2)).to_have_text(re.compile(r"^Hand 1: Ann dealt hand 1"))
     now = requests.get(f"{server.base}/games/{game['id']}/actions", headers=auth(game), timeout=10).json()
     before = requests.get(f"{server.base}/games/{game['id']}/actions?before=3", headers=auth(game), timeout=10).json()
     if before == now:
@@ -104,7 +105,7 @@ def test_a_fix_that_a_later_entry_no_longer_fits_shows_the_services_sentence(ser
     open_fix(page)
     page.locator("#fix-list button.fix-entry").nth(1).click()
     page.get_by_role("group", name="Replacement: Bob", exact=True).get_by_role("button", name="8♣", exact=True).click()
-    expect(page.get_by_role("alert")).to_have_text(re.compile(r"^Event 4, Cas played 8♣, no longer fits"))
+    expect(page.get_by_role("alert")).to_have_text(re.compile(r"^In hand 1, trick 1, Cas played 8♣, which no longer fits"))
     assert server.get(f"/games/{game['id']}")["version"] == 4  # nothing stored
 
 
@@ -153,7 +154,7 @@ def test_a_fix_on_a_sheet_its_cards_as_the_deck_its_refusal_in_the_panel_and_the
     # a replacement a later entry no longer fits: the service's sentence, whole, in the panel
     replacement.get_by_role("button", name="8♣", exact=True).click()
     answer = page.locator("#fix .fix-answer")
-    expect(answer).to_have_text(re.compile(r"^Event 4, Bob played 8♣, no longer fits: .+"))
+    expect(answer).to_have_text(re.compile(r"^In hand 1, trick 1, Bob played 8♣, which no longer fits: .+"))
     expect(page.get_by_role("alert")).to_have_text(answer.inner_text())
     assert in_view(page, answer)
     assert answer.evaluate("e => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1")

@@ -15,7 +15,9 @@ def test_the_fingerprint_follows_the_game_and_a_noted_one_is_checked(server, pag
     page.goto(server.url(f"/watch/{game.id}"))
     noted = server.get(f"/games/{game.id}")["record_hash"][:16]
     expect(page.locator("#fingerprint .fingerprint-code")).to_have_text(_grouped(noted))
-    expect(page.locator("#fingerprint")).to_contain_text("(after event 2)")
+    # the moment named as card players name it; the event number only as small print (issue 25)
+    expect(page.locator("#fingerprint")).to_contain_text("(after Ann dealt in hand 1 · event 2)")
+    expect(page.locator("#fingerprint small.event-number")).to_have_text("event 2")
 
     game.post({"type": "play", "player": "Bob", "card": "7H"})
     now = server.get(f"/games/{game.id}")["record_hash"][:16]

@@ -117,13 +117,18 @@ def test_what_if_forks_are_listed_on_the_original_and_on_home(server: Any, page:
     fork_id = fork.json()["id"]
     page.goto(server.url(f"/watch/{game.id}"))
     listed = page.get_by_role("region", name="What-if games from this game")
-    link = listed.get_by_role("link", name="What-if from event 4 · Friday club", exact=True)
+    # named by the moment, as card players say it, never by an event number or a game id (issue 25)
+    link = listed.get_by_role("link", name="What-if after Cas played 8♥ in hand 1, trick 1 · Friday club", exact=True)
     expect(link).to_have_attribute("href", f"/watch/{fork_id}")
     page.goto(server.url("/"))
     home = page.get_by_role("region", name="What-if games")
-    expect(home.locator(f"li[data-game-id='{fork_id}']")).to_contain_text("what-if from event 4")
+    expect(home.locator(f"li[data-game-id='{fork_id}']")).to_contain_text("what-if game ·")
     home.locator(f"li[data-game-id='{fork_id}'] a.watch-link").click()
-    expect(page.locator(".meta")).to_contain_text("a what-if game from this game after event 4")
+    meta = page.locator(".meta")
+    expect(meta).to_contain_text("a what-if game from Friday club (Ann, Bob, Cas, Dee, started ")
+    expect(meta).to_contain_text("), after Cas played 8♥ in hand 1, trick 1")
+    expect(meta.get_by_role("link", name="Friday club", exact=True)).to_have_attribute("href", f"/watch/{game.id}")
+    assert "event" not in meta.inner_text() and game.id not in meta.inner_text()
 
 
 def test_the_club_table_sorts_toepen_lives_lost_best_first(server: Any, page: Any) -> None:

@@ -170,10 +170,7 @@ export function render() {
   placeNotices();
 }
 
-/* A sentence in a room of fixed size (the status line, Fuji Flush's last turn): the whole sentence
- * is shown, in a smaller font when it is longer than the room holds at the room's own size (never
- * below 70% of it), so nothing is cut off and the room never grows (ui.md, "Nothing moves under a
- * finger"). */
+/* A sentence in a room of fixed size, set smaller (to 70%) until whole: never cut, never growing. */
 export function fitText(node) {
   if (!node || node.hidden) { return; }
   node.style.fontSize = "";
@@ -186,8 +183,7 @@ export function fitText(node) {
   }
 }
 
-/* A line of fixed height (a seat's facts): set smaller, down to 75% of its size, until it is whole
- * in its width. */
+/* A seat's facts: set smaller (to 75%) until whole in their width. */
 export function fitLine(node) {
   node.style.fontSize = "";
   if (node.scrollWidth <= node.clientWidth + 1) { return; }
@@ -199,17 +195,18 @@ export function fitLine(node) {
   }
 }
 
-/* Messages (refusals, what changed, "Sending…") are laid over the board (the facts and tricks),
- * their foot at the action room's top, so the status line, every seat's name and the action buttons
- * stay in view; a taller message reaches up over the seats' foot as far as the last line of names,
- * then (no room under the names: before the first deal) over the seats, and at last down over what
- * follows. When the page is scrolled so that the board is under the sticky bar (or below the
- * screen), they sit just under the bar (and stay on the screen). */
+/* Messages over the board, their foot at the action row, under the last line of seat names (else
+ * over the seats, else down); just under the sticky bar when scrolled away (docs/table-page.md).
+ * Over the board a message covers whole lines: reaching into one (the facts, a trick), it grows up
+ * to that line's top, so no line is left half hidden under it. */
+const BAND_LINES = "#board .facts, #board .trick, #board .group, #board .centre, #hand-result:not([hidden])";
 export function placeNotices() {
   var notices = el("notices");
   var bar = notices.parentNode;
   var shown = !!(el("alert").textContent || el("changes").textContent || el("sending").textContent);
   notices.classList.toggle("has-message", shown);
+  var message = el("alert").textContent ? el("alert") : el("changes").textContent ? el("changes") : null;
+  el("alert").style.minHeight = el("changes").style.minHeight = "";
   if (!shown) { return; }
   var pad = parseFloat(window.getComputedStyle(notices).paddingTop);
   var barBottom = bar.getBoundingClientRect().bottom;
@@ -220,8 +217,19 @@ export function placeNotices() {
   var names = heads.length ? heads[heads.length - 1].getBoundingClientRect().bottom + 2 : barBottom;
   var top = foot - high;
   if (top < names) { top = foot - high >= seatsBox.getBoundingClientRect().top ? foot - high : names; }
-  top = Math.max(barBottom, Math.min(top, window.innerHeight - notices.offsetHeight - 4));
-  notices.style.marginTop = Math.max(0, Math.round(top - barBottom - pad)) + "px";
+  var placed = Math.max(barBottom, Math.min(top, window.innerHeight - notices.offsetHeight - 4));
+  if (message && placed === top && top >= names) {
+    var reach = top;
+    document.querySelectorAll(BAND_LINES).forEach(function (line) {
+      var r = line.getBoundingClientRect();
+      if (r.height && r.top < top - 1 && r.bottom > top + 1) { reach = Math.min(reach, r.top); }
+    });
+    if (reach < top && reach >= Math.max(names, barBottom)) {
+      message.style.minHeight = (message.offsetHeight + top - reach) + "px";
+      placed = reach;
+    }
+  }
+  notices.style.marginTop = Math.max(0, Math.round(placed - barBottom - pad)) + "px";
 }
 // a message set anywhere (say(), the changes line, "Sending…") is placed at once
 new MutationObserver(function () { if (S.game) { placeNotices(); } })
@@ -229,11 +237,8 @@ new MutationObserver(function () { if (S.game) { placeNotices(); } })
 window.addEventListener("scroll", function () { if (el("notices").classList.contains("has-message")) { placeNotices(); } }, {passive: true});
 window.addEventListener("resize", function () { if (S.game) { fitText(turnBox); placeNotices(); } });
 
-/* The deck stays where it is for the whole hand (ui.md, "Nothing moves under a finger"): the seats
- * and board above it, the action room and the page itself keep the tallest height they had since
- * the hand began, the hand's end included (its result is shown in the same room); the next deal
- * lets them fit their content again. Toepen keeps room in the action row for the folds (and, with
- * explicit answers, the stays) a knock brings, from the deal on. */
+/* The deck stays where it is for the whole hand: the play area, the action room and the page keep
+ * their tallest height until the next deal; Toepen keeps room for a knock's folds from the deal. */
 let placeKey = null;
 const placeHeights = {};
 export function keepPlace(s) {
@@ -254,8 +259,7 @@ export function keepPlace(s) {
   }
 }
 
-/* The height of the rows a knock can bring: one Fold per other seat still in the hand (a Stay too
- * with explicit answers), laid out as the action row lays them out, measured and put away. */
+/* The height of a knock's folds (and stays), laid out as the action row would, measured. */
 function foldRoom(s) {
   var names = s.players.filter(stillIn).map(function (p) { return p.name; });
   names.sort(function (a, b) { return b.length - a.length; });  // the longest names: the widest row
@@ -351,10 +355,8 @@ export function renderSeats(s) {
   }
 }
 
-/* A seat's room for its own actions: a grid whose places are fixed for the whole hand. Each slot
- * also gets a line of no height holding its word, never seen nor read out (generated text, hidden):
- * on a phone, where the actions stand in one row, it makes each column as wide as its word
- * whether or not the action is offered now, so a button that comes or goes never moves another. */
+/* A seat's room for its own actions, its places fixed for the hand; a hidden line of each slot's
+ * word sizes a phone's columns. */
 function seatRoom(player, rows) {
   var slots = seatSlots();
   var room = text("div", "seat-actions rows-" + rows + " slots-" + slots.length);
@@ -439,9 +441,7 @@ export function renderBoard(s) {
   if (kind === "fuji_flush" && s.discard_size) { facts.push("discards " + s.discard_size); }
   if (kind === "stop_the_bus" && s.stopped_by) { facts.push("stopped by " + s.stopped_by + (s.final_turns_left ? ", " + s.final_turns_left + " turn" + (s.final_turns_left > 1 ? "s" : "") + " left" : "")); }
   var line = facts.filter(function (f) { return f; }).join(" · ");
-  /* the board's first line: its facts, and (in a trick game) the last trick beside them; then the
-   * current trick, from the deal on ("Trick 1:" until its first card), so that its room is never an
-   * empty band and a card played never grows the board */
+  /* the facts with the last trick beside them, then the current trick from the deal on */
   var head = boardBox.appendChild(text("div", "board-head"));
   if (line) { head.appendChild(text("p", "facts", line)); }
 

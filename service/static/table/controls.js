@@ -48,8 +48,7 @@ export function startCompose(spec) {
   bringDeck();
 }
 
-/* With a panel open, the deck's first two rows come into view (a phone with many seats: the page
- * scrolls itself, as far as the panel's Confirm stays in view under the sticky bar). */
+/* a panel open: bring the deck's first two rows into view, Confirm staying in view */
 function bringDeck() {
   if (deckBox.hidden) { return; }
   var boxes = Array.prototype.map.call(deckBox.querySelectorAll("button[data-card]"), function (b) { return b.getBoundingClientRect(); });
@@ -64,10 +63,8 @@ function bringDeck() {
   window.scrollBy(0, Math.max(0, Math.min(want, confirmTop - bar - 4)));
 }
 
-/* The panel closes (`button`: the Confirm or Cancel just tapped): for a moment (SETTLING ms) a tap
- * at that button's place on what comes back under it (an action button, a card) is not taken, so
- * a double tap on Confirm records nothing more (ui.md, "Nothing moves under a finger"); a tap
- * anywhere else is taken at once. */
+/* A panel closes (`button`: its Confirm or Cancel): for SETTLING ms a tap at that place is not taken
+ * by what comes back under it (a double tap records nothing more). */
 export const SETTLING = 450;
 export function endCompose(button) {
   S.compose = null;
@@ -303,13 +300,10 @@ export function redo() {
   var entry = entries("redo")[0];
   write("redo", {}, entry && entry.target ? "Redo: " + entry.target.summary : "Redo");
 }
-/* A seat's own actions (state.js, SEAT_SLOTS) go into that seat's room (board.js made it); every
- * other action is a row above the deck, one row per kind, in ORDER. Each button keeps its place in
- * its row for the whole hand (ui.md, "Nothing moves under a finger"): a button that goes away leaves
- * its room (kept empty and invisible), so after "Fold: Cas" the next seat's "Fold: Dee" stays where
- * it was and never slides under the finger that has just tapped. A place left by an answer is given
- * to another player's button only at a later answer; the actions that pass from one player to the
- * next (TURNS: a swap, a show, a draw, the deal) keep one place for whoever's turn it is. */
+/* A seat's own actions go into its room (board.js); every other action into a row above the deck,
+ * one row per kind, in ORDER. Each button keeps its place in its row for the hand (docs/table-page.md,
+ * "Nothing moves under a finger"): a place left by an answer stays empty until a later answer; the
+ * actions of TURNS keep one place for whoever's turn it is. */
 const TURNS = ["deal", "swap", "swap_all", "show", "draw"];
 let slotsKey = null;
 let slotsMemo = {};  // type -> [{key, freed}], the row's places in order
@@ -319,9 +313,7 @@ function handKey() {
   return [s.hand_number || s.round_number || 0, s.phase === "deal", s.status].join(":");
 }
 
-/* The places of one row: `items` (entry, variant) laid into the row's remembered places. A button
- * keeps the place of its player; in a row of TURNS a player's button takes the place the previous
- * player's just left (the turn passed); otherwise a place left now stays empty until a later answer. */
+/* `items` laid into the row's remembered places (see renderActions). */
 function placed(type, items) {
   var places = slotsMemo[type] = slotsMemo[type] || [];
   var keys = items.map(function (item) { return item.entry.player || type; });
@@ -382,13 +374,9 @@ export function renderActions() {
   }
 }
 
-/* One row of the action room: `items` ({entry, variant}, or {empty: player} for a place kept
- * empty) of one action `type`; `to` the players to act. board.js lays out rows of this kind, never
- * shown, to measure the room a knock's folds need. */
+/* One row of the action room (`empty`: a place kept); board.js measures such rows for a knock's folds. */
 export function actionRow(type, items, to) {
-  /* a row of one action for several players (Fold, Stay, Challenge, Stop, Reveal): on a phone with
-   * many seats it reads "Fold" once, then one button per player (table.css); each button's name
-   * stays "Fold: Ann" */
+  /* one action for several players: on a phone with many seats its word once (table.css) */
   var perPlayer = TURNS.indexOf(type) < 0;
   var row = text("div", "action-row" + (perPlayer ? " per-player" : ""));
   if (perPlayer) {
@@ -422,10 +410,8 @@ export function actionRow(type, items, to) {
   return row;
 }
 
-/* A seat's action button: the action's word on screen (the seat names the player), the name
- * "Knock: Ann" for a screen reader and a test (ui.md, "Names") from a label that is never laid
- * out (aria-labelledby reads hidden text; a laid-out, visually hidden one costs a layout per
- * tap), in its fixed place in the seat. */
+/* A seat's action button: its word on screen, its name ("Knock: Ann") from a label never laid out
+ * (aria-labelledby reads hidden text; a laid-out, visually hidden one costs a layout per tap). */
 function seatButton(entry, slotted, due) {
   /* due: the seat is the one to act, and this is its next step (Fool!'s reveals once a round is over) */
   var b = text("button", "action seat-action action-" + entry.type + (due && entry.type === "reveal" && S.game.state.phase === "reveal" ? " primary" : ""));

@@ -60,10 +60,13 @@ function list() {
   }
 }
 
-/* An entry as it stands in the record now: "Event 17: Cas played 9♦", or once corrected
- * "Event 17, corrected at event 31: Cas played 7♦, not 9♦" (the timeline's own words). */
+/* An entry as it stands in the record now, named by where it was recorded as card players say
+ * it (the timeline's place), never by an event number (ui.md, "Words for card players"):
+ * "Hand 2, trick 1: Cas played 9♦ …", or once corrected "Hand 2, trick 1: Cas played 7♦, not 9♦
+ * (corrected)" (the timeline's own words). */
 function entryWords(st) {
-  return st.corrected ? "Event " + st.seq + ", " + st.corrected : "Event " + st.seq + ": " + st.summary;
+  var place = st.place ? st.place.charAt(0).toUpperCase() + st.place.slice(1) + ": " : "";
+  return place + (st.corrected ? st.corrected.replace(/^corrected: /, "") + " (corrected)" : st.summary);
 }
 
 export function showEarlier() { showAll = true; list(); }
@@ -73,7 +76,7 @@ function choose(step, li) {
   var old = el("fix-list").querySelector(".fixing");
   if (old) { old.remove(); }
   var box = text("div", "fixing");
-  box.appendChild(text("p", "hint", "Replace " + entryWords(step) + " with:"));
+  box.appendChild(text("p", "hint", "Replace this entry (" + entryWords(step).replace(/\.$/, "") + ") with:"));
   li.appendChild(box);
   K.api("GET", base + "/actions?before=" + step.seq, {token: S.token}).then(function (answer) {
     if (answer.status !== 200) { box.appendChild(text("p", "alert", ended((answer.body && answer.body.detail) || "Cannot be read now."))); return; }
@@ -152,7 +155,7 @@ function send(step, action, box) {
   K.api("POST", base + "/correct", {body: body, token: S.token, ifMatch: S.version, key: K.newKey()}).then(function (answer) {
     var b = answer.body || {};
     if (answer.status === 201) {
-      var was = b.target && b.target.summary ? b.target.summary : "event " + step.seq;
+      var was = b.target && b.target.summary ? b.target.summary : "the entry";
       var now = b.replacement && b.replacement.summary ? b.replacement.summary : "";
       el("changes").textContent = ended("Fixed: " + was + (now ? " is now " + now : ""));
       say("");

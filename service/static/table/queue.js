@@ -326,9 +326,7 @@ export function setPlayer(index, name) {
   render();
 }
 
-/* The waiting tap whose player chooser is shown: the one last opened (a tap on an earlier tap), else
- * the newest play not sent yet; the others stand in one line each as card and player ("8♣ Bob?"),
- * so that the box holds three taps and more over the band without covering the deck. */
+/* The waiting tap shown with its chooser: the one last opened, else the newest unsent play. */
 let queueOpen = null;
 function openItem() {
   var items = S.queue.items;
@@ -360,11 +358,8 @@ export function pendingPlays() {
 }
 
 
-/* "Sending: …" over the foot of the status line's room, shown only once a write has waited 300 ms
- * for its answer (a fast server's answers do not flash it on every tap; a timer, not a CSS
- * animation, which would restyle the page every frame while it waits); the taps waiting on the
- * device (offline, or a stopped queue) over the board, where the scorekeeper can fix a guessed
- * player. */
+/* "Sending: …" once a write has waited 300 ms (a timer, not an animation); the taps waiting on the
+ * device (offline, or a stopped queue) over the band, where a guessed player can be fixed. */
 let sendingTimer = null;
 export function renderQueue() {
   var box = el("queue");

@@ -52,9 +52,7 @@ export const SEAT_SLOTS = {
   toepen: {table: [["knock", 1, 1], ["laundry", 1, 2], ["reveal", 2, 1]], open: [["knock", 1, 1], ["laundry", 1, 2]]},
   fool: {table: [["reveal", 1, 1]], open: []}
 };
-/* Toepen's Laundry keeps a place only in hands that began with a stock of four cards or more (with
- * eight seats the stock is empty: the seat keeps room for Knock and Reveal only); decided once per
- * hand from the state's stock, so that no place comes or goes during the hand. */
+/* Toepen's Laundry keeps a place only in hands begun with a stock of 4 or more (decided once a hand). */
 let laundryRoom = {key: null, kept: true};
 export function seatSlots() {
   var slots = (SEAT_SLOTS[kind] || {})[visibility] || [];
@@ -95,10 +93,30 @@ export function text(tag, cls, content) {
 export function iso(node, before, typed, after) {
   /* one inline label, so that a flex button keeps the space after the colon ("Knock: Ann") */
   var label = text("span", "label", before);
-  label.appendChild(text("bdi", "", typed));
+  label.appendChild(keepCardsWhole(text("bdi", "", typed)));
   if (after) { label.appendChild(document.createTextNode(after)); }
   node.textContent = "";
   node.appendChild(label);
+  return node;
+}
+
+/* Card names of more than one word (Fool!'s "Yellow 2", "Wild 1") in a sentence: each kept on one
+ * line (a span, table.css) when the sentence wraps; the text itself is unchanged. */
+const spaced = Object.keys(deckNames).map(function (code) { return deckNames[code]; })
+  .filter(function (name) { return name.indexOf(" ") >= 0; })
+  .sort(function (a, b) { return b.length - a.length; })
+  .map(function (name) { return name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); });
+const spacedName = spaced.length ? new RegExp("(" + spaced.join("|") + ")(?![0-9])", "g") : null;
+export function keepCardsWhole(node) {
+  var said = node.textContent;
+  if (!spacedName || !said) { return node; }
+  var parts = said.split(spacedName);
+  if (parts.length < 2) { return node; }
+  node.textContent = "";
+  for (var i = 0; i < parts.length; i++) {
+    if (!parts[i]) { continue; }
+    node.appendChild(i % 2 ? text("span", "card-words", parts[i]) : document.createTextNode(parts[i]));
+  }
   return node;
 }
 

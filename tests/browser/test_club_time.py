@@ -1,0 +1,145 @@
+"""Club time (issue 25): the pages show times in the club's zone, not in UTC.
+
+A real ``kibitz serve --timezone Pacific/Auckland`` and Chromium with Playwright's
+``timezone_id``: without script a page shows the club's time (the server's rendering), with
+script the device's own zone (``static/kibitz.js``); the API and every export keep UTC; a zone
+that is not one is refused in one sentence, by ``kibitz serve`` and by ``wsgi.py``'s
+``$KIBITZ_TIMEZONE`` alike.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+import requests
+from playwright.sync_api import expect
+
+from tests.browser.conftest import PHONE, KibitzServer, kibitz_command
+from tests.browser.recorded import fool_game, toepen_open_game
+
+CLUB = "Pacific/Auckland"
+DEVICE = "America/New_York"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def shown(iso: str, zone: str, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(ZoneInfo(zone)).strftime(fmt)
+
+
+@pytest.fixture(scope="module")
+def club_server(tmp_path_factory: pytest.TempPathFactory):
+    running = KibitzServer(tmp_path_factory.mktemp("clubtime"), args=("--timezone", CLUB))
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def games(club_server):
+    return {"fool": fool_game(club_server.base),
+            "toepen": toepen_open_game(club_server.base, ["Ann", "Bob", "Cas"], seed=3, title="Late night")}
+
+
+def texts(page, selector: str) -> list[str]:
+    return [text.strip() for text in page.locator(selector).all_inner_texts()]
+
+
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["tablet", "phone"])
+def test_without_script_the_pages_show_club_time(club_server, games, new_context, viewport):
+    fool = games["fool"].read()
+    # the device is in New York, but without script only the server's club time can be shown
+    page = new_context(viewport, timezone_id=DEVICE, java_script_enabled=False).new_page()
+    page.goto(club_server.url("/"))
+    item = page.locator(f"li[data-game-id='{fool['id']}'] time")
+    expect(item).to_have_text(shown(fool["created_at"], CLUB))
+    expect(item).to_have_attribute("datetime", fool["created_at"])  # the machine-readable time stays UTC
+    expect(item).to_have_attribute("title", f"{CLUB}, UTC+{shown(fool['created_at'], CLUB, '%z')[1:3]}:00")
+    assert "UTC" not in page.locator("main").inner_text()
+    log = (club_server.folder / "server.log").read_text()
+    assert "Times on the pages in club time, Pacific/Auckland, UTC+1" in log
+
+    page.goto(club_server.url(f"/watch/{fool['id']}"))
+    expect(page.locator(".meta time")).to_have_text(shown(fool["created_at"], CLUB))
+    assert "UTC" not in page.locator("main").inner_text()
+
+    plays = games["fool"].read("/hands/1/tricks/1")["plays"]
+    page.goto(club_server.url(f"/watch/{fool['id']}/hands/1/tricks/1"))
+    expect(page.get_by_role("columnheader", name="Time", exact=True)).to_be_visible()
+    assert texts(page, ".plays-table tbody time") == [shown(p["recorded_at"], CLUB, "%H:%M:%S") for p in plays]
+    assert "UTC" not in page.locator("main").inner_text()
+
+    ann = club_server.get("/players/Ann")["games"][0]
+    page.goto(club_server.url("/people/Ann"))
+    expect(page.locator(".recent time").first).to_have_text(shown(ann["date"], CLUB))
+    option = page.locator("#chart-game option").first
+    expect(option).to_have_text(f"{shown(ann['date'], CLUB)} · Toepen · \u2068Late night\u2069 · "
+                                f"{ann['result']} ({ann['score']} {'life lost' if ann['score'] == 1 else 'lives lost'})")
+
+
+def test_with_script_the_pages_show_the_devices_zone(club_server, games, new_context):
+    fool = games["fool"].read()
+    page = new_context(timezone_id=DEVICE).new_page()
+    page.goto(club_server.url("/"))
+    item = page.locator(f"li[data-game-id='{fool['id']}'] time")
+    expect(item).to_have_text(shown(fool["created_at"], DEVICE))
+    expect(item).to_have_attribute("data-zone", DEVICE)
+    assert shown(fool["created_at"], DEVICE) != shown(fool["created_at"], CLUB)
+
+    plays = games["fool"].read("/hands/1/tricks/1")["plays"]
+    page.goto(club_server.url(f"/watch/{fool['id']}/hands/1/tricks/1"))
+    expect(page.locator(".plays-table tbody time").first).to_have_text(shown(plays[0]["recorded_at"], DEVICE, "%H:%M:%S"))
+    assert texts(page, ".plays-table tbody time") == [shown(p["recorded_at"], DEVICE, "%H:%M:%S") for p in plays]
+
+    # the game page's live board is swapped in by script: its times follow the device too
+    page.goto(club_server.url(f"/watch/{fool['id']}"))
+    expect(page.locator(".meta time")).to_have_text(shown(fool["created_at"], DEVICE))
+
+    ann = club_server.get("/players/Ann")["games"][0]
+    page.goto(club_server.url("/people/Ann"))
+    expect(page.locator("#chart-game option").first).to_contain_text(shown(ann["date"], DEVICE) + " · Toepen")
+
+    # a device in the club's own zone reads what the server wrote
+    same = new_context(timezone_id=CLUB).new_page()
+    same.goto(club_server.url(f"/watch/{fool['id']}"))
+    expect(same.locator(".meta time")).to_have_text(shown(fool["created_at"], CLUB))
+
+
+def test_the_api_and_exports_keep_utc(club_server, games):
+    fool = games["fool"]
+    body = fool.read()
+    assert body["created_at"].endswith("Z")
+    doc = requests.get(f"{club_server.base}/games/{fool.id}/export?format=json", timeout=10).json()
+    assert doc["game"]["created_at"] == body["created_at"]
+    assert all(event["recorded_at"].endswith("Z") for event in doc["events"])
+    text = requests.get(f"{club_server.base}/games/{fool.id}/export?format=text", timeout=10).text
+    assert f'[Date "{body["created_at"]}"]' in text
+
+
+def test_a_zone_that_is_not_one_is_refused_in_one_sentence(tmp_path):
+    done = subprocess.run([*kibitz_command(), "serve", "--timezone", "Europe/Londn", "--db", str(tmp_path / "k.db"),
+                           "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert lines == ["Error: The time zone 'Europe/Londn' is unknown: give an IANA name such as Europe/London, "
+                     "America/New_York or UTC (timedatectl list-timezones lists them)."]
+    assert not (tmp_path / "k.db").exists()  # refused before anything was created
+
+
+def test_wsgi_takes_the_zone_from_the_environment(tmp_path):
+    code = "import wsgi; print(wsgi.app.config['TIMEZONE'].key)"
+    env = {**os.environ, "KIBITZ_DB": str(tmp_path / "w.db"), "KIBITZ_TIMEZONE": "Europe/London"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Europe/London"
+    env["KIBITZ_TIMEZONE"] = "Nowhere/Atall"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "The time zone 'Nowhere/Atall' is unknown: give an IANA name such as Europe/London" in done.stderr

@@ -173,7 +173,10 @@ class ResultsCheck:
             rules = engine.GAMES.get(str(fixed.get("game")))
             if rules is None:
                 raise store.damaged(game_id, 1, f"game_created names an unknown game {str(fixed.get('game'))[:40]!r}")
-            folded = cache.get(db, rules, game_id, int(row["version"]), record_hash=record_hash)
+            # a game in progress is kept in the fold cache (its next version then folds one event);
+            # a finished one is folded once and not kept, so a long list does not empty the cache
+            folded = cache.get(db, rules, game_id, int(row["version"]), record_hash=record_hash,
+                               keep=row.get("status") == streams.IN_PROGRESS)
             known = (record_hash, generation, folded.version, streams.status(folded.stream),
                      forks.secret_from_hand(rules, folded.stream.state))
             with self._lock:

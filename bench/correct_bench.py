@@ -5,7 +5,7 @@ Usage: ``python bench/correct_bench.py [--events 3000] [--seed 1] [--repeats 5] 
 Plays one random Toepen game (8 players, limit 99, table visibility, ``bench.playouts``) of
 ``--events`` events, then measures, first in the engine alone (``engine.stream.advance``,
 CPU time) and then through the service's one write path (the Flask test client on a
-temporary database: token, schema, group committer, SQLite commit):
+temporary database: token, schema, the writer, SQLite commit):
 
 - an ordinary append (the next legal play) before any correction;
 - a ``correct`` of a play near the start (it refolds almost the whole game) and near the end

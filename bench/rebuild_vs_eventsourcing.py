@@ -32,8 +32,8 @@ Each ratio is the library's median CPU time over Kibitz's for the same number of
 (above 1: Kibitz rebuilds faster); the target is 1.5 for every game.
 
 **Append** (``--appends``): the service's write function (``service.writes.record``, as
-``POST /games/<id>/events`` calls it after its token and schema checks: the group
-committer, the fold cache, the SQLite commit at ``synchronous=FULL``) timed per move, wall
+``POST /games/<id>/events`` calls it after its token and schema checks: the writer's
+one read and one append, the fold cache, the SQLite commit at ``synchronous=FULL``) timed per move, wall
 clock and the process's CPU time, with the fold cache warm:
 
 - at 10 events: ``--appends`` / 30 games of Stop the Bus for 10 players stored with their
@@ -74,6 +74,7 @@ import engine  # noqa: E402
 from bench.playouts import NAMES, Log, play  # noqa: E402
 from engine import stream as streams  # noqa: E402
 from replays import replay  # noqa: E402
+from service import forks  # noqa: E402
 from service.cache import FoldCache  # noqa: E402
 from service.storage import backend as store  # noqa: E402
 from service.storage import migrations  # noqa: E402
@@ -129,7 +130,8 @@ def store_kibitz(db: Any, game: str, game_id: str, log: Log) -> dict[str, Any]:
         store.of(db).insert_game(db, game_id, created, "0" * 64, STAMP, "in_progress")
         for seq, action in log:
             store.of(db).append(db, game_id, seq, action["type"], created if seq == 1 else data_of(action), STAMP)
-        store.of(db).set_version(db, game_id, len(log), status, secret_from_hand=None)
+        store.of(db).set_version(db, game_id, len(log), status,
+                                 secret_from_hand=forks.secret_from_hand(rules, folded.stream.state))
     row = store.of(db).get_game(db, game_id)
     assert row is not None
     return row

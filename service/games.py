@@ -106,12 +106,14 @@ def body(row: dict[str, Any], stream: streams.Stream, full: bool) -> dict[str, A
 def fingerprint_context(row: dict[str, Any], version: int, status: str) -> dict[str, Any]:
     """What the pages' ``record_fingerprint.html`` shows: ``fingerprint`` (the first 16 hex
     digits of the row's ``record_hash``), ``fingerprint_shown`` (the same in groups of four),
-    ``fingerprint_version`` (the event it is of), ``fingerprint_status`` (the game's status)
-    and ``fingerprint_game_id``."""
+    ``fingerprint_version`` (the event it is of), ``fingerprint_status`` (the game's status),
+    ``fingerprint_game_id`` and ``fingerprint_players`` (the seats' names, to isolate in the
+    sentence of the moment: api.md, "Text people type")."""
     digits = chain.fingerprint(row.get("record_hash"))
     return {"fingerprint": digits, "fingerprint_shown": chain.grouped(digits) if digits else None,
             "fingerprint_version": version,
-            "fingerprint_status": status, "fingerprint_game_id": row["id"]}
+            "fingerprint_status": status, "fingerprint_game_id": row["id"],
+            "fingerprint_players": list(row.get("players") or [])}
 
 
 def path_number(value: int) -> int:

@@ -46,6 +46,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, cast
@@ -208,6 +209,8 @@ class Writer:
         self._turns = _Turns()
         self._idle: list[Database] = []
         self._idle_lock = threading.Lock()
+        #: the kept connections are closed with the writer, when nothing refers to it any more
+        self._closer = weakref.finalize(self, _close_all, self._idle, self._idle_lock)
         self._checkpoints = None if self._postgres else _Checkpoints(self._open)
         #: SQLite: the writes waiting for their turn join the open transaction (one fsync for them all)
         self._shared = not self._postgres if shared is None else shared
@@ -448,6 +451,12 @@ class Writer:
                 self._on_commit()
         return result
 
+    def close(self) -> None:
+        """Close the connections the writer keeps between writes (a server stopping, a command
+        done). A write after it opens a connection of its own again. Done by itself when nothing
+        refers to the writer any more, so a writer let go leaves no connection open."""
+        _close_all(self._idle, self._idle_lock)
+
     def _open(self) -> Database:
         """A new connection of the writer's (never checkpointing inside a commit)."""
         db: Database = store.connect(self._database, self._synchronous, **self._options)
@@ -470,5 +479,14 @@ class Writer:
 
     @staticmethod
     def _close(db: Database) -> None:
+        with contextlib.suppress(Exception):
+            db.close()
+
+
+def _close_all(idle: list[Database], lock: threading.Lock) -> None:
+    """Close and forget every connection in ``idle`` (a writer's kept connections)."""
+    with lock:
+        kept, idle[:] = list(idle), []
+    for db in kept:
         with contextlib.suppress(Exception):
             db.close()

@@ -133,8 +133,10 @@ def correct_at_random(rules: GameRules, stream: streams.Stream, rng: random.Rand
         assert refused_at is not None and error is not None, f"correction of {seq} refused: {err.message}"
         assert refused_at > seq and err.conflicts_with == refused_at, (err.message, refused_at)
         assert err.cause == error.code
-        assert err.message.startswith(f"Event {refused_at}, ") and err.message.endswith(
-            f", no longer fits: {error.message}"), err.message
+        # The refusal names the later entry in card players' words (where it stands, what it
+        # was), never by its event number (issue 25); the number is in conflicts_with.
+        assert not err.message.startswith("Event ") and err.message.endswith(
+            f", which no longer fits: {error.message}"), err.message
         return None
     except RulesError as err:
         assert refused_at == seq and error is not None, f"{err.code}: {err.message} (scratch refused {refused_at})"

@@ -6,7 +6,9 @@ and a real PostgreSQL restart: tests/test_postgres_outage.py."""
 
 from __future__ import annotations
 
+import gc
 import threading
+import warnings
 
 import psycopg
 import pytest
@@ -121,4 +123,52 @@ def test_a_write_whose_commit_hook_fails_is_answered_with_it_and_the_next_write_
     assert not tablet.is_alive(), "a write was left waiting"
     assert isinstance(answers[0], SystemExit)  # answered, not left waiting
     assert answers[1] == 2  # the next write commits as usual
+    assert _stored(database) == [1, 2]
+
+
+def test_a_writer_let_go_closes_the_connections_it_kept(database: str) -> None:
+    """A writer keeps its connections between writes; once nothing refers to it (a CLI command
+    done, a test's app gone, a writer caught in a reference cycle by a stored traceback) they
+    are closed with it, not left open on the database server until the process ends (psycopg
+    then warns: ResourceWarning, 'deleted while still open')."""
+    _table(database)
+    writer = Writer(database, "FULL")
+    kept: list[Database] = []
+
+    def note(db: Database) -> int:
+        kept.append(db)
+        db.execute("INSERT INTO t (n) VALUES (1)")
+        return 1
+
+    assert writer.run(note) == 1
+    assert not store.is_lost(kept[0])  # kept for the next write
+    writer._cycle = writer  # type: ignore[attr-defined]  # let go only through the collector, as a traceback would
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        del writer
+        gc.collect()
+    assert [str(warning.message) for warning in seen if issubclass(warning.category, ResourceWarning)] == []
+    assert store.is_lost(kept[0])  # closed with the writer
+    assert _stored(database) == [1]
+
+
+def test_a_writer_closed_ends_its_connections_and_opens_new_ones_for_later_writes(database: str) -> None:
+    _table(database)
+    writer = Writer(database, "FULL")
+    kept: list[Database] = []
+
+    def note(n: int):
+        def job(db: Database) -> int:
+            kept.append(db)
+            db.execute(f"INSERT INTO t (n) VALUES ({int(n)})")
+            return n
+        return job
+
+    assert writer.run(note(1)) == 1
+    writer.close()
+    assert store.is_lost(kept[0])
+    assert writer.run(note(2)) == 2  # a write after close opens a connection of its own
+    assert kept[1] is not kept[0]
+    writer.close()
+    assert store.is_lost(kept[1])
     assert _stored(database) == [1, 2]

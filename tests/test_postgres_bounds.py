@@ -169,8 +169,13 @@ def test_a_callers_own_shorter_wait_is_its_own(postgres_url: str) -> None:  # no
         postgres.migrate(db)  # the listener's look at the guard reads the tables' triggers
     listener = postgres.listen(postgres_url)
     try:
-        took, raised = _timed(lambda: postgres.changes(listener, seconds))  # no notification: [] after its wait
-        assert raised is None and seconds - 0.1 < took < seconds + 1
+        heard: list[list[str]] = []
+        took, raised = _timed(lambda: heard.append(postgres.changes(listener, seconds)))
+        # No notification: [] after its own wait, never the listener's longer one. Another test
+        # writing to the same database at the same moment may end the wait early, with what it heard.
+        assert raised is None and took < seconds + 2, took
+        if took <= seconds - 0.1:
+            assert heard[0], (took, heard)  # an early end only with a notification heard
         assert not postgres.is_lost(listener)
         postgres.guard(listener)
     finally:

@@ -3,8 +3,10 @@ counted on a real ``kibitz serve`` through real HTTP:
 
 - **PostgreSQL**: the server reaches its database through a counting TCP proxy
   (tests/round_trips.py) that counts round trips, every connection of the process together
-  (the request's, the listener's); a move of a game already in the fold cache takes **at most
-  3** (the read with the write lock, then the append with its commit: 2 today).
+  but its listening one (``service.listener``: it waits for other processes' notifications
+  and looks at the database's guard after each wait, on no move's path and under no game's
+  lock); a move of a game already in the fold cache takes **at most 3** (the read with the
+  write lock, then the append with its commit: 2 today).
 - **SQLite**: the server runs with every statement traced (tests/traced_serve.py,
   ``set_trace_callback`` on every connection); a move takes **at most 6** statements
   (``BEGIN IMMEDIATE``, the one read, the event's ``INSERT``, the games row's ``UPDATE``,

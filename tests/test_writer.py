@@ -257,7 +257,9 @@ def test_writes_that_wait_join_the_open_transaction_and_answer_after_its_one_com
     for n, refuse in ((1, False), (2, True), (3, False)):  # in this order, each waiting for the write lock
         threads.append(threading.Thread(target=submit, args=(n, refuse)))
         threads[-1].start()
+        deadline = time.monotonic() + 60
         while len(writer._turns._queues.get("*", ())) < n + 1:
+            assert time.monotonic() < deadline, f"write {n} never came to wait for the write lock"
             time.sleep(0.01)
     assert stored(path) == []  # nothing committed while the first write holds the lock
     hold.set()

@@ -7,6 +7,7 @@ freed commits on a fresh connection."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from sqlite_utils import Database
@@ -66,7 +67,9 @@ def test_a_fault_fails_the_whole_transaction_and_the_next_write_commits_once_spa
               for name, job in (("small", small), ("refused", refused), ("big", big))]
     for n, thread in enumerate(queued, start=2):  # in this order, each waiting for the write lock
         thread.start()
+        deadline = time.monotonic() + 60
         while len(writer._turns._queues.get("*", ())) < n:
+            assert time.monotonic() < deadline, f"write {n} never came to wait for the write lock"
             threading.Event().wait(0.01)
     hold.set()
     for thread in (first, *queued):

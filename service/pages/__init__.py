@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 import segno
 from flask import Response, current_app, render_template, request
 
+from engine import stream as streams
 from engine.core import visibility_words
 from service import clubtime, games, http, projections, secrecy
 from service.db import get_db
@@ -53,11 +54,12 @@ def home() -> str:
     abandoned, _ = store.list_games(db, status="abandoned", limit=10)
     every, _ = store.list_games(db, fork=True, limit=100)
     projections.check_listed([*playing, *finished, *abandoned, *every])
+    nights = _nights([*playing, *finished, *abandoned])
     return render_template(
         "home.html",
-        playing=[_listed(row) for row in playing],
-        finished=[_listed(row) for row in finished],
-        abandoned=[_listed(row) for row in abandoned],
+        playing=[_listed(row, nights) for row in playing],
+        finished=[{**_listed(row, nights), "outcome": _outcome(row)} for row in finished],
+        abandoned=[_listed(row, nights) for row in abandoned],
         forks=[_listed(row) for row in every if row.get("forked_from_game")][:30],
         today=clubtime.today(clubtime.club_zone()).isoformat(),
     )
@@ -81,7 +83,28 @@ def new_game() -> str:
     """The new-game form: game, seats, dealer (first player), visibility and the game's options;
     the **Club key** input where the server has one (``club_key_required``)."""
     return render_template("new_game.html", games=catalogue.GAMES, catalogue=catalogue.as_dict(),
-                           club_key_required=http.club_key_required())
+                           club_key_required=http.club_key_required(), known_players=known_players())
+
+
+#: How many recent games the new-game page's list of the club's players is drawn from.
+KNOWN_FROM = 300
+
+
+def known_players() -> list[str]:
+    """The club's players, for the new-game page's type-ahead (``<datalist>``): every name seated
+    in the last :data:`KNOWN_FROM` games (forks left out), one per name as histories match names
+    (trimmed, case-folded), spelled as last seated, the most often seated first. The rows are
+    checked against their logs first (``projections.check_listed``), as the home page's are."""
+    rows, _ = store.list_games(get_db(), limit=KNOWN_FROM)
+    projections.check_listed(rows)
+    seen: dict[str, list[Any]] = {}  # key -> [spelling, games, order of first sight]
+    for order, row in enumerate(rows):  # newest first: the first spelling seen is the latest
+        for name in row["players"]:
+            key = str(name).strip().casefold()
+            if key not in seen:
+                seen[key] = [str(name).strip(), 0, order]
+            seen[key][1] += 1
+    return [entry[0] for entry in sorted(seen.values(), key=lambda e: (-e[1], e[2], e[0].casefold()))]
 
 
 @bp.get("/table/<game_id>")
@@ -165,10 +188,49 @@ def share_base() -> str:
     return here
 
 
-def _listed(row: dict[str, Any]) -> dict[str, Any]:
+def _listed(row: dict[str, Any], nights: dict[str, tuple[int, int]] | None = None) -> dict[str, Any]:
     listed = games.summary(row)
     listed["game_name"] = catalogue.GAMES[row["game"]].name if row["game"] in catalogue.GAMES else row["game"]
+    number, of = (nights or {}).get(row["id"], (1, 1))
+    listed["night"] = f"game {number} of {of} that night" if of > 1 else None
     return listed
+
+
+def _nights(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """For each game listed, ``(n, of)``: it is the n-th of ``of`` games of the same kind with
+    the same players (in any seat order, names matched as histories match them) started on the
+    same day in club time, so that the games a table made with Play again are told apart on
+    the home page ("game 2 of 3 that night")."""
+    where = clubtime.club_zone()
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        day = clubtime.local(str(row["created_at"]), where)
+        key = (row["game"], day.date() if day else None,
+               tuple(sorted(str(name).strip().casefold() for name in row["players"])))
+        groups.setdefault(key, []).append(row)
+    out: dict[str, tuple[int, int]] = {}
+    for group in groups.values():
+        group.sort(key=lambda r: str(r["created_at"]))
+        for number, row in enumerate(group, start=1):
+            out[row["id"]] = (number, len(group))
+    return out
+
+
+#: A score unit of ``results`` in words on the home page.
+UNIT_WORDS = {"lives_lost": "lives lost", "points": "points", "chips": "chips"}
+
+
+def _outcome(row: dict[str, Any]) -> dict[str, Any]:
+    """A finished game's result for the home page: ``{"winners": [names], "scores": "Ann 10,
+    Bob 1, Cas 3 lives lost" or None}``, from the game's ``results`` (public once it is over)."""
+    results = streams.results(games.current(row).stream)
+    winners = [name for name, entry in results.items() if entry["result"] == "won"]
+    scored = [(name, entry["score"], entry["unit"]) for name, entry in results.items() if entry["score"] is not None]
+    scores = None
+    if scored:
+        unit = UNIT_WORDS.get(str(scored[0][2]), str(scored[0][2] or ""))
+        scores = ", ".join(f"{name} {score}" for name, score, _ in scored) + (f" {unit}" if unit else "")
+    return {"winners": winners, "scores": scores}
 
 
 # The read-only pages (game page, replay, audits, players, club table) add their routes here.

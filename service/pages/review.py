@@ -38,6 +38,7 @@ from engine import stream as streams
 from engine.cards import SUIT_NAMES
 from engine.core import plural
 from replays import audit, timeline
+from replays import replay as replays_replay
 from schemas.common import whole_number
 from service import clubtime, games, history, http, projections, secrecy
 from service.boards import BoardAnswers
@@ -188,6 +189,8 @@ def seat_cells(game: dict[str, Any], state: dict[str, Any]) -> list[dict[str, An
             if rank and player.get("hand_known"):
                 cell["notes"].append(rank["words"])
             cell["cards_held"] = player["hand_size"]
+        if state["status"] == "finished" and player["name"] in (state.get("winners") or []) and "won" not in cell["notes"]:
+            cell["notes"].insert(0, "won")
         known = player.get("cards_known") if "cards_known" in player else player.get("hand_known")
         cell["cards"] = list(known or [])
         out.append(cell)
@@ -284,6 +287,7 @@ def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
         turns = (view or {}).get("turns") or []
         if turns:
             context["last_turn"] = catalogue.sentence(str(turns[-1].get("explanation") or ""))
+    context["notes"] = game_notes(row, games.current(row))
     forks, _ = store.list_games(get_db(), forked_from=row["id"], limit=50)
     projections.check_listed(forks)
     steps = {step["seq"]: step for step in timeline_steps(row, full)} if forks else {}
@@ -341,6 +345,20 @@ def fork_origin(row: dict[str, Any]) -> dict[str, Any] | None:
     return {"game": parent["id"], "title": summary.get("title"), "players": summary["players"],
             "created_at": summary["created_at"],
             "moment": moment_words(steps.get(origin["seq"]), cards=not parent.get("forked_from_game"))}
+
+
+def game_notes(row: dict[str, Any], folded: Any) -> list[dict[str, Any]]:
+    """Every note of the game in force (an undone one left out), oldest first, as the audits
+    give them (``replays.audit.notes``: text, player, ``recorded_at``, place) with ``hand``
+    (0 before the first deal): the game page lists them."""
+    rules = games.rules_of(row)
+    events = games.events(row, upto=folded.version)
+    cancelled = replays_replay.undone(folded)
+    unit = "turn" if rules.PLAY_UNIT == "turn" else "trick"
+    found = [{**note, "hand": n, "unit": unit}
+             for n in range(0, rules.hand_number(folded.stream.state) + 1)
+             for note in audit.notes(folded, events, n, unit) if note["seq"] not in cancelled]
+    return sorted(found, key=lambda note: note["seq"])
 
 
 def result_words(kind: str, n: int, result: dict[str, Any]) -> str:
@@ -533,7 +551,14 @@ def hand_context(row: dict[str, Any], n: int, full: bool) -> dict[str, Any]:
     kind = row["game"]
     tricks = [audit.trick(folded, events, n, trick["number"], full) for trick in hand.get("tricks", [])]
     steps = timeline_steps(row, full)
+    # Toepen's explicit answers to a knock: the stays in force (undone and corrected ones left
+    # out), listed with the knocks and folds
+    cancelled, fixed = replays_replay.undone(folded), replays_replay.corrected(folded)
+    stays = [{"player": event["data"].get("player"), "seq": event["seq"]} for event in events
+             if event["type"] == "stay" and event["seq"] not in cancelled and event["seq"] not in fixed
+             and folded.facts[event["seq"] - 1].hand == n]
     return {
+        "stays": stays,
         # each event's place ("hand 1, trick 2") and timeline words, which the pages show
         # instead of event numbers (ui.md, "Words for card players")
         "places": {step["seq"]: step["place"] for step in steps},

@@ -29,9 +29,23 @@
     return out;
   }
 
+  function seatButton(kind, words, glyph) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "seat-move";
+    b.setAttribute("data-seat-action", kind);
+    b.setAttribute("aria-label", words);
+    b.title = words;
+    b.textContent = glyph;
+    return b;
+  }
+
+  /* One seat: its label and input (type-ahead from the club's players: the datalist), then
+   * Move up, Move down and Remove, each named for its seat ("Remove Seat 3"). */
   function addSeatInput(value) {
     var n = seatInputs().length + 1;
     var li = document.createElement("li");
+    li.className = "seat-row";
     var id = "seat-" + n;
     var label = document.createElement("label");
     label.setAttribute("for", id);
@@ -41,11 +55,32 @@
     input.name = id;
     input.maxLength = 40;
     input.autocomplete = "off";
+    input.setAttribute("list", "known-players");
     input.value = value || "";
     input.addEventListener("input", refreshStarter);
+    var row = document.createElement("div");
+    row.className = "seat-controls";
+    row.appendChild(input);
+    row.appendChild(seatButton("up", "Move Seat " + n + " up", "\u2191"));
+    row.appendChild(seatButton("down", "Move Seat " + n + " down", "\u2193"));
+    row.appendChild(seatButton("remove", "Remove Seat " + n, "\u2715"));
     li.appendChild(label);
-    li.appendChild(input);
+    li.appendChild(row);
     seatList.appendChild(li);
+  }
+
+  function seatValues() {
+    var out = [];
+    var inputs = seatInputs();
+    for (var i = 0; i < inputs.length; i++) { out.push(inputs[i].value); }
+    return out;
+  }
+
+  /* The seats again from their names in order (after a move or a removal: Seat n stays the n-th). */
+  function setSeats(values) {
+    seatList.innerHTML = "";
+    for (var i = 0; i < values.length; i++) { addSeatInput(values[i]); }
+    refreshSeats();
   }
 
   function refreshSeats() {
@@ -53,8 +88,31 @@
     while (seatInputs().length < g.min_players) { addSeatInput(""); }
     while (seatInputs().length > g.max_players) { seatList.removeChild(seatList.lastElementChild); }
     addSeat.disabled = seatInputs().length >= g.max_players;
+    var rows = seatList.querySelectorAll("li");
+    for (var i = 0; i < rows.length; i++) {
+      rows[i].querySelector("[data-seat-action=up]").disabled = i === 0;
+      rows[i].querySelector("[data-seat-action=down]").disabled = i === rows.length - 1;
+      rows[i].querySelector("[data-seat-action=remove]").disabled = rows.length <= g.min_players;
+    }
     refreshStarter();
   }
+
+  seatList.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-seat-action]") : null;
+    if (!button || button.disabled) { return; }
+    var rows = Array.prototype.slice.call(seatList.querySelectorAll("li"));
+    var at = rows.indexOf(button.closest("li"));
+    var values = seatValues();
+    var kind = button.getAttribute("data-seat-action");
+    var focus = at;
+    if (kind === "up" && at > 0) { values.splice(at - 1, 0, values.splice(at, 1)[0]); focus = at - 1; }
+    else if (kind === "down" && at < values.length - 1) { values.splice(at + 1, 0, values.splice(at, 1)[0]); focus = at + 1; }
+    else if (kind === "remove") { values.splice(at, 1); focus = Math.min(at, values.length - 1); }
+    setSeats(values);
+    var again = seatList.querySelectorAll("li")[focus];
+    var target = again && again.querySelector("[data-seat-action=" + kind + "]");
+    if (target && !target.disabled) { target.focus(); } else if (again) { again.querySelector("input").focus(); }
+  });
 
   function refreshStarter() {
     var keep = starter.value;

@@ -62,7 +62,9 @@ export function renderResult(s) {
   var box = el("hand-result");
   var n = s.hand_number || s.round_number || 0;
   if (kind === "fuji_flush") { renderLastTurn(s, box); return; }
-  if (s.phase !== "deal" || !n || s.status !== "in_progress") { box.hidden = true; return; }
+  // between hands, and once the game is over its last hand's result with the reason (as Fuji Flush's last turn)
+  var shown = s.status === "finished" || (s.status === "in_progress" && s.phase === "deal");
+  if (!shown || !n) { box.hidden = true; return; }
   var key = gameId + ":" + n + ":" + S.version;
   if (ended_.key !== key) {
     ended_ = {key: key, line: "", reason: ""};
@@ -318,7 +320,8 @@ export function renderSeats(s) {
     if (p.eliminated) { badges.appendChild(text("span", "badge", "out")); }
     if (p.out) { badges.appendChild(text("span", "badge", "out")); }
     if (!over && p.is_fool) { badges.appendChild(text("span", "badge fool", "Fool")); }
-    if (p.won) { badges.appendChild(text("span", "badge", "won")); }
+    // the winners once the game is over, in every game (Fuji Flush marks a player out of cards at once)
+    if (p.won || (s.status === "finished" && (s.winners || []).indexOf(p.name) >= 0)) { badges.appendChild(text("span", "badge", "won")); }
     if (!over && kind === "toepen" && s.last_knocker === p.name) { badges.appendChild(text("span", "badge", "knocked")); }
     if (!over && kind === "stop_the_bus" && s.stopped_by === p.name) { badges.appendChild(text("span", "badge", "stopped")); }
     head.appendChild(badges);

@@ -88,11 +88,21 @@ export function wireMenu() {
   el("share-copy").addEventListener("click", copyLink);
   var closers = document.querySelectorAll("[data-close]");
   for (var c = 0; c < closers.length; c++) { closers[c].addEventListener("click", function () { showPanel(null); }); }
+  /* Say in the changes line that a note (a ruling) was saved, or waits on this device. */
+  function saved(outcome, what) {
+    el("changes").textContent = outcome === "stored" ? what + " saved." :
+      what + " kept on this device: it is saved when the service answers.";
+  }
   el("form-note").addEventListener("submit", function (event) {
     event.preventDefault();
     var body = {type: "note", text: el("note-text").value};
     if (el("note-player").value) { body.player = el("note-player").value; }
-    write("events", body, "the note").then(function (outcome) { if (outcome !== "refused") { el("note-text").value = ""; showPanel(null); } });
+    write("events", body, "the note").then(function (outcome) {
+      if (outcome === "refused") { return; }
+      el("note-text").value = "";
+      showPanel(null);
+      saved(outcome, "Note");
+    });
   });
   el("form-ruling").addEventListener("submit", function (event) {
     event.preventDefault();
@@ -100,7 +110,7 @@ export function wireMenu() {
     var body = {type: "adjust", player: el("ruling-player").value, amount: Number.isInteger(amount) ? amount : el("ruling-amount").value,
                 reason: el("ruling-reason").value};
     write("events", body, "the ruling for " + body.player).then(function (outcome) {
-      if (outcome !== "refused") { el("ruling-reason").value = ""; el("ruling-amount").value = ""; showPanel(null); }
+      if (outcome !== "refused") { el("ruling-reason").value = ""; el("ruling-amount").value = ""; showPanel(null); saved(outcome, "Ruling"); }
     });
   });
   el("form-abandon").addEventListener("submit", function (event) {

@@ -59,6 +59,10 @@ from bench.playouts import play  # noqa: E402
 HOST = "127.0.0.1"
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 SIDE_RATE = (0.12, 0.12)  # knocks, folds and laundries now and then, as real tables do
+#: more options for ``kibitz serve`` (``--serve-args``)
+SERVE_ARGS: list[str] = []
+#: py-spy samples per second (``--profile``)
+SPY_RATE = int(os.environ.get("KIBITZ_BENCH_SPY_RATE", "200"))
 CANDIDATES = ("kibitz", "granian", "gunicorn-gthread", "waitress", "cheroot")
 
 
@@ -90,10 +94,11 @@ class Served:
         if source is not None:
             env["PYTHONPATH"] = str(source)
         if name == "kibitz":
-            cmd = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port), "--db", db,
+            cmd = [sys.executable, *(os.environ["KIBITZ_BENCH_WRAP"].split() if os.environ.get("KIBITZ_BENCH_WRAP") else ["-m", "service.cli"]), "serve", "--port", str(self.port), "--db", db,
                    "--synchronous", "FULL"]
             if threads:
                 cmd += ["--threads", str(threads)]
+            cmd += SERVE_ARGS
         else:
             cmd = [sys.executable, str(Path(__file__).with_name("wsgi_servers.py")), name, "--port", str(self.port),
                    "--db", db, "--threads", str(threads or 8)]
@@ -127,6 +132,19 @@ class Served:
             user += times.user
             system += times.system
         return user, system
+
+    def switches(self) -> int:
+        """Voluntary context switches of every thread of the server process so far (a thread
+        that waited: for a lock, a queue, the disk, the network; /proc's per-thread counts)."""
+        total = 0
+        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            try:
+                for line in (task / "status").read_text().splitlines():
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+            except OSError:
+                continue
+        return total
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -173,6 +191,7 @@ class Run:
     cpu_system: float
     load_start: float
     load_end: float
+    switches: int = 0
 
     @property
     def cpu_ms_per_move(self) -> float:
@@ -209,7 +228,7 @@ def summarize(raw: Path) -> dict[str, float]:
 
 
 def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients: int,
-           profile: Path | None = None) -> Run:
+           profile: Path | None = None, perf_dir: Path | None = None) -> Run:
     """Create the games (untimed), then record ``moves`` moves with ``clients`` keep-alive
     clients; the server's CPU over exactly the recording."""
     creator = Client(served.port)
@@ -250,13 +269,20 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
 
     threads = [threading.Thread(target=worker) for _ in range(clients)]
     spy = None
+    perf = None
+    if perf_dir is not None:  # every thread of the server, native frames and the kernel's, on the CPU clock
+        perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "1999", "-g", "-p", str(served.proc.pid),
+                                 "-o", str(perf_dir / f"{served.name.replace('/', '_')}.data")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
     if profile is not None:
         spy = subprocess.Popen(["py-spy", "record", "--pid", str(served.proc.pid), "--subprocesses", "--format",
-                                "raw", "--full-filenames", "--gil", "--native", "--rate", "200", "--output",
+                                "raw", "--full-filenames", "--gil", "--native", "--rate", str(SPY_RATE), "--output",
                                 str(profile / f"{served.name.replace('/', '_')}.txt")],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)  # attached
     load_start = load_average()
+    switches = served.switches()
     cpu_before = served.cpu()
     started = time.perf_counter()
     for thread in threads:
@@ -265,14 +291,18 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
         thread.join()
     seconds = time.perf_counter() - started
     cpu_after = served.cpu()
+    switches = served.switches() - switches
     if spy is not None:
         spy.send_signal(signal.SIGINT)
         spy.wait(30)
+    if perf is not None:
+        perf.send_signal(signal.SIGINT)
+        perf.wait(60)
     if failures:
         raise SystemExit(f"{served.name}: {failures[0]}")
     done = moves - max(0, left[0])
     return Run(served.name, done, seconds, cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1],
-               load_start, load_average())
+               load_start, load_average(), switches)
 
 
 # --------------------------------------------------------------------------- the reference
@@ -367,11 +397,17 @@ def main() -> None:
                         help="serve another checkout's code for 'kibitz' (its folder first on PYTHONPATH)")
     parser.add_argument("--seed", type=int, default=23)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    parser.add_argument("--serve-args", default="", help="more options for kibitz serve (space-separated)")
+    parser.add_argument("--perf", type=Path, default=None,
+                        help="also record each server with Linux perf (cpu-clock, call graphs, in this folder)")
     parser.add_argument("--profile", type=Path, default=None,
                         help="also profile each server while it records (py-spy, raw stacks in this folder)")
     args = parser.parse_args()
+    SERVE_ARGS.extend(args.serve_args.split())
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)
+    if args.perf is not None:
+        args.perf.mkdir(parents=True, exist_ok=True)
     names = [name.strip() for name in args.servers.split(",") if name.strip()]
     for name in names:
         if name.split("=", 1)[0] not in CANDIDATES:
@@ -385,7 +421,7 @@ def main() -> None:
         for n, name in enumerate(names, 1):
             served = Served(name, folder, args.threads, args.source)
             try:
-                runs.append(record(served, logs, args.moves, args.clients, args.profile))
+                runs.append(record(served, logs, args.moves, args.clients, args.profile, args.perf))
             finally:
                 served.stop()
             refs.append(reference(folder, logs, args.moves, str(n)))
@@ -400,14 +436,14 @@ def main() -> None:
               f"{ref.load:.2f} |")
     print()
     print("| server | moves | server CPU per move (user + sys) | ratio to eventsourcing's CPU per save | "
-          "moves/s (wall) | load (1 min) start–end |")
-    print("|---|---|---|---|---|---|")
+          "moves/s (wall) | thread waits per move | load (1 min) start–end |")
+    print("|---|---|---|---|---|---|---|")
     for n, run in enumerate(runs):
         around = statistics.mean([refs[n].cpu_ms_per_save, refs[n + 1].cpu_ms_per_save])
         print(f"| {run.server} | {run.moves} | {run.cpu_ms_per_move:.3f} ms "
               f"({run.cpu_user / run.moves * 1000:.3f} + {run.cpu_system / run.moves * 1000:.3f}) | "
               f"{run.cpu_ms_per_move / around:.2f}× | {run.moves / run.seconds:,.0f} | "
-              f"{run.load_start:.2f}–{run.load_end:.2f} |")
+              f"{run.switches / run.moves:.1f} | {run.load_start:.2f}–{run.load_end:.2f} |")
     if args.profile is not None:
         print()
         print("| server | where the sampled CPU went (py-spy, innermost Python frame) |")

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import gc
 import signal
 import sqlite3
 from typing import TYPE_CHECKING, Any
@@ -170,6 +171,11 @@ def _listen_and_run(app: Flask, host: str, port: int, limits: Any, shown: str, l
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         if not _signalled:  # a signal during start-up: stop without serving
+            # what start-up built (the modules, the app) lives as long as the process: out of
+            # the cyclic collector's walks, which otherwise cross all of it at each full
+            # collection (docs/performance.md, "Server CPU per recorded move")
+            gc.collect()
+            gc.freeze()
             server.run()  # returns once a signal stopped it, after the requests in progress
     except KeyboardInterrupt:
         pass

@@ -37,15 +37,12 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from service.boards import BoardAnswers, Epoch
-from service.http import TOKEN_INVALID, token_hash
+from service.http import TOKEN_INVALID, TOKENS_KEY, token_hash
 
 #: The writes the gate knows: a game's token decides them.
 WRITE_PATH = re.compile(r"/games/([^/]+)/(?:events|correct|undo|redo)")
 #: The paths that create a game (anonymously where the server has no club key).
 CREATE_PATHS = ("/games", "/games/import")
-#: The WSGI environ key under which the app says which game's tokens it checked:
-#: ``(game id, version, live token hashes)``.
-TOKENS_KEY = "kibitz.tokens"
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -79,13 +76,15 @@ class TokenGate:
     def epoch(self, game_id: str) -> Epoch | None:
         """The epoch to take before the app reads the game (``BoardAnswers.epoch``), for a game
         the app has refused a write to (None for any other: an ordinary move costs no query)."""
-        with self._lock:
-            watched = game_id in self._games
-        return self.boards.epoch(game_id) if watched else None
+        if game_id not in self._games:  # a plain read of its dict (most games: never refused)
+            return None
+        return self.boards.epoch(game_id)
 
     def refusal(self, game_id: str, authorization: list[bytes]) -> tuple[int, Headers, bytes] | None:
         """The app's own refusal of a write to ``game_id`` with these ``Authorization``
         headers, when it is known for certain from memory; None: ask the app."""
+        if game_id not in self._games:  # a plain read of its dict (most games: never refused)
+            return None
         with self._lock:
             known = self._games.get(game_id)
         if known is None or len(authorization) > 1:

@@ -17,7 +17,9 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
+import orjson
 from flask import Response, current_app, g, request
+from flask.json.provider import DefaultJSONProvider
 
 from schemas.common import whole_number
 from service.problems import TOO_LARGE, ApiError
@@ -44,16 +46,33 @@ def read_json(*, allow_empty: bool = False) -> Any:
         return {}
     if request.mimetype not in JSON_TYPES and not request.mimetype.endswith("+json"):
         raise ApiError(415, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.")
+    return decode_json(raw)
+
+
+def decode_json(raw: bytes) -> Any:
+    """A JSON body (of a JSON content type) as :func:`read_json` reads it, from its bytes:
+    raises 400 ``malformed_json`` for a byte order mark, NUL bytes, bytes that are not UTF-8,
+    text that is not JSON (``NaN`` and numbers out of a float's range included) and nesting
+    deeper than :data:`MAX_JSON_DEPTH`."""
     if raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
         raise ApiError(400, "malformed_json", "The body starts with a byte order mark: send JSON as UTF-8 without one.")
     if b"\x00" in raw:  # never in JSON text; every UTF-16 or UTF-32 body of JSON has them
         raise ApiError(400, "malformed_json", "The body holds NUL bytes (UTF-16 or UTF-32?): send JSON as UTF-8.")
+    if _LONG_NUMBER.search(raw) is None:  # orjson reads an integer past 64 bits as a float: never here
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass  # the standard library's reading decides, and words the refusal
+        else:
+            if _depth(value) > MAX_JSON_DEPTH:
+                raise ApiError(400, "malformed_json", "The JSON body is nested too deeply.")
+            return value
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ApiError(400, "malformed_json", f"The body is not UTF-8 (byte {err.start}): send JSON as UTF-8.") from err
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        value = _DECODER.decode(text)
     except RecursionError as err:
         raise ApiError(400, "malformed_json", "The JSON body is nested too deeply.") from err
     except ValueError as err:
@@ -74,6 +93,12 @@ def _finite_float(text: str) -> float:
     return value
 
 
+#: The standard library's JSON reading of a body: no ``NaN`` or ``Infinity``, no float out of range.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+#: 19 digits in a row: a number that may be past 64 bits, which only the standard library reads exactly.
+_LONG_NUMBER = re.compile(rb"[0-9]{19}")
+
+
 def _reason(err: ValueError) -> str:
     return str(err).splitlines()[0][:200] if str(err) else type(err).__name__
 
@@ -84,10 +109,12 @@ def _depth(value: Any) -> int:
         depth += 1
         nxt: list[Any] = []
         for item in level:
-            if isinstance(item, Mapping):
+            if isinstance(item, dict):  # what JSON reads (a Mapping of another kind below)
                 nxt.extend(item.values())
             elif isinstance(item, list):
                 nxt.extend(item)
+            elif isinstance(item, Mapping):
+                nxt.extend(item.values())
         level = nxt
     return depth
 
@@ -137,8 +164,13 @@ def varies_with_token() -> None:
 
 def _bearer() -> str | None:
     varies_with_token()
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.strip().partition(" ")
+    return bearer_token(request.headers.get("Authorization", ""))
+
+
+def bearer_token(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header (the scheme in any case,
+    spaces around ignored), or None for none or another scheme."""
+    scheme, _, token = (header or "").strip().partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()
@@ -172,8 +204,8 @@ CLUB_KEY_IS_NOT_A_TOKEN = ("That is the club key: it lets this device create and
                            "in a game or forking it needs that game's own token.")
 
 
-def _token_invalid(token: str, game: Mapping[str, Any]) -> ApiError:
-    detail = CLUB_KEY_IS_NOT_A_TOKEN if is_club_key(token) else TOKEN_INVALID
+def _token_invalid(token: str, game: Mapping[str, Any], club_key: str | None) -> ApiError:
+    detail = CLUB_KEY_IS_NOT_A_TOKEN if _is_key(token, club_key) else TOKEN_INVALID
     return ApiError(403, "token_invalid", detail, version=game["version"])
 
 
@@ -184,13 +216,30 @@ def require_token(game: Mapping[str, Any]) -> None:
 
     The game's id, version and live token hashes are left in the WSGI environ
     (``kibitz.tokens``), where ``kibitz serve`` learns them (``service.gate.TokenGate``)."""
-    request.environ["kibitz.tokens"] = (game["id"], game["version"], tuple(game["token_hashes"]))
-    token = _bearer()
+    request.environ[TOKENS_KEY] = tokens_seen(game)
+    check_token(game, _bearer(), current_app.config.get("CLUB_KEY"))
+
+
+#: The WSGI environ key under which the app says which game's tokens a write checked
+#: (:func:`tokens_seen`), for ``service.gate.TokenGate``.
+TOKENS_KEY = "kibitz.tokens"
+
+
+def tokens_seen(game: Mapping[str, Any]) -> tuple[str, int, tuple[str, ...]]:
+    """What a write's token check tells ``service.gate.TokenGate``: ``(game id, version,
+    live token hashes)``."""
+    return game["id"], game["version"], tuple(game["token_hashes"])
+
+
+def check_token(game: Mapping[str, Any], token: str | None, club_key: str | None) -> None:
+    """:func:`require_token` on the bearer ``token`` already read (None: no bearer token):
+    401 ``token_required``, 403 ``token_invalid`` (with the club key's own sentence when
+    ``token`` is the server's ``club_key``)."""
     if token is None:
         raise ApiError(401, "token_required", "Recording needs this game's token: Authorization: Bearer <token>.",
                        version=game["version"], headers={"WWW-Authenticate": 'Bearer realm="kibitz"'})
     if not _is_live_token(token, game):
-        raise _token_invalid(token, game)
+        raise _token_invalid(token, game, club_key)
 
 
 def reader_is_full(game: Mapping[str, Any]) -> bool:
@@ -206,7 +255,7 @@ def reader_is_full(game: Mapping[str, Any]) -> bool:
         return True
     if is_club_key(token):
         return False
-    raise _token_invalid(token, game)
+    raise _token_invalid(token, game, current_app.config.get("CLUB_KEY"))
 
 
 # --- the club key --------------------------------------------------------------------
@@ -226,7 +275,10 @@ def club_key_required() -> bool:
 def is_club_key(token: str) -> bool:
     """True when ``token`` is the app's club key (compared in constant time, as SHA-256s of
     equal length); False when there is no club key."""
-    key = current_app.config.get("CLUB_KEY")
+    return _is_key(token, current_app.config.get("CLUB_KEY"))
+
+
+def _is_key(token: str, key: str | None) -> bool:
     return bool(key) and hmac.compare_digest(token_hash(token), token_hash(str(key)))
 
 
@@ -276,10 +328,14 @@ def idempotency_key() -> str | None:
 
     Raises 422 ``validation_failed`` for an empty or overlong key.
     """
-    key = request.headers.get("Idempotency-Key")
-    if key is None:
+    return key_of(request.headers.get("Idempotency-Key"))
+
+
+def key_of(header: str | None) -> str | None:
+    """:func:`idempotency_key` of the header's value (None: no such header)."""
+    if header is None:
         return None
-    key = key.strip()
+    key = header.strip()
     if not 1 <= len(key) <= MAX_KEY_LENGTH or not key.isprintable():
         raise ApiError(422, "validation_failed", "The Idempotency-Key header is not a usable key.",
                        errors={"Idempotency-Key": [f"Give 1 to {MAX_KEY_LENGTH} printable characters."]})
@@ -290,8 +346,13 @@ def usable_idempotency_key() -> str | None:
     """The ``Idempotency-Key`` header when it is a usable key (:func:`idempotency_key` would
     return it), else None: the key a write looks up in its one read, before the checks that
     come first in api.md's order (404, the token) decide whether its 422 is the answer."""
+    return usable_key(request.headers.get("Idempotency-Key"))
+
+
+def usable_key(header: str | None) -> str | None:
+    """:func:`usable_idempotency_key` of the header's value."""
     try:
-        return idempotency_key()
+        return key_of(header)
     except ApiError:
         return None
 
@@ -307,11 +368,26 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def dumps(body: Any) -> bytes:
+    """``body`` as the JSON text of an answer, UTF-8: ``orjson`` (compact, keys in their
+    order, non-ASCII text as itself), or the standard library's ``json`` (Flask's way, with
+    its default for other types) for what ``orjson`` refuses: an integer beyond 64 bits, a
+    string with a lone surrogate, a key that is not a string. The two give JSON-equal texts
+    (``tests/test_answer_json.py``)."""
+    try:  # dates and dataclasses as Flask writes them
+        return orjson.dumps(body, default=DefaultJSONProvider.default, option=_PASSTHROUGH)
+    except TypeError:
+        return json.dumps(body, default=DefaultJSONProvider.default).encode("utf-8")
+
+
 def json_response(body: Any, status: int = 200, version: int | None = None,
                   headers: Mapping[str, str] | None = None) -> Response:
-    """A JSON response; with ``version`` it carries ``ETag: "<version>"`` (and varies on the
-    token, since the body does)."""
-    response = current_app.response_class(current_app.json.dumps(body), status=status, mimetype="application/json")
+    """A JSON response (:func:`dumps`); with ``version`` it carries ``ETag: "<version>"``
+    (and varies on the token, since the body does)."""
+    response = current_app.response_class(dumps(body), status=status, mimetype="application/json")
     if version is not None:
         response.headers["ETag"] = etag(version)
         response.headers["Vary"] = "Authorization"
@@ -346,6 +422,12 @@ def period() -> tuple[str | None, str | None]:
 # --- headers on every answer -----------------------------------------------------------
 
 
+#: The headers every answer carries (:func:`security_headers`): the first always, the others
+#: unless the view set its own.
+SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Content-Security-Policy", "frame-ancestors 'none'"),
+                    ("X-Frame-Options", "DENY"))
+
+
 def security_headers(response: Response) -> Response:
     """The headers every answer carries (api.md, "What a crowd must not break"; one
     ``after_request`` for the API, the pages, their fragments, static files and errors):
@@ -359,9 +441,10 @@ def security_headers(response: Response) -> Response:
       ``no-store`` kept), so no shared cache hands the scorekeeper's view to a watcher.
     """
     headers = response.headers
-    headers["X-Content-Type-Options"] = "nosniff"
-    headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
-    headers.setdefault("X-Frame-Options", "DENY")
+    (nosniff, value), *rest = SECURITY_HEADERS
+    headers[nosniff] = value
+    for name, value in rest:
+        headers.setdefault(name, value)
     if g.get("kibitz_varies_with_token"):
         response.vary.add("Authorization")
         if not response.cache_control.no_store:

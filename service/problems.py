@@ -7,11 +7,13 @@ Every error response of the API is ``application/problem+json`` with ``type``, `
 
 from __future__ import annotations
 
+import json as stdjson
 import sqlite3
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Response, current_app, json, render_template, request
+from flask import Flask, Response, current_app, render_template, request
+from flask.json.provider import DefaultJSONProvider
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException, SecurityError
 
@@ -63,10 +65,19 @@ class ApiError(Exception):
 def problem(status: int, code: str, detail: str, *, errors: dict[str, list[str]] | None = None,
             version: int | None = None, headers: dict[str, str] | None = None,
             extra: dict[str, Any] | None = None) -> Response:
-    """Build the ``application/problem+json`` response for one error.
+    """Build the ``application/problem+json`` response for one error (:func:`problem_json`)."""
+    response = current_app.response_class(problem_json(status, code, detail, errors=errors, version=version,
+                                                       extra=extra), status=status, mimetype=PROBLEM_JSON)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
 
-    ``title`` is the status's standard phrase; ``type`` is ``urn:kibitz:problem:<code>``.
-    """
+
+def problem_json(status: int, code: str, detail: str, *, errors: dict[str, list[str]] | None = None,
+                 version: int | None = None, extra: dict[str, Any] | None = None) -> bytes:
+    """The body of an ``application/problem+json`` answer (RFC 9457), as text: ``title`` is
+    the status's standard phrase, ``type`` is ``urn:kibitz:problem:<code>``; ``errors``,
+    ``version`` and the ``extra`` fields when given."""
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE + code,
         "title": _phrase(status),
@@ -80,10 +91,7 @@ def problem(status: int, code: str, detail: str, *, errors: dict[str, list[str]]
         body["version"] = version
     for name, value in (extra or {}).items():
         body.setdefault(name, value)
-    response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
-    for name, value in (headers or {}).items():
-        response.headers[name] = value
-    return response
+    return stdjson.dumps(body, default=DefaultJSONProvider.default).encode("utf-8")
 
 
 def _phrase(status: int) -> str:

@@ -37,13 +37,15 @@ import contextvars
 import functools
 import heapq
 import io
+import logging
 import queue
 import re
 import resource
 import socket
+import sys
 import threading
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, cast
 
@@ -51,13 +53,17 @@ import httptools
 import uvicorn
 from a2wsgi.wsgi import build_environ
 from flask import Flask
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from werkzeug.sansio.utils import host_is_trusted
 
-from service import problems
+from engine.stream import REDO, UNDO
+from service import moves, problems
 from service.boards import BoardAnswers, Epoch
 from service.gate import CREATE_PATHS, WRITE_PATH, CreateLimit, TokenGate, too_many_detail
+from service.http import TOKENS_KEY, decode_json, tokens_seen, varies_with_token
+from service.problems import ApiError
 
+logger = logging.getLogger("uvicorn.error")
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -78,6 +84,8 @@ LINGER_BYTES = 64 * 1024 * 1024
 LINGER_KEY = "kibitz.linger"
 #: The scope key of the connection's :meth:`LingeringTransport.hold`.
 HOLD_KEY = "kibitz.hold"
+#: ``Host`` values whose trust is remembered at most (:meth:`Front.host_trusted`).
+MAX_HOSTS_KEPT = 256
 #: Response headers the server writes itself, never copied from one answer to another.
 OWN_HEADERS = {b"content-length", b"etag", b"date", b"server", b"connection", b"transfer-encoding"}
 
@@ -88,7 +96,8 @@ class Limits:
     request (``idle_timeout``, seconds), the two pools' threads (``threads`` for the
     crowd's reads, ``scorekeeper_threads`` for writes and token holders; ``/health`` has one
     thread of its own), and how many games one client address may create per minute where
-    the server has no club key (``create_limit``; 0: no limit)."""
+    the server has no club key (``create_limit``; 0: no limit), and whether the common write
+    request takes the direct route (``direct_writes``, :class:`Direct`)."""
 
     connection_limit: int = 4096
     idle_timeout: float = 20.0
@@ -96,6 +105,9 @@ class Limits:
     scorekeeper_threads: int = 4
     #: games one client address may create per minute where there is no club key (0: no limit)
     create_limit: int = 60
+    #: answer the common write request through the direct route (:class:`Direct`); False: as
+    #: a WSGI request to the app, like every other request
+    direct_writes: bool = True
 
 
 class Refused(Exception):
@@ -177,6 +189,11 @@ def _linger(scope: Scope) -> None:
         linger()
 
 
+def body_too_slow(seconds: float) -> str:
+    """The ``detail`` of the 408 ``request_timeout`` of a body that took longer than ``seconds``."""
+    return f"The request's body did not arrive within {seconds:g} seconds."
+
+
 def _header(scope: Scope, name: bytes) -> bytes | None:
     for key, value in scope["headers"]:
         if key == name:
@@ -198,12 +215,13 @@ class Lane:
     memory, never streamed), so a request crosses between the event loop and its thread
     twice, however many pieces the app writes. The hand-off is a plain queue one way and one
     ``call_soon_threadsafe`` back (no ``concurrent.futures`` future, whose condition variable
-    cost more than the queue)."""
+    cost more than the queue). :meth:`submit` hands any other job to the same threads (the
+    direct route of writes, :class:`Direct`)."""
 
     def __init__(self, app: Flask, threads: int, name: str) -> None:
         self.app = app
-        self.jobs: queue.SimpleQueue[tuple[dict[str, Any], asyncio.AbstractEventLoop, asyncio.Future[Any]] | None] = (
-            queue.SimpleQueue())
+        self.jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...], asyncio.AbstractEventLoop,
+                                           Callable[[Any, BaseException | None], None]] | None] = queue.SimpleQueue()
         self.threads = [threading.Thread(target=self._work, name=f"{name}_{n}", daemon=True) for n in range(threads)]
         for thread in self.threads:
             thread.start()
@@ -215,20 +233,29 @@ class Lane:
         for thread in self.threads:
             thread.join()
 
+    def submit(self, loop: asyncio.AbstractEventLoop, job: Callable[..., Any], args: tuple[Any, ...],
+               done: Callable[[Any, BaseException | None], None]) -> None:
+        """Run ``job(*args)`` in a thread of this pool, then ``done(result, None)`` (or
+        ``done(None, error)``) in the event loop ``loop``."""
+        self.jobs.put((job, args, loop, done))
+
     def _work(self) -> None:
         while True:
-            job = self.jobs.get()
-            if job is None:
+            item = self.jobs.get()
+            if item is None:
                 return
-            environ, loop, future = job
+            job, args, loop, done = item
             try:
-                answer = contextvars.Context().run(self._call, environ)
+                result = job(*args)
             except BaseException as err:  # noqa: BLE001 - handed to the awaiting request
-                loop.call_soon_threadsafe(_settle, future, None, err)
+                _call_back(loop, done, None, err)
             else:
-                loop.call_soon_threadsafe(_settle, future, answer, None)
+                _call_back(loop, done, result, None)
 
     def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        return contextvars.Context().run(self._run_app, environ)
+
+    def _run_app(self, environ: dict[str, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         started: list[Any] = []
         written: list[bytes] = []
 
@@ -255,10 +282,16 @@ class Lane:
         environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
         loop = asyncio.get_running_loop()
         future: asyncio.Future[tuple[int, list[tuple[bytes, bytes]], bytes]] = loop.create_future()
-        self.jobs.put((environ, loop, future))
+        self.submit(loop, self._call, (environ,), functools.partial(_settle, future))
         status, headers, payload = await future
         await _answer(scope, send, status, headers, payload)
         return environ, status, headers, payload
+
+
+def _call_back(loop: asyncio.AbstractEventLoop, done: Callable[[Any, BaseException | None], None], result: Any,
+               error: BaseException | None) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop is closed: the server stopped without waiting for it
+        loop.call_soon_threadsafe(done, result, error)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -292,6 +325,10 @@ class Front:
         self.board_headers: dict[int, list[tuple[bytes, bytes]]] = {}
         #: games whose public board the app is reading now (the other polls wait for it)
         self.pending: dict[str, asyncio.Future[None]] = {}
+        #: ``Host`` values and whether they are trusted (:meth:`host_trusted`)
+        self._hosts: dict[tuple[bytes, tuple[str, ...]], bool] = {}
+        #: the direct route of writes (None: every write goes to the app as a WSGI request)
+        self.direct = Direct(self) if limits.direct_writes else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -358,8 +395,8 @@ class Front:
                 body = await self._body(receive)
         except TimeoutError:
             _linger(scope)
-            await self._problem(send, 408, *self.problems.body(408, "request_timeout", (
-                f"The request's body did not arrive within {self.limits.idle_timeout:g} seconds.")), close=True)
+            await self._problem(send, 408, *self.problems.body(408, "request_timeout",
+                                                              body_too_slow(self.limits.idle_timeout)), close=True)
             return None
         if body is None:
             return None  # the client went away
@@ -419,9 +456,22 @@ class Front:
         """False when the request's ``Host`` names none of the app's ``TRUSTED_HOSTS`` (the
         app's own check, ``service.problems``, made here too because a board poll may be
         answered from memory without the app)."""
+        return self.host_trusted(_header(scope, b"host"))
+
+    def host_trusted(self, host: bytes | None) -> bool:
+        """:meth:`_host_known` of a ``Host`` header's value (None: no ``Host``); each value's
+        answer is remembered while the app's ``TRUSTED_HOSTS`` stay the same (werkzeug's check
+        encodes the name with IDNA, which costs more than the rest of a poll)."""
         trusted = self.app.config.get("TRUSTED_HOSTS")
-        host = _header(scope, b"host")
-        return not trusted or host is None or host_is_trusted(host.decode("latin-1"), trusted)
+        if not trusted or host is None:
+            return True
+        key = (host, tuple(trusted))
+        known = self._hosts.get(key)
+        if known is None:
+            if len(self._hosts) >= MAX_HOSTS_KEPT:
+                self._hosts.clear()
+            known = self._hosts[key] = host_is_trusted(host.decode("latin-1"), trusted)
+        return known
 
     async def _problem(self, send: Send, status: int, content_type: bytes, body: bytes, *, close: bool,
                        extra: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -431,6 +481,161 @@ class Front:
             headers.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+#: The writes the direct route takes: ``POST /games/<id>/<endpoint>`` with an id of letters,
+#: digits, ``_`` and ``-`` (every id Kibitz hands out), no query and no %-escape.
+DIRECT_PATH = re.compile(rb"/games/([A-Za-z0-9_-]{1,100})/(events|correct|undo|redo)")
+#: The ``Content-Type`` values (lower case) the direct route reads as JSON; any other goes to the app.
+DIRECT_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8", b"application/json;charset=utf-8"})
+#: Request headers the direct route reads; a request naming one of them twice goes to the app.
+DIRECT_HEADERS = frozenset({b"content-length", b"content-type", b"authorization", b"idempotency-key", b"if-match",
+                            b"host", b"transfer-encoding", b"expect"})
+
+
+@dataclass
+class DirectWrite:
+    """A write request the direct route takes (:meth:`Direct.take`): the game, the route's
+    last segment (``service.moves.ENDPOINTS``), the headers it reads (lower-case names, at
+    most once each), whether the connection stays open, and the body as it arrives."""
+
+    game_id: str
+    endpoint: str
+    headers: dict[bytes, bytes]
+    keep_alive: bool
+    length: int
+    body: bytearray = field(default_factory=bytearray)
+
+
+class _Event:
+    """What uvicorn's connection sets on its request cycle when the client goes away."""
+
+    def set(self) -> None:
+        pass
+
+
+class DirectCycle:
+    """What stands for uvicorn's request cycle on a connection while a direct write is in
+    progress: uvicorn queues a pipelined request behind it, marks it ``disconnected`` when
+    the client goes, and clears ``keep_alive`` when the server stops."""
+
+    def __init__(self, keep_alive: bool) -> None:
+        self.keep_alive = keep_alive
+        self.response_complete = False
+        self.disconnected = False
+        self.message_event = _Event()
+
+
+#: What a direct write's thread hands back: status, headers, body, and the tokens its check saw.
+DirectAnswer = tuple[int, list[tuple[bytes, bytes]], bytes, tuple[str, int, tuple[str, ...]] | None]
+
+
+class Direct:
+    """The direct route of writes: ``POST /games/<id>/events`` (``/correct``, ``/undo``,
+    ``/redo``) as nearly every scorekeeper sends it (a JSON body of ``Content-Length`` bytes
+    that has arrived with its headers, no query, each header the write reads given once, a
+    trusted ``Host``, a token the gate does not refuse) is answered without the ASGI request
+    cycle, the WSGI environ and Flask's request objects: the connection hands the request
+    to a scorekeeper thread, which runs ``service.moves.write`` (the function the Flask view
+    runs: ``service.writes.record``, one read and one append) and builds the answer the
+    app gives (``service.moves.answer``, ``refusal``; any other error answered by the app's
+    own error handlers), and the connection writes it in one piece. Anything else, and every
+    request of a server started with ``Limits.direct_writes`` off, goes to the app as before
+    (``tests/test_direct_writes.py`` compares the two answer for answer)."""
+
+    def __init__(self, front: Front) -> None:
+        self.front = front
+        self.app = front.app
+        self.writer = front.app.extensions["kibitz_writer"]
+        self.cache = front.app.extensions["kibitz_cache"]
+        self.club_key = front.app.config.get("CLUB_KEY")
+        #: the requests answered through this route so far
+        self.answered = 0
+
+    def take(self, method: bytes, url: bytes, headers: list[tuple[bytes, bytes]], keep_alive: bool) -> DirectWrite | None:
+        """The request whose headers just arrived as a direct write, or None for the app."""
+        if method != b"POST":
+            return None
+        path = DIRECT_PATH.fullmatch(url)
+        if path is None:
+            return None
+        read: dict[bytes, bytes] = {}
+        for name, value in headers:
+            if name in DIRECT_HEADERS:
+                if name in read:
+                    return None
+                read[name] = value
+        length = read.get(b"content-length")
+        content_type = read.get(b"content-type")
+        if (length is None or not length.isdigit() or int(length) > self.front.max_body or b"transfer-encoding" in read
+                or b"expect" in read or content_type is None or content_type.lower() not in DIRECT_TYPES
+                or not self.front.host_trusted(read.get(b"host"))):
+            return None
+        game_id = path.group(1).decode("ascii")
+        authorization = read.get(b"authorization")
+        if self.front.gate.refusal(game_id, [authorization] if authorization is not None else []) is not None:
+            return None  # the app's known refusal, from the headers alone (Front)
+        return DirectWrite(game_id, path.group(2).decode("ascii"), read, keep_alive, int(length))
+
+    def submit(self, loop: asyncio.AbstractEventLoop, write: DirectWrite,
+               answered: Callable[[int, list[tuple[bytes, bytes]], bytes], None]) -> None:
+        """Hand ``write`` (its body all read) to a scorekeeper thread; ``answered(status,
+        headers, body)`` runs in the event loop with the answer."""
+        epoch = self.front.gate.epoch(write.game_id)  # before the app reads the game
+
+        def done(result: DirectAnswer | None, error: BaseException | None) -> None:
+            if result is None:  # the job never fails on its own: as uvicorn answers an app that raised
+                logger.error("Exception in the direct route of writes", exc_info=error)
+                answered(500, [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"21"),
+                               (b"connection", b"close")], b"Internal Server Error")
+                return
+            status, headers, body, tokens = result
+            self.answered += 1
+            self.front.gate.learn(write.game_id, epoch, {TOKENS_KEY: tokens}, status, headers, body)
+            answered(status, headers, body)
+
+        self.front.scorekeeper.submit(loop, self.run, (write,), done)
+
+    def run(self, write: DirectWrite) -> DirectAnswer:
+        """The answer to ``write`` (in a scorekeeper thread), as the app gives it."""
+        seen: list[tuple[str, int, tuple[str, ...]]] = []
+        headers = write.headers
+        try:
+            raw = bytes(write.body)
+            body = {} if not raw and write.endpoint in (UNDO, REDO) else decode_json(raw)
+            recorded = moves.write(self.writer, self.cache, write.game_id, write.endpoint, body,
+                                   authorization=_text(headers.get(b"authorization")),
+                                   key=_text(headers.get(b"idempotency-key")), if_match=_text(headers.get(b"if-match")),
+                                   club_key=self.club_key, token_read=lambda row: seen.append(tokens_seen(row)))
+            status, named, payload = moves.answer(recorded)
+        except ApiError as err:
+            status, named, payload = moves.refusal(err, bool(seen))
+        except Exception as err:  # noqa: BLE001 - answered by the app's own error handlers
+            status, named, payload = contextvars.Context().run(self._by_the_app, write, err, bool(seen))
+        return (status, [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in named], payload,
+                seen[0] if seen else None)
+
+    def _by_the_app(self, write: DirectWrite, err: Exception, token_read: bool) -> tuple[int, list[tuple[str, str]], bytes]:
+        """The app's answer to ``err`` raised by ``write`` (a storage fault, a damaged record,
+        a fault of the code): its error handlers and ``after_request`` run on the request."""
+        environ = {"REQUEST_METHOD": "POST", "SCRIPT_NAME": "", "PATH_INFO": f"/games/{write.game_id}/{write.endpoint}",
+                   "QUERY_STRING": "", "SERVER_NAME": "localhost", "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1",
+                   "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(bytes(write.body)),
+                   "wsgi.errors": sys.stderr, "wsgi.multithread": True, "wsgi.multiprocess": False,
+                   "wsgi.run_once": False, "CONTENT_LENGTH": str(write.length)}
+        for name, value in write.headers.items():
+            key = name.decode("latin-1").upper().replace("-", "_")
+            environ[key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else f"HTTP_{key}"] = value.decode("latin-1")
+        with self.app.request_context(environ):
+            if token_read:
+                varies_with_token()
+            response = self.app.finalize_request(self.app.handle_user_exception(err))
+            body = response.get_data()
+            return response.status_code, list(response.headers.items()), body
+
+
+def _text(value: bytes | None) -> str | None:
+    return None if value is None else value.decode("latin-1")
 
 
 class Crowd:
@@ -512,10 +717,14 @@ class KibitzProtocol(HttpToolsProtocol):
     nothing arriving) and :data:`LINGER_BYTES`, and only then closes. A lingering connection
     holds no thread and counts as idle for the connection limit."""
 
-    def __init__(self, *args: Any, crowd: Crowd, refusals: Problems, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, crowd: Crowd, refusals: Problems, direct: Direct | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.crowd = crowd
         self.refusals = refusals
+        self.direct = direct
+        self.direct_write: DirectWrite | None = None  # a direct write whose body is still arriving
+        self.body_deadline: asyncio.TimerHandle | None = None  # when the rest of that body must have come
         self.idle_since = 0.0
         self.head_bytes = 0
         self.waiting = True  # for a request's headers
@@ -574,6 +783,9 @@ class KibitzProtocol(HttpToolsProtocol):
         if self.lingering:  # the server stops: the lingering ones go at once
             self.close()
             return
+        if self.direct_write is not None:  # its body is arriving: answered, then closed
+            self.direct_write.keep_alive = False
+            return
         super().shutdown()
 
     def eof_received(self) -> None:
@@ -589,6 +801,7 @@ class KibitzProtocol(HttpToolsProtocol):
         self.crowd.admit(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._body_arrived()  # a direct write's body that never came: nothing to answer
         if self.deadline is not None:
             self.deadline.cancel()
             self.deadline = None
@@ -599,14 +812,21 @@ class KibitzProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def _wait_for_request(self) -> None:
+        """From now, a request's headers have ``idle_timeout`` seconds to arrive. The timer is
+        not moved for every request: it stays armed, and when it fires early (the connection
+        answered meanwhile) it is armed again for what is left of the wait."""
         self.waiting, self.head_bytes, self.idle_since = True, 0, self.loop.time()
-        if self.deadline is not None:
-            self.deadline.cancel()
-        self.deadline = self.loop.call_later(self.crowd.limits.idle_timeout, self._too_slow)
+        if self.deadline is None:
+            self.deadline = self.loop.call_later(self.crowd.limits.idle_timeout, self._too_slow)
 
     def _too_slow(self) -> None:
         self.deadline = None
-        if self.waiting:
+        if not self.waiting:  # a request in progress: armed again once it is answered
+            return
+        left = self.idle_since + self.crowd.limits.idle_timeout - self.loop.time()
+        if left > 0:
+            self.deadline = self.loop.call_later(left, self._too_slow)
+        else:
             self.close()
 
     def data_received(self, data: bytes) -> None:
@@ -628,6 +848,8 @@ class KibitzProtocol(HttpToolsProtocol):
         except httptools.HttpParserError as err:
             self._refuse(parser_refusal(err))
             return
+        if self.direct_write is not None and self.body_deadline is None:  # the rest of its body comes later
+            self.body_deadline = self.loop.call_later(self.crowd.limits.idle_timeout, self._body_too_slow)
         if self.waiting and self.head_bytes > MAX_HEADER_BYTES:
             self._refuse(refusal(431, f"over {MAX_HEADER_BYTES // 1024} KiB"))
 
@@ -648,11 +870,77 @@ class KibitzProtocol(HttpToolsProtocol):
             raise refusal(431, f"over {MAX_HEADER_BYTES // 1024} KiB")
 
     def on_headers_complete(self) -> None:
-        self.waiting = False
-        if self.deadline is not None:
-            self.deadline.cancel()
-            self.deadline = None
+        self.waiting = False  # the deadline's timer, when it fires, sees it and lets it be
+        if self.direct is not None and (self.cycle is None or self.cycle.response_complete):
+            self.direct_write = self.direct.take(self.parser.get_method(), self.url, self.headers,
+                                                 self.parser.get_http_version() == "1.1"
+                                                 and self.parser.should_keep_alive() and not self.parser.should_upgrade())
+            if self.direct_write is not None:
+                return
         super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        if self.direct_write is not None:
+            self.direct_write.body += body
+        else:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        write = self.direct_write
+        if write is None:
+            super().on_message_complete()
+            return
+        self._body_arrived()
+        cycle = self.cycle = DirectCycle(write.keep_alive)  # type: ignore[assignment]
+        assert self.direct is not None
+        self.direct.submit(self.loop, write, functools.partial(self._direct_answered, cycle))
+
+    def _body_arrived(self) -> None:
+        self.direct_write = None
+        if self.body_deadline is not None:
+            self.body_deadline.cancel()
+            self.body_deadline = None
+
+    def _body_too_slow(self) -> None:
+        """A direct write's body did not arrive within ``idle_timeout`` of its headers: the
+        408 the app's front gives (``Front._to_app``), then a lingering close."""
+        self.body_deadline = None
+        self._body_arrived()
+        self.linger_on_close()
+        content_type, body = self.refusals.body(408, "request_timeout", body_too_slow(self.crowd.limits.idle_timeout))
+        cycle = self.cycle = DirectCycle(False)  # type: ignore[assignment]
+        self._direct_answered(cycle, 408, [(b"content-type", content_type),
+                                           (b"content-length", str(len(body)).encode("ascii")),
+                                           (b"x-content-type-options", b"nosniff"), (b"connection", b"close")], body)
+
+    def _direct_answered(self, cycle: DirectCycle, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+        """Write a direct write's answer, head and body in one piece, as uvicorn writes an
+        app's (its default headers first, ``connection: close`` when the connection ends)."""
+        cycle.response_complete = True
+        if cycle.disconnected or self.transport.is_closing():
+            return
+        content = [STATUS_LINE[status]]
+        for name, value in self.server_state.default_headers:
+            content += [name, b": ", value, b"\r\n"]
+        close = not cycle.keep_alive or any(name == b"connection" and value == b"close" for name, value in headers)
+        for name, value in headers:
+            content += [name, b": ", value, b"\r\n"]
+        if close and (b"connection", b"close") not in headers:
+            content.append(b"connection: close\r\n")
+        content += [b"\r\n", body]
+        self.transport.write(b"".join(content))
+        if close:
+            self.transport.close()
+            return
+        # uvicorn's on_response_complete without its keep-alive timer (the idle deadline
+        # above, shorter, closes an idle connection first)
+        self.server_state.total_requests += 1
+        self.flow.resume_reading()
+        if self.pipeline:
+            waiting_cycle, app = self.pipeline.pop()
+            self._start_asgi_task(waiting_cycle, app)
+        else:
+            self._wait_for_request()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -684,7 +972,8 @@ class Server:
         self.limits = limits
         self.crowd = Crowd(limits)
         self.front = Front(app, limits)
-        protocol = functools.partial(KibitzProtocol, crowd=self.crowd, refusals=self.front.problems)
+        protocol = functools.partial(KibitzProtocol, crowd=self.crowd, refusals=self.front.problems,
+                                     direct=self.front.direct)
         self.config = uvicorn.Config(
             self.front, http=protocol, ws="none", lifespan="off", access_log=False, log_level="warning",  # type: ignore[arg-type]
             proxy_headers=False,  # the client is the TCP peer (the create limit counts it), never a header

@@ -685,6 +685,7 @@ def person(name: str) -> Any:
         return page_error(ApiError(404, "not_found", f"Nobody called {name.strip()[:40]!r} has played a game here."))
     projections.check(name=name)
     played = history.games(db, name)
+    projections.check_listed(played)
     shown = played[0]["name"] if played else name
     chosen_id = request.args.get("game")
     chosen = next((g for g in played if g["id"] == chosen_id), None) if chosen_id else None

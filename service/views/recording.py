@@ -8,16 +8,15 @@ game's write lock (``service.writes.record``, ``Writer.move``) and from it: game
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app, request
 
 from engine import stream as streams
 from replays import replay
 from schemas.games import ActionsQuerySchema, DryRunQuerySchema, EventsQuerySchema
-from service import games, http, secrecy, writes
-from service.parsing import Parsed, parse_action, parse_correct, parse_reason
+from service import games, http, moves, secrecy
 from service.problems import ApiError
 
 bp = Blueprint("recording", __name__)
@@ -29,8 +28,7 @@ DRY_RUN = DryRunQuerySchema()
 def record(game_id: str) -> Response:
     """Record one action (``{"type": ..., ...}``); 201 ``{seq, version, event, state,
     irregularities}`` (the revokes this event proves, as ``GET …/irregularities``)."""
-    body = http.read_json()
-    return commit(game_id, "events", body, lambda row: parse_action(row, body))
+    return commit(game_id, "events", http.read_json())
 
 
 @bp.post("/games/<game_id>/correct")
@@ -39,49 +37,44 @@ def correct(game_id: str) -> Response:
     201 ``{seq, version, event, state, target, replacement, irregularities}``; 409
     ``nothing_to_correct``, the replacement's rules code, or ``correction_conflict`` with
     ``conflicts_with``."""
-    body = http.read_json()
-    return commit(game_id, "correct", body, lambda row: parse_correct(row, body))
+    return commit(game_id, "correct", http.read_json())
 
 
 @bp.post("/games/<game_id>/undo")
 def undo(game_id: str) -> Response:
     """Record an ``undo`` (optional body ``{"reason"}``): 201 ``{seq, version, event, state,
     target}`` (``target`` ``{seq, type, summary}``: the action cancelled); 409 ``nothing_to_undo``."""
-    return _bookkeeping(game_id, streams.UNDO)
+    return commit(game_id, streams.UNDO, http.read_json(allow_empty=True))
 
 
 @bp.post("/games/<game_id>/redo")
 def redo(game_id: str) -> Response:
     """Record a ``redo`` (optional body ``{"reason"}``): 201 with ``target``, the action
     restored; 409 ``nothing_to_redo``."""
-    return _bookkeeping(game_id, streams.REDO)
+    return commit(game_id, streams.REDO, http.read_json(allow_empty=True))
 
 
-def _bookkeeping(game_id: str, kind: str) -> Response:
-    body = http.read_json(allow_empty=True)
-    return commit(game_id, kind, body, lambda _row: parse_reason(kind, body))
+def commit(game_id: str, endpoint: str, body: Any) -> Response:
+    """Store what ``body`` asks through ``endpoint`` with this request's token,
+    ``Idempotency-Key`` and ``If-Match`` (``service.moves.write``: one read, one append); the
+    201 (or the stored first response), or with ``?dry_run=true`` the 200 ``{"dry_run": true,
+    "state", "irregularities"}`` of a write that stores and remembers nothing. ``kibitz serve``
+    answers the common request to these routes itself through the same function
+    (``service.server``)."""
 
+    def token_read(row: Mapping[str, Any]) -> None:  # where kibitz serve's gate learns the tokens
+        request.environ[http.TOKENS_KEY] = http.tokens_seen(row)
+        http.varies_with_token()
 
-def commit(game_id: str, endpoint: str, body: Any, parse: Callable[[Mapping[str, Any]], Parsed]) -> Response:
-    """Store the action ``parse(row)`` gives through ``service.writes.record`` (one read, one
-    append) with this request's token, ``Idempotency-Key``, hash and ``If-Match``; the 201 (or
-    the stored first response), or with ``?dry_run=true`` the 200 ``{"dry_run": true, "state",
-    "irregularities"}`` of a write that stores and remembers nothing."""
+    def dry_run() -> bool:  # most writes carry no query: only one with a query pays for the schema (and its 422s)
+        return bool(request.query_string) and bool(DRY_RUN.load(request.args.to_dict())["dry_run"])
 
-    def admit(row: Mapping[str, Any]) -> writes.Admitted:  # once the game is read: api.md's order
-        http.require_token(row)
-        # most writes carry no query: only one with a query pays for the schema (and its 422s)
-        dry_run = bool(request.query_string) and DRY_RUN.load(request.args.to_dict())["dry_run"]
-        return http.idempotency_key(), dry_run
-
-    # the request's hash is compared and stored only with an Idempotency-Key: a write without
-    # one (most moves, and a flood's junk) never pays for hashing its whole body
-    keyed = request.headers.get("Idempotency-Key") is not None
-    recorded = writes.record(games.writer(), games.cache(), game_id, parse, admit=admit,
-                             lookup=http.usable_idempotency_key(),
-                             fingerprint=http.request_hash(endpoint, body) if keyed else "",
-                             if_match=request.headers.get("If-Match"))
-    return http.json_response(recorded.body, recorded.status, version=recorded.body.get("version", recorded.version))
+    headers = request.headers
+    recorded = moves.write(games.writer(), games.cache(), game_id, endpoint, body,
+                           authorization=headers.get("Authorization"), key=headers.get("Idempotency-Key"),
+                           if_match=headers.get("If-Match"), club_key=current_app.config.get("CLUB_KEY"),
+                           token_read=token_read, dry_run=dry_run)
+    return http.json_response(recorded.body, recorded.status, version=moves.etag_version(recorded))
 
 
 @bp.get("/games/<game_id>/events")

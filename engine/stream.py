@@ -15,7 +15,8 @@ Rules of the stream (``../shared/spec/recording.md``, "Undo and redo"):
   again (:func:`correct`); it is an action for undo and redo like any other.
 
 Also here, the same for every game: :func:`target` (what an undo or redo acts on) with its
-:func:`summary`, and :func:`actions` (``GET …/actions`` with the bookkeeping entries).
+:func:`summary`, :func:`actions` (``GET …/actions`` with the bookkeeping entries) and the
+state's :func:`status_sentence`.
 
 A :class:`Stream` is immutable (named tuples, cheap to build). Its effective actions and its redo stack are linked lists
 of :class:`Step` (each holding the state right after that action), so recording, undoing
@@ -368,13 +369,64 @@ def view(stream: Stream, full: bool) -> dict[str, Any]:
     """The API's ``state`` of the current state: the game's ``view`` (``full``: the reader
     holds the token), for an abandoned game with ``status`` and ``phase`` ``abandoned`` and
     nobody ``to_act``, ``next_dealer`` null (it is over: nobody deals next) and no
-    ``winners``/``losers`` (abandon is refused once a game is over)."""
+    ``winners``/``losers`` (abandon is refused once a game is over); with its
+    ``status_sentence`` (:func:`status_sentence`), written from this view alone."""
     out: dict[str, Any] = stream.rules.view(seen_state(stream, full), full)
     if abandoned(stream):
         out = {**out, "status": ABANDONED, "phase": ABANDONED, "to_act": []}
         if "next_dealer" in out:  # an abandoned game is over: nobody deals next
             out["next_dealer"] = None
+    out["status_sentence"] = status_sentence(stream.rules, out)
     return out
+
+
+def status_sentence(rules: GameRules, state: Mapping[str, Any]) -> str:
+    """Whose turn it is, or what happens next, in card players' words: the state's
+    ``status_sentence`` (docs/decisions.md, "The status sentence"), which the game page shows
+    as its headline and the table page as its status line ("Cas to play", "Ann knocked — Bob:
+    stay or fold?", "Deal round 2 — dealer Cas", "Game over: Ann won.").
+
+    ``state`` is the API's state as one reader sees it (:func:`view`); the sentence is written
+    from its ``status``, ``phase`` and ``to_act`` and the names and counts beside them, never
+    from a card, so it names no card, whoever reads it.
+    """
+    kind, to_act = rules.GAME, list(state.get("to_act") or [])
+    if state["status"] == "finished":
+        winners = list(state.get("winners") or [])
+        return f"Game over: {_names(winners)} won." if winners else "Game over."
+    if state["status"] == ABANDONED:
+        return "The game was abandoned."
+    phase, who = state["phase"], _names(to_act)
+    if phase == "deal":
+        if kind == "fuji_flush":
+            return f"Deal — {state.get('first_player') or ''} plays first"
+        number = (state.get("hand_number") or 0) + 1
+        return f"Deal {rules.HAND_WORD} {number} — dealer {state.get('next_dealer') or state.get('dealer')}"
+    if not to_act:
+        return "Waiting for the next move"
+    if kind == "toepen":
+        if phase == "answering":
+            return f"{state.get('last_knocker')} knocked — {who}: stay or fold?"
+        knocked, may_fold = state.get("last_knocker"), list(state.get("can_fold") or [])
+        if knocked and may_fold:
+            return f"{who} to play — {knocked} knocked (stake {state.get('stake')}): {_names(may_fold)} may fold"
+        return f"{who} to play"
+    if kind == "fool" and phase == "reveal":  # "reveal Ann's and Cas's cards", each name its own
+        return f"Round over: reveal {_names([name + chr(39) + 's' for name in to_act])} cards"
+    if kind == "stop_the_bus":
+        if phase == "showdown":
+            return f"Showdown: {who} to show"
+        if phase == "final_turns":
+            return f"{state.get('stopped_by')} stopped the bus — {who} to swap"
+        return f"{who} to swap" + (" or stop" if to_act[0] in (state.get("can_stop") or []) else "")
+    return f"{who} to play"
+
+
+def _names(names: list[str]) -> str:
+    """``"Ann"``, ``"Ann and Bob"``, ``"Ann, Bob and Cas"``."""
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def results(stream: Stream) -> dict[str, dict[str, Any]]:

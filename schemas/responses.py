@@ -64,6 +64,10 @@ class StateSchema(Schema):
     winners = fields.List(fields.String())
     losers = fields.List(fields.String())
     next_dealer = fields.String(allow_none=True, metadata={"description": "between hands: who deals the next one"})
+    status_sentence = fields.String(required=True, metadata={"description": (
+        "whose turn it is, or what happens next, in card players' words ('Cas to play', 'Deal hand 2 — dealer "
+        "Cas', 'Game over: Ann won.'), written from this state as this reader sees it: it names no card "
+        "(an addition to api.md: docs/decisions.md, 'The status sentence')")})
 
 
 class GameSummarySchema(Schema):

@@ -9,7 +9,8 @@ import re
 import pytest
 from freezegun import freeze_time
 
-from service.pages.review import turn_words
+import engine
+from engine.stream import status_sentence
 from tests.conftest import OPEN_DEAL, create
 
 
@@ -91,11 +92,13 @@ def test_player_page_has_its_record_and_charts(client):
     ("toepen", {"status": "in_progress", "phase": "deal", "to_act": [], "hand_number": 1, "next_dealer": "Cas"},
      "Deal hand 2 — dealer Cas"),
     ("stop_the_bus", {"status": "in_progress", "phase": "showdown", "to_act": ["Bob"]}, "Showdown: Bob to show"),
+    ("fool", {"status": "in_progress", "phase": "reveal", "to_act": ["Ann", "Cas"]},
+     "Round over: reveal Ann's and Cas's cards"),
     ("fool", {"status": "finished", "phase": "game_over", "to_act": [], "winners": ["Anja", "Uwe"]},
      "Game over: Anja and Uwe won."),
 ])
 def test_whose_turn_in_words(game, state, words):
-    assert turn_words({"game": game}, state) == words
+    assert status_sentence(engine.GAMES[game], state) == words
 
 
 def test_an_abandoned_game_says_so(client):

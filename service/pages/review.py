@@ -96,46 +96,6 @@ def lead_words(game: str, lead: str | None) -> str | None:
     return SUIT_NAMES.get(lead) if game == "toepen" else FOOL_COLOURS.get(lead, lead)
 
 
-def turn_words(game: dict[str, Any], state: dict[str, Any]) -> str:
-    """Whose turn it is, in words, from the public state (``phase``, ``to_act``): the game
-    page's headline ("Cas to play", "Ann knocked — Bob: stay or fold?", "Deal round 2 — dealer
-    Cas"). The table page's status line (``service/static/table/board.js``, ``turnWords``) says
-    the same words for the same state: tests/browser/test_words_one_sentence.py holds the two
-    side by side."""
-    kind, to_act = game["game"], state["to_act"]
-    if state["status"] == "finished":
-        winners = state.get("winners") or []
-        return f"Game over: {_names(winners)} won." if winners else "Game over."
-    if state["status"] == "abandoned":
-        return "The game was abandoned."
-    phase, who = state["phase"], _names(to_act)
-    if phase == "deal":
-        if kind == "fuji_flush":
-            return f"Deal — {state.get('first_player')} plays first"
-        number = (state.get("hand_number") or 0) + 1
-        dealer = state.get("next_dealer") or state.get("dealer")
-        return f"Deal {hand_word(kind)} {number} — dealer {dealer}"
-    if not to_act:
-        return "Waiting for the next move"
-    if kind == "toepen":
-        if phase == "answering":
-            return f"{state.get('last_knocker')} knocked — {who}: stay or fold?"
-        knocked, may_fold = state.get("last_knocker"), state.get("can_fold") or []
-        if knocked and may_fold:
-            return f"{who} to play — {knocked} knocked (stake {state.get('stake')}): {_names(may_fold)} may fold"
-        return f"{who} to play"
-    if kind == "fool" and phase == "reveal":  # "reveal Ann's and Cas's cards", each name its own
-        return f"Round over: reveal {_names([name + chr(39) + 's' for name in to_act])} cards"
-    if kind == "stop_the_bus":
-        if phase == "showdown":
-            return f"Showdown: {who} to show"
-        if phase == "final_turns":
-            return f"{state.get('stopped_by')} stopped the bus — {who} to swap"
-        can_stop = to_act[0] in (state.get("can_stop") or [])
-        return f"{who} to swap" + (" or stop" if can_stop else "")
-    return f"{who} to play"
-
-
 def _names(names: list[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
@@ -222,7 +182,7 @@ def board_context(row: dict[str, Any], state: dict[str, Any], full: bool) -> dic
         "full": full,
         "game_name": catalogue.GAMES[kind].name,
         "hand_word": hand_word(kind),
-        "headline": turn_words(game, state),
+        "headline": state["status_sentence"],  # the API's own sentence (engine.stream.status_sentence)
         "seats": seat_cells(game, state),
         "trick": current_trick,
         "lead": lead_words(kind, (current_trick or {}).get("lead_suit") or (current_trick or {}).get("lead_colour")),

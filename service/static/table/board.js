@@ -9,6 +9,10 @@ import {renderEnd} from "./end.js";
 
 // ------------------------------------------------------------------ what to say in the status line
 
+/* The status line: the state's own `status_sentence` (GET /games/<id>, docs/decisions.md, "The
+ * status sentence"; the game page's headline is the same field), after a word on the taps waiting
+ * on this device. Only what the service cannot have said is composed here: while taps wait
+ * offline (or behind a refusal), the player guessed to play next. */
 export function statusSentence() {
   if (!S.game) { return "Loading…"; }
   var s = S.game.state;
@@ -19,41 +23,7 @@ export function statusSentence() {
     var guess = guessNext();
     if (guess && entries("play").length) { return waitingNote + guess + " to play (guessed)"; }
   }
-  return waitingNote + turnWords(s);
-}
-
-/* Whose turn it is, in words, from the state: the same words as the game page's headline
- * (service/pages/review.py, turn_words), so the table and the game page say one thing for one
- * state (tests/browser/test_words_one_sentence.py holds them side by side). */
-export function turnWords(s) {
-  var to = s.to_act || [];
-  var who = names(to);
-  if (s.status === "finished") {
-    return s.winners && s.winners.length ? "Game over: " + names(s.winners) + " won." : "Game over.";
-  }
-  if (s.status === "abandoned") { return "The game was abandoned."; }
-  if (s.phase === "deal") {
-    if (kind === "fuji_flush") { return "Deal — " + (s.first_player || "") + " plays first"; }
-    var hand = kind === "toepen" ? "hand" : "round";
-    return "Deal " + hand + " " + ((s.hand_number || 0) + 1) + " — dealer " + (s.next_dealer || s.dealer);
-  }
-  if (!to.length) { return "Waiting for the next move"; }
-  if (kind === "toepen") {
-    if (s.phase === "answering") { return s.last_knocker + " knocked — " + who + ": stay or fold?"; }
-    if (s.last_knocker && (s.can_fold || []).length) {
-      return who + " to play — " + s.last_knocker + " knocked (stake " + s.stake + "): " + names(s.can_fold) + " may fold";
-    }
-    return who + " to play";
-  }
-  if (kind === "fool" && s.phase === "reveal") {  // "reveal Ann's and Cas's cards", each name its own
-    return "Round over: reveal " + names(to.map(function (n) { return n + "'s"; })) + " cards";
-  }
-  if (kind === "stop_the_bus") {
-    if (s.phase === "showdown") { return "Showdown: " + who + " to show"; }
-    if (s.phase === "final_turns") { return s.stopped_by + " stopped the bus — " + who + " to swap"; }
-    return who + " to swap" + ((s.can_stop || []).indexOf(to[0]) >= 0 ? " or stop" : "");
-  }
-  return who + " to play";
+  return waitingNote + (s.status_sentence || "");
 }
 
 // ------------------------------------------------------------------ the hand just ended

@@ -1,6 +1,7 @@
 """One state, one sentence; one event, one wording (ui.md, "Words for card players"), in a real
 browser: the table page's status line says what the game page's headline says for the same
-state (a knock, a knock being answered, a deal due, a stop, an abandoned game); the Undo button
+state (a knock, a knock being answered, a deal due, a stop, an abandoned game), both showing the
+state's status_sentence (docs/decisions.md, "The status sentence"); the Undo button
 names a fix and an abandon in card players' words ("Undo: Fix: Cas played 9♥, not 8♥",
 "Undo: Game abandoned"), never an event number; and after an abandon between rounds the seats
 show the game as the service's state says (api.md, "Which hand is current"): no dealer, the

@@ -130,9 +130,14 @@ def _option(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 
 
-def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, Any]], full: bool) -> str:
+def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, Any]], full: bool,
+         options_words: str | None = None) -> str:
     """The ``text`` export: a header of tags, then each hand (round) with its deal, every
-    numbered trick or turn and the other actions in recorded order, and its result.
+    numbered trick or turn and the other actions in recorded order, and its result (a hand
+    still in play has no ``Result`` line).
+
+    ``options_words`` is the ``Options`` tag in people's words ("Lives to lose: 10 · …", the
+    new-game form's labels, which the service layer holds); without it, ``name=value``.
 
     The notation is documented in docs/export.md. Cards in hands are shown only where the
     engine's ``hand_view`` shows them to this reader.
@@ -150,7 +155,8 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
     ]
     if created.get(rules.STARTER):
         lines.append(_tag("FirstPlayer" if rules.STARTER == "first_player" else "Dealer", created[rules.STARTER]))
-    options = " ".join(f"{key}={_option(value)}" for key, value in sorted(game["options"].items()))
+    options = options_words if options_words is not None else " ".join(
+        f"{key}={_option(value)}" for key, value in sorted(game["options"].items()))
     lines += [
         _tag("Options", options),
         _tag("RulesVersion", created.get("rules_version", rules.RULES_VERSION)),
@@ -171,7 +177,8 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
         if hand is None:
             continue
         lines += _hand_lines(rules, state, hand, number, full, shown, game["visibility"])
-        row = sheet[number - 1] if len(sheet) >= number and not rules.SHEET.per_turn else None
+        over = rules.hand_over(state, number)  # a hand still in play has no result yet
+        row = sheet[number - 1] if len(sheet) >= number and not rules.SHEET.per_turn and over else None
         if row is not None:
             lines.append("  Result: " + _result(rules.SHEET, row, game["players"]))
         result = hand.get("result")

@@ -72,7 +72,8 @@ class CreateGameSchema(UnicodeSchema):
         unknown = RAISE
 
     game = GameId(required=True, metadata={"enum": sorted(GAMES)})
-    players = fields.List(Name(), required=True, validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS))
+    players = fields.List(Name(), required=True, validate=validate.Length(
+        min=MIN_PLAYERS, max=MAX_PLAYERS, error="A game has {min} to {max} seats, each with a name."))
     visibility = fields.String(load_default="table", validate=validate.OneOf(VISIBILITIES))
     dealer = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
     first_player = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
@@ -86,9 +87,9 @@ class CreateGameSchema(UnicodeSchema):
         for name in players:
             if name_key(name) in seen:
                 first = seen[name_key(name)]
-                same = f"{name!r} appears twice" if first == name else f"{first!r} and {name!r} are the same name"
-                raise ValidationError(f"Player names must be unique (ignoring case, accents written either way "
-                                      f"and joiners): {same}.", "players")
+                same = f"{name} is at two seats" if first == name else f"{first} and {name} are one name"
+                raise ValidationError(f"{same}: give each seat a name of its own (names are compared ignoring "
+                                      "case, accents written either way and joiners).", "players")
             seen[name_key(name)] = name
         for field in ("dealer", "first_player"):
             if data.get(field) is not None and players and seat(players, data[field]) is None:

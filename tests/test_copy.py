@@ -309,8 +309,8 @@ def test_a_source_at_an_older_schema_is_refused_in_a_sentence(tmp_path):
     db.close()
     result = run_copy(str(older), str(tmp_path / "dst.db"))
     assert result.exit_code == 1
-    assert "is not at this version's schema (migrations 0009_stored_events, 0010_sealed_events not applied)" \
-        in result.output
+    assert "is not at this version's schema (migrations 0009_stored_events, 0010_sealed_events, 0011_results_seal " \
+           "not applied)" in result.output
 
 
 def test_the_progress_bar_shows_on_a_terminal(tmp_path):

@@ -99,7 +99,7 @@ class FoldCache:
 
     def get(self, db: Database, rules: GameRules, game_id: str, version: int, *,
             record_hash: str | None = None, row: Mapping[str, Any] | None = None,
-            counted: bool = False, head: Mapping[str, Any] | None = None) -> replay.Folded:
+            counted: bool = False, head: Mapping[str, Any] | None = None, keep: bool = True) -> replay.Folded:
         """Return ``game_id`` folded up to ``version`` (the version stored in ``db``).
 
         Reads from ``db`` only the events the cache lacks, and checks them
@@ -119,7 +119,29 @@ class FoldCache:
         gap, a broken hash chain, a row that disagrees with its log, an event that no longer
         folds, a record changed since it was read). ``head``: the head already read in this
         transaction (``store.begin_move``'s, with the count), checked instead of a query.
+        ``keep`` False: a game not cached already is folded and checked but not cached (a
+        check of many games, ``service.projections``, leaves the games being played cached).
         """
+        return self._get(db, rules, game_id, version, record_hash=record_hash, row=row, counted=counted,
+                         head=head, keep=keep).folded
+
+    def checked(self, db: Database, rules: GameRules, game_id: str, version: int, *, record_hash: str | None,
+                keep: bool = True) -> tuple[replay.Folded, Mapping[str, Any]]:
+        """:meth:`get` (with ``record_hash``, ``keep``), and what the games row must copy of
+        the log's ``game_created`` (:func:`fixed_fields`), read and checked along with it."""
+        entry = self._get(db, rules, game_id, version, record_hash=record_hash, keep=keep)
+        if entry.fixed is None:  # not known yet: read it (event 1, its hash checked) and keep it
+            first = store.events(db, game_id, upto=1)
+            if not first or chain.first_break(first[:1]) is not None:
+                raise store.damaged(game_id, 1, "its hash does not follow the chain: the event was changed after it "
+                                                "was recorded")
+            return entry.folded, fixed_fields(first[0])
+        return entry.folded, entry.fixed
+
+    def _get(self, db: Database, rules: GameRules, game_id: str, version: int, *,
+             record_hash: str | None = None, row: Mapping[str, Any] | None = None,
+             counted: bool = False, head: Mapping[str, Any] | None = None, keep: bool = True) -> _Entry:
+        """:meth:`get`, returning the entry it cached (or would have, with ``keep`` False)."""
         if head is None:
             head = store.head(db, game_id, count=counted)
         generation = self.observe(head.get("guard") if head is not None else None)
@@ -150,12 +172,17 @@ class FoldCache:
             if rebuilt_hash != last_hash:
                 raise store.damaged(game_id, version, "the record changed after the server read it: the stored "
                                                       "events were rewritten with a new hash chain")
+            if head.get("count") not in (None, version):  # the log is whole: the count kept beside it is not
+                raise store.damaged(game_id, None, f"games.stored_events is {head['count']} but {version} events "
+                                                   "are stored")
             current = rebuilt
             agrees(game_id, {"status": head["status"]}, None, current)
         if row is not None:
             agrees(game_id, row, fixed, current)
-        self._store(game_id, _Entry(current, last_hash, fixed, generation))
-        return current
+        new = _Entry(current, last_hash, fixed, generation)
+        if keep or entry is not None:
+            self._store(game_id, new)
+        return new
 
     def put(self, game_id: str, folded: replay.Folded, last_hash: str | None = None, *,
             fixed: Mapping[str, Any] | None = None, generation: int | None = None) -> None:

@@ -16,8 +16,9 @@ Three things, each problem named with its game and event where it has one:
    players and their match keys, options, visibility, title, ``created_at``, the game and
    event it was forked from) and with the fold (its status and ``secret_from_hand``);
    every stored projection is rebuilt from the logs and compared: the game's
-   ``player_results`` rows (``service.history.rows``; none for a fork) and a fork's
-   ``fork_lineage`` (``service.forks.inherited``, from its parent's);
+   ``player_results`` rows (``service.history.rows``; none for a fork; none for a game that
+   is not stored) and a fork's ``fork_lineage`` (``service.forks.inherited``, from its
+   parent's);
 4. every game's hash chain (``replays.chain``), recomputed from event 1: the first event
    whose stored ``hash`` does not match is named (a changed note, a changed
    ``recorded_at``, an event deleted before it), and ``games.record_hash`` must be the
@@ -142,6 +143,12 @@ def _check(adm: WholeDatabase, conn: Any, report: Report) -> None:
         except adm.DatabaseError as err:
             report.problems.append(Problem(row["id"], None, f"cannot be read: {backend.failure(err, str(report.path))}"))
     _check_lineages(adm, conn, rows, rows, report)
+    stored = {str(row["id"]) for row in rows}
+    for game_id, found in sorted((results or {}).items()):
+        if game_id not in stored:
+            report.problems.append(Problem(game_id, None, f"player_results has {len(found)} row(s) for this game, "
+                                                          "which is not stored: the histories count a game that has "
+                                                          "no log"))
 
 
 def _check_chain(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Report) -> None:

@@ -41,7 +41,7 @@ from engine.core import OptionError, RulesError
 from replays import chain, export, replay
 from schemas.common import UtcDateTime, unicode_errors
 from schemas.games import CreateGameSchema, canonical_game, flatten
-from service import clubtime
+from service import catalogue, clubtime
 from service.http import GAME_ID, ID_LENGTH
 from service.parsing import STARTER_FIELDS, game_created, parse_action, parse_correct, parse_reason
 from service.problems import ApiError
@@ -77,7 +77,7 @@ def render(fmt: str, row: Mapping[str, Any], events: list[dict[str, Any]], folde
         return export.jsonl(folded, events, full)
     if fmt == "csv":
         return export.csv_text(folded)
-    return export.text(row, folded, events, full)
+    return export.text(row, folded, events, full, catalogue.options_in_words(row["game"], row["options"]))
 
 
 #: The formats each game of a night's archive is written in (``json`` is what import takes).

@@ -42,6 +42,7 @@ SCHEMA: dict[str, tuple[str, ...]] = {
     "player_results": ("game_id", "player_key", "name", "seat", "game", "created_at", "status", "result", "score",
                        "unit", "hands", "tricks_won", "fools", "knocks", "stops"),
     "tokens": ("game_id", "token_hash", "created_at", "revoked_at"),
+    "results_seal": ("game_id", "n"),
 }
 
 
@@ -142,13 +143,22 @@ def integrity(conn: sqlite3.Connection, quick: bool = False) -> list[str]:
 
 def missing_triggers(conn: sqlite3.Connection) -> list[str]:
     """Each trigger that makes SQLite refuse to change a stored event
-    (``service.storage.sqlite.TRIGGERS``) that the database lacks, in words; ``[]`` when
-    it has them all, or has no ``events`` table (named elsewhere)."""
+    (``service.storage.sqlite.TRIGGERS``), or counts a change of ``player_results`` in
+    ``results_seal`` and keeps that from being set back (``RESULTS_TRIGGERS``,
+    ``SEAL_TRIGGERS``), that the database lacks, in words; ``[]`` when it has them all, or
+    has no ``events`` table (named elsewhere)."""
     names = {str(row[0]) for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")}
     if "events" not in names:
         return []
-    return [f"the trigger {name} is missing: a stored event may be changed ({what})"
-            for name, what in store.TRIGGERS.items() if name not in names]
+    missing = [f"the trigger {name} is missing: a stored event may be changed ({what})"
+               for name, what in store.TRIGGERS.items() if name not in names]
+    if "results_seal" in names and "player_results" in names:  # migration 0011; a missing table is named with the schema
+        missing += [f"the trigger {name} is missing: a player_results row may be changed ({what}) unseen by a "
+                    "running server" for what, name in store.RESULTS_TRIGGERS.items() if name not in names]
+    if "results_seal" in names:
+        missing += [f"the trigger {name} is missing: results_seal may be set back ({what})"
+                    for what, name in store.SEAL_TRIGGERS.items() if name not in names]
+    return missing
 
 
 def missing_tables(conn: sqlite3.Connection) -> list[str]:

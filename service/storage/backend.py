@@ -119,6 +119,11 @@ def guard(db: Connection) -> object:
     return of(db).guard(db)
 
 
+def results_stamp(db: Connection) -> tuple[int, object]:
+    """``results_stamp`` of the backend of ``db``."""
+    return of(db).results_stamp(db)
+
+
 def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float | None = None) -> Moment | None:
     """``begin_move`` of the backend of ``db``: the write transaction of a move and its one read."""
     return of(db).begin_move(db, game_id, key, deadline=deadline)
@@ -313,10 +318,10 @@ def player_games(db: Connection, player_key: str, limit: int | None = None, offs
     return of(db).player_games(db, player_key, limit, offset)
 
 
-def results_in_scope(db: Connection, since: str | None = None, until: str | None = None,
-                     player_key: str | None = None) -> list[dict[str, Any]]:
+def results_in_scope(db: Connection, columns: tuple[str, ...], since: str | None = None, until: str | None = None,
+                     player_key: str | None = None) -> list[tuple[Any, ...]]:
     """``results_in_scope`` of the backend of ``db``."""
-    return of(db).results_in_scope(db, since, until, player_key)
+    return of(db).results_in_scope(db, columns, since, until, player_key)
 
 
 def player_game_count(db: Connection, player_key: str) -> int:

@@ -120,6 +120,12 @@ class EventLog(Protocol):
         PostgreSQL the triggers' oids, ``xmin`` and state)."""
         ...
 
+    def results_stamp(self, db: Connection) -> tuple[int, Any]:
+        """``(stamp, guard)`` in one query: the sum of ``results_seal``, which grows with every
+        insert, update and delete of a ``player_results`` row and cannot be set back without
+        lifting a trigger, and the database's guard (:meth:`guard`, which then changes)."""
+        ...
+
     def begin_move(self, db: Connection, game_id: str, key: str | None, *,
                    deadline: float | None = None) -> Moment | None:
         """Open the write transaction of a move of ``game_id`` holding its write lock and read
@@ -336,10 +342,11 @@ class Store(EventLog, Protocol):
         first."""
         ...
 
-    def results_in_scope(self, db: Connection, since: str | None = None, until: str | None = None,
-                         player_key: str | None = None) -> list[dict[str, Any]]:
+    def results_in_scope(self, db: Connection, columns: tuple[str, ...], since: str | None = None,
+                         until: str | None = None, player_key: str | None = None) -> list[tuple[Any, ...]]:
         """The ``player_results`` rows a history answer over a period, or of one player key,
-        counts, each with its game's ``g_record_hash`` and ``g_version``."""
+        counts, in no order: the values of ``columns`` (``game_id`` first), then its
+        game's ``record_hash`` and ``version`` (None when the game is not stored)."""
         ...
 
     def player_game_count(self, db: Connection, player_key: str) -> int:

@@ -228,6 +228,32 @@ def _sealed_events(db: Database) -> None:
                f"'{IMMUTABLE.format(verb='REPLACE')}'); END")
 
 
+@MIGRATIONS(name="0011_results_seal")
+def _results_seal(db: Database) -> None:
+    """``results_seal``: one row per game whose ``player_results`` rows were ever written,
+    counting every insert, update and delete of them (triggers on ``player_results``), and
+    itself refusing any change but counting up by one (triggers on ``results_seal``). Its sum
+    (``store.results_stamp``) therefore grows with every change of the match histories,
+    whoever made it, and cannot be set back without dropping a trigger (a change of the schema,
+    which a running server watches): a server that has compared every row it counts with the
+    logs at one sum need not read them again until the sum moves (``service.projections``,
+    docs/tamper-evidence.md)."""
+    db.execute("CREATE TABLE results_seal (game_id TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL)")
+    for verb, sides in (("INSERT", ("NEW",)), ("UPDATE", ("OLD", "NEW")), ("DELETE", ("OLD",))):
+        counted = " ".join(
+            f"INSERT INTO results_seal (game_id, n) SELECT {side}.game_id, 0 WHERE NOT EXISTS (SELECT 1 FROM "
+            f"results_seal WHERE game_id = {side}.game_id); "
+            f"UPDATE results_seal SET n = n + 1 WHERE game_id = {side}.game_id;" for side in sides)
+        db.execute(f"CREATE TRIGGER {store.RESULTS_TRIGGERS[verb]} AFTER {verb} ON player_results BEGIN {counted} END")
+    db.execute(f"CREATE TRIGGER {store.SEAL_TRIGGERS['INSERT']} BEFORE INSERT ON results_seal WHEN NEW.n IS NOT 0 OR "
+               "EXISTS (SELECT 1 FROM results_seal WHERE game_id = NEW.game_id) BEGIN SELECT RAISE(ABORT, "
+               f"'{store.SEALED.format(verb='INSERT')}'); END")
+    db.execute(f"CREATE TRIGGER {store.SEAL_TRIGGERS['UPDATE']} BEFORE UPDATE ON results_seal WHEN NEW.n IS NOT OLD.n + 1 "
+               f"OR NEW.game_id IS NOT OLD.game_id BEGIN SELECT RAISE(ABORT, '{store.SEALED.format(verb='UPDATE')}'); END")
+    db.execute(f"CREATE TRIGGER {store.SEAL_TRIGGERS['DELETE']} BEFORE DELETE ON results_seal BEGIN SELECT RAISE(ABORT, "
+               f"'{store.SEALED.format(verb='DELETE')}'); END")
+
+
 #: The message of the triggers that make SQLite refuse to change a stored event.
 IMMUTABLE = "events are immutable: {verb} refused"
 

@@ -43,7 +43,7 @@ from typing import Any
 
 import psycopg
 from psycopg import errors
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, tuple_row
 from psycopg_pool import ConnectionPool
 
 from replays import chain
@@ -72,14 +72,18 @@ CHANNEL = "kibitz_events"
 
 #: The database's guard, as a column of a query (:func:`head`, :func:`guard`): the identity
 #: (oid), the last change (``xmin``) and the state (``tgenabled``) of every trigger on
-#: ``events`` and ``games`` and of the function it runs, and the oids of both tables. Dropping
-#: a trigger and creating it again, disabling and enabling it, replacing its function or the
-#: table each change it, even when what stands at the end looks as before: so a stored event
-#: cannot be changed unseen by a running server (``service.cache.FoldCache.observe``).
+#: ``events``, ``games``, ``player_results`` and ``results_seal`` and of the function it runs,
+#: and the oids of those tables. Dropping a trigger and creating it again, disabling and
+#: enabling it, replacing its function or the table each change it, even when what stands at
+#: the end looks as before: so a stored event cannot be changed, nor ``results_seal`` set
+#: back, unseen by a running server (``service.cache.FoldCache.observe``).
 GUARD = ("(SELECT coalesce(string_agg(t.oid::text || '.' || t.xmin::text || '.' || t.tgenabled::text || '.' "
          "|| f.oid::text || '.' || f.xmin::text, ',' ORDER BY t.oid), '') FROM pg_trigger AS t "
-         "JOIN pg_proc AS f ON f.oid = t.tgfoid WHERE t.tgrelid IN ('events'::regclass, 'games'::regclass)) "
-         "|| ';' || 'events'::regclass::oid::text || ';' || 'games'::regclass::oid::text")
+         "JOIN pg_proc AS f ON f.oid = t.tgfoid WHERE t.tgrelid IN ('events'::regclass, 'games'::regclass, "
+         "to_regclass('player_results'), to_regclass('results_seal'))) "
+         "|| ';' || 'events'::regclass::oid::text || ';' || 'games'::regclass::oid::text || ';' "
+         "|| coalesce(to_regclass('player_results')::oid::text, '') || ';' "
+         "|| coalesce(to_regclass('results_seal')::oid::text, '')")
 
 
 def is_url(target: object) -> bool:
@@ -151,6 +155,15 @@ def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPo
 IMMUTABLE = "events are immutable: %s refused"
 #: The triggers that make PostgreSQL refuse to change a stored event, and what each refuses.
 TRIGGERS = {"events_no_update": "UPDATE", "events_no_delete": "DELETE", "events_no_truncate": "TRUNCATE"}
+#: The triggers on ``player_results`` (migration ``0011_results_seal``): one counting each
+#: insert, update and delete of a row in ``results_seal``, one refusing ``TRUNCATE`` (which
+#: fires no row trigger), by what they do.
+RESULTS_TRIGGERS = {"INSERT, UPDATE, DELETE": "results_counted", "TRUNCATE": "results_no_truncate"}
+#: The triggers that make ``results_seal`` only count up (a new row at 0, an update by one):
+#: one for its rows, one refusing ``TRUNCATE``.
+SEAL_TRIGGERS = {"INSERT, UPDATE, DELETE": "results_seal_forward", "TRUNCATE": "results_seal_no_truncate"}
+#: The message of the triggers that refuse to set ``results_seal`` back (``%`` is the statement).
+SEALED = "results_seal only counts up: % refused"
 
 _INITIAL = [
     "CREATE TABLE games (rowid BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE, id TEXT PRIMARY KEY, "
@@ -236,6 +249,36 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
         "DISTINCT FROM NEW.stored_events) "
         "EXECUTE FUNCTION kibitz_games_changed()",
         "ALTER TABLE games ENABLE ALWAYS TRIGGER games_changed",
+    ]),
+    # As SQLite's 0011: every change of a player_results row counted in results_seal, which
+    # only counts up (its triggers refuse anything else, TRUNCATE included, and fire ALWAYS).
+    ("0011_results_seal", [
+        "CREATE TABLE results_seal (game_id TEXT PRIMARY KEY, n BIGINT NOT NULL)",
+        "CREATE FUNCTION kibitz_results_counted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "IF TG_OP IN ('UPDATE', 'DELETE') THEN "
+        "INSERT INTO results_seal (game_id, n) VALUES (OLD.game_id, 0) ON CONFLICT (game_id) DO NOTHING; "
+        "UPDATE results_seal SET n = n + 1 WHERE game_id = OLD.game_id; END IF; "
+        "IF TG_OP IN ('INSERT', 'UPDATE') THEN "
+        "INSERT INTO results_seal (game_id, n) VALUES (NEW.game_id, 0) ON CONFLICT (game_id) DO NOTHING; "
+        "UPDATE results_seal SET n = n + 1 WHERE game_id = NEW.game_id; END IF; "
+        "RETURN NULL; END $$",
+        f"CREATE TRIGGER {RESULTS_TRIGGERS['INSERT, UPDATE, DELETE']} AFTER INSERT OR UPDATE OR DELETE "
+        "ON player_results FOR EACH ROW EXECUTE FUNCTION kibitz_results_counted()",
+        "CREATE FUNCTION kibitz_results_sealed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "IF TG_OP = 'INSERT' THEN IF NEW.n = 0 THEN RETURN NEW; END IF; "
+        "ELSIF TG_OP = 'UPDATE' THEN IF NEW.n = OLD.n + 1 AND NEW.game_id = OLD.game_id THEN RETURN NEW; END IF; "
+        "END IF; "
+        f"RAISE EXCEPTION '{SEALED}', TG_OP USING ERRCODE = 'restrict_violation'; END $$",
+        f"CREATE TRIGGER {SEAL_TRIGGERS['INSERT, UPDATE, DELETE']} BEFORE INSERT OR UPDATE OR DELETE ON results_seal "
+        "FOR EACH ROW EXECUTE FUNCTION kibitz_results_sealed()",
+        f"CREATE TRIGGER {SEAL_TRIGGERS['TRUNCATE']} BEFORE TRUNCATE ON results_seal FOR EACH STATEMENT "
+        "EXECUTE FUNCTION kibitz_results_sealed()",
+        f"CREATE TRIGGER {RESULTS_TRIGGERS['TRUNCATE']} BEFORE TRUNCATE ON player_results FOR EACH STATEMENT "
+        "EXECUTE FUNCTION kibitz_results_sealed()",
+        f"ALTER TABLE player_results ENABLE ALWAYS TRIGGER {RESULTS_TRIGGERS['INSERT, UPDATE, DELETE']}",
+        f"ALTER TABLE player_results ENABLE ALWAYS TRIGGER {RESULTS_TRIGGERS['TRUNCATE']}",
+        f"ALTER TABLE results_seal ENABLE ALWAYS TRIGGER {SEAL_TRIGGERS['INSERT, UPDATE, DELETE']}",
+        f"ALTER TABLE results_seal ENABLE ALWAYS TRIGGER {SEAL_TRIGGERS['TRUNCATE']}",
     ]),
 ]
 
@@ -783,6 +826,18 @@ def guard(db: Connection) -> str:
     return str(row["guard"])
 
 
+def results_stamp(db: Connection) -> tuple[int, str]:
+    """As ``service.storage.sqlite.results_stamp``: ``(stamp, guard)`` in one query (the sum
+    of ``results_seal``, and :data:`GUARD`, which covers the triggers of ``player_results`` and
+    ``results_seal`` too). Raises :class:`StorageUnavailable` when the connection is lost."""
+    try:
+        row = db.execute(f"SELECT (SELECT coalesce(sum(n), 0) FROM results_seal) AS stamp, {GUARD} AS guard").fetchone()
+    except psycopg.Error as err:
+        raise _lost(err) from err
+    assert row is not None
+    return int(row["stamp"]), str(row["guard"])
+
+
 def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
     """What a cached fold of ``game_id`` is checked against on every read and write, in one
     query (as ``service.storage.sqlite.head``): ``{"version", "status", "record_hash"}`` of its
@@ -1151,8 +1206,8 @@ def player_games(db: Connection, player_key: str, limit: int | None = None, offs
     return [{**row, "players": json.loads(row["players"])} for row in rows]
 
 
-def results_in_scope(db: Connection, since: str | None = None, until: str | None = None,
-                     player_key: str | None = None) -> list[dict[str, Any]]:
+def results_in_scope(db: Connection, columns: tuple[str, ...], since: str | None = None, until: str | None = None,
+                     player_key: str | None = None) -> list[tuple[Any, ...]]:
     """As ``service.storage.sqlite.results_in_scope``."""
     if _unstorable(since, until, player_key):
         return []
@@ -1161,10 +1216,10 @@ def results_in_scope(db: Connection, since: str | None = None, until: str | None
     if player_key is not None:
         where += (" AND " if where else "WHERE ") + "r.player_key = %s"
         params.append(player_key)
-    return [{key: int(value) if isinstance(value, int) else value for key, value in row.items()}
-            for row in db.execute(f"SELECT r.*, g.record_hash AS g_record_hash, g.version AS g_version "
-                                  f"FROM player_results AS r JOIN games AS g ON g.id = r.game_id {where} "
-                                  "ORDER BY r.game_id, r.seat", params)]
+    selected = ", ".join(f"r.{column}" for column in columns)
+    with db.cursor(row_factory=tuple_row) as cursor:
+        return cursor.execute(f"SELECT {selected}, g.record_hash, g.version FROM player_results AS r "
+                              f"LEFT JOIN games AS g ON g.id = r.game_id {where}", params).fetchall()
 
 
 def player_game_count(db: Connection, player_key: str) -> int:

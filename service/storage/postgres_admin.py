@@ -83,7 +83,9 @@ def integrity(conn: Connection) -> list[str]:
     none is): the primary key ``(game_id, seq)`` of ``events``, its unique index of
     idempotency keys, and its triggers refusing ``UPDATE``, ``DELETE`` and ``TRUNCATE``
     (present, and enabled ``ALWAYS``: for every session, whatever its
-    ``session_replication_role``). Nothing when there is no ``events`` table (named elsewhere)."""
+    ``session_replication_role``); the triggers of ``player_results`` and ``results_seal``
+    (migration ``0011_results_seal``) present and enabled ``ALWAYS``. Nothing when there is no
+    ``events`` table (named elsewhere)."""
     if "events" not in _tables(conn):
         return []
     problems = []
@@ -109,6 +111,20 @@ def integrity(conn: Connection) -> list[str]:
             problems.append(f"the trigger {name} does not fire for every session (session_replication_role "
                             f"skips it): a stored event may be changed ({what}); "
                             f"ALTER TABLE events ENABLE ALWAYS TRIGGER {name}")
+    sealed = {str(row[0]): str(row[1]) for row in conn.execute(
+        "SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid IN (to_regclass('player_results'), "
+        "to_regclass('results_seal')) AND NOT tgisinternal")}
+    if "results_seal" in _tables(conn):  # migration 0011: named with the schema when it is missing
+        for table, names in (("player_results", postgres.RESULTS_TRIGGERS), ("results_seal", postgres.SEAL_TRIGGERS)):
+            if table not in _tables(conn):
+                continue  # named with the schema
+            for what, name in names.items():
+                if sealed.get(name) != "A":
+                    problems.append(f"the trigger {name} is missing or does not fire for every session: "
+                                    + ("a player_results row may be changed unseen by a running server"
+                                       if table == "player_results" else "results_seal may be set back")
+                                    + f" ({what}); ALTER TABLE {table} ENABLE ALWAYS TRIGGER {name} (or create it "
+                                      "as migration 0011_results_seal does)")
     changed = conn.execute("SELECT tgenabled FROM pg_trigger WHERE tgrelid = to_regclass('games') "
                            "AND tgname = 'games_changed'").fetchone()
     if "games" in _tables(conn) and (changed is None or changed[0] != "A"):

@@ -51,6 +51,14 @@ SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 #: 0001 and 0009), and what each refuses.
 TRIGGERS = {"events_no_update": "UPDATE", "events_no_delete": "DELETE", "events_no_replace": "INSERT OR REPLACE"}
 BUSY_TIMEOUT_MS = 10_000
+#: The triggers on ``player_results`` that count each change of its rows in ``results_seal``
+#: (migration ``0011_results_seal``), by what they count.
+RESULTS_TRIGGERS = {"INSERT": "results_counted_in", "UPDATE": "results_counted_up", "DELETE": "results_counted_out"}
+#: The triggers that make ``results_seal`` only count up, by what they refuse.
+SEAL_TRIGGERS = {"INSERT": "results_seal_no_insert", "UPDATE": "results_seal_forward",
+                 "DELETE": "results_seal_no_delete"}
+#: The message of the triggers that refuse to set ``results_seal`` back.
+SEALED = "results_seal only counts up: {verb} refused"
 
 
 def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int | None = None,
@@ -367,6 +375,16 @@ def guard(db: Database) -> int:
     """The database's guard now (:data:`GUARD`): what ``service.cache.FoldCache.observe``
     compares, so that a change of the schema sends every cached game through the check again."""
     return int(db.execute(f"SELECT {GUARD}").fetchone()[0])
+
+
+def results_stamp(db: Database) -> tuple[int, int]:
+    """``(stamp, guard)`` in one query: the sum of ``results_seal`` (migration
+    ``0011_results_seal``: it grows with every insert, update and delete of a
+    ``player_results`` row, and cannot be set back without a change of the schema) and the
+    database's guard (:data:`GUARD`). While both stay as they were, no ``player_results`` row
+    has changed (``service.projections``)."""
+    stamp, now = db.execute(f"SELECT (SELECT coalesce(sum(n), 0) FROM results_seal), {GUARD}").fetchone()
+    return int(stamp), int(now)
 
 
 def head(db: Database, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
@@ -838,19 +856,21 @@ def player_games(db: Database, player_key: str, limit: int | None = None, offset
             for row in db.query(sql, [player_key, -1 if limit is None else limit, offset])]
 
 
-def results_in_scope(db: Database, since: str | None = None, until: str | None = None,
-                     player_key: str | None = None) -> list[dict[str, Any]]:
+def results_in_scope(db: Database, columns: tuple[str, ...], since: str | None = None, until: str | None = None,
+                     player_key: str | None = None) -> list[tuple[Any, ...]]:
     """The ``player_results`` rows a history answer over ``since`` / ``until`` (as
-    :func:`player_totals`) or of one ``player_key`` counts, each with its game's
-    ``g_record_hash`` and ``g_version``: what ``service.projections`` checks against the logs
-    before the answer is served."""
+    :func:`player_totals`) or of one ``player_key`` counts, in no order: the values of
+    ``columns`` (names of ``player_results`` columns, ``game_id`` first), then its game's
+    ``record_hash`` and ``version`` (both None for a row whose game is not stored): what
+    ``service.projections`` checks against the logs before the answer is served."""
     where, params = _period_clause(since, until)
     where = where.replace("created_at", "r.created_at")
     if player_key is not None:
         where += (" AND " if where else "WHERE ") + "r.player_key = ?"
         params.append(player_key)
-    return list(db.query(f"SELECT r.*, g.record_hash AS g_record_hash, g.version AS g_version FROM player_results AS r "
-                         f"JOIN games AS g ON g.id = r.game_id {where} ORDER BY r.game_id, r.seat", params))
+    selected = ", ".join(f"r.{column}" for column in columns)
+    return db.execute(f"SELECT {selected}, g.record_hash, g.version FROM player_results AS r "
+                      f"LEFT JOIN games AS g ON g.id = r.game_id {where}", params).fetchall()
 
 
 def player_game_count(db: Database, player_key: str) -> int:

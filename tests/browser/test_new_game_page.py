@@ -53,7 +53,14 @@ def test_a_refused_creation_shows_the_services_sentence(server, page):
     page.get_by_label("Seat 2", exact=True).fill("ann")
     page.get_by_label("Seat 3", exact=True).fill("Cas")
     page.get_by_role("button", name="Start game", exact=True).click()
-    expect(page.get_by_role("alert")).to_contain_text("players")
+    expect(page.get_by_role("alert")).to_contain_text("Ann and ann are one name: Seat 2 needs another name.")
+    # one only the service tells apart (case folding makes ß and SS one name): its sentence,
+    # at the seats, never the field's code ("players")
+    page.get_by_label("Seat 1", exact=True).fill("Straße")
+    page.get_by_label("Seat 2", exact=True).fill("STRASSE")
+    page.get_by_role("button", name="Start game", exact=True).click()
+    expect(page.get_by_role("alert")).to_contain_text("Straße and STRASSE are one name: give each seat a name of its own")
+    assert "players" not in page.get_by_role("alert").inner_text()
     assert page.url.endswith("/new")
 
 

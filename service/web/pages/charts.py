@@ -56,11 +56,12 @@ def _named(svg: str, label: str) -> str:
 
 
 #: How the lines of a score chart differ besides colour, so that lines with the same totals stay
-#: visible: the player's own line is drawn first and widest; each later one is narrower and
-#: dashed differently, so a line underneath shows along the edges and through the gaps.
+#: visible: the player's own line is drawn first, widest and solid; each later one is narrower
+#: and dashed differently (every one of them: the caption says so), so a line underneath shows
+#: along the edges and through the gaps.
 LINE_WIDTHS = (8.0, 5.5, 4.0, 2.5, 2.0)
 DOT_SIZES = (7.0, 5.5, 4.0, 3.0, 2.5)
-DASHES = ("", "", "12,6", "4,5", "14,5,3,5", "2,4", "8,3", "1,3", "10,4,1,4", "5,5")
+DASHES = ("", "16,5", "12,6", "4,5", "14,5,3,5", "2,4", "8,3", "1,3", "10,4,1,4", "5,5")
 #: Legend entries per row under a chart.
 LEGEND_COLUMNS = 3
 #: Height of one legend row (pygal: 1.5 × the larger of the legend's font and box sizes).
@@ -110,8 +111,8 @@ def scores_over_game(sheet: dict[str, Any], player: str, game_name: str) -> str 
     for rank, i in enumerate(order):
         step = rank if own else rank + 1
         line = {"width": LINE_WIDTHS[min(step, len(LINE_WIDTHS) - 1)], "linecap": "butt"}
-        if DASHES[step % len(DASHES)]:
-            line["dasharray"] = DASHES[step % len(DASHES)]
+        if step:  # every line but the player's own is dashed, however many seats
+            line["dasharray"] = DASHES[1 + (step - 1) % (len(DASHES) - 1)]
         # the name between FSI and PDI: isolated in the legend's SVG text (api.md, "Text people type")
         chart.add(f"\u2068{entries[i]['name']}\u2069", [row.get(entries[i]["total"]) for row in rows], stroke_style=line,
                   dots_size=DOT_SIZES[min(step, len(DOT_SIZES) - 1)])

@@ -53,6 +53,17 @@ from service.web.pages.clock import club_zone
 
 #: Words for each game's score unit (``results``' ``unit``) on the pages.
 UNIT_WORDS = {"lives_lost": "lives lost", "points": "points", "chips": "chips"}
+
+
+@bp.app_template_filter("score_words")
+def score_words(score: Any, unit: str | None) -> str:
+    """A score with its unit in the right number: "1 life lost", "2 lives lost", "1 chip",
+    "-1 point", "10 points" (never "1 chips")."""
+    if unit == "lives_lost":
+        return f"{plural(int(score), 'life')} lost"
+    if unit in ("chips", "points"):
+        return plural(int(score), unit[:-1])
+    return f"{score} {UNIT_WORDS.get(str(unit), unit or '')}".strip()
 #: What a hand is called in each game.
 def hand_word(kind: str) -> str:
     """The game's word for a hand ("hand" in Toepen, "round" in the others), from its engine."""
@@ -115,8 +126,8 @@ def turn_words(game: dict[str, Any], state: dict[str, Any]) -> str:
         if knocked and may_fold:
             return f"{who} to play — {knocked} knocked (stake {state.get('stake')}): {_names(may_fold)} may fold"
         return f"{who} to play"
-    if kind == "fool" and phase == "reveal":
-        return f"Round over: reveal {who}'s cards"
+    if kind == "fool" and phase == "reveal":  # "reveal Ann's and Cas's cards", each name its own
+        return f"Round over: reveal {_names([name + chr(39) + 's' for name in to_act])} cards"
     if kind == "stop_the_bus":
         if phase == "showdown":
             return f"Showdown: {who} to show"
@@ -163,8 +174,8 @@ def seat_cells(game: dict[str, Any], state: dict[str, Any]) -> list[dict[str, An
         elif kind == "fool":
             cell["score"] = f"{player['score']} points"
             cell["value"] = player["score"]
-            if player.get("tens"):
-                cell["notes"].append(f"{player['tens']} × +10")
+            if player.get("tens"):  # the game ends at a sixth round scored +10
+                cell["notes"].append(f"+10 in {plural(player['tens'], 'round')}")
             if player["name"] in state.get("sitting_out", []):
                 cell["notes"].append("Fool: sits out this trick")
             cell["cards_held"] = player["hand_size"]
@@ -178,12 +189,13 @@ def seat_cells(game: dict[str, Any], state: dict[str, Any]) -> list[dict[str, An
             if player.get("won"):
                 cell["notes"].append("won")
             if in_front:
-                cell["notes"].append(f"{player['hand_size']} in hand, {player['table_card']} in front")
+                # a count of cards, then which card lies in front (17 is its number, not a count)
+                cell["notes"].append(f"{player['hand_size']} in hand, 1 in front (a {player['table_card']})")
             if player.get("pushed_through"):
                 cell["notes"].append(f"{player['pushed_through']} pushed through")
             cell["cards_held"] = player["hand_size"]
         else:
-            cell["score"] = f"{player['chips']} chips"
+            cell["score"] = plural(player["chips"], "chip")
             cell["value"] = player["chips"]
             if player["out"]:
                 cell["notes"].append("out of the game")
@@ -675,6 +687,7 @@ def person(name: str) -> Any:
         return page_error(ApiError(404, "not_found", f"Nobody called {name.strip()[:40]!r} has played a game here."))
     projections.check(name=name)
     played = history.games(db, name)
+    projections.check_listed(played)
     shown = played[0]["name"] if played else name
     chosen_id = request.args.get("game")
     chosen = next((g for g in played if g["id"] == chosen_id), None) if chosen_id else None

@@ -29,6 +29,110 @@
     return out;
   }
 
+  /* A name as the service compares two seats' names: NFC, case folded, joiners left out. */
+  function nameKey(name) { return name.trim().normalize("NFC").toLowerCase().replace(/[\u200c\u200d]/g, ""); }
+
+  /* What stops the game from starting, in words, each with its field: every seat named
+   * ("Seat 2 needs a name."), no two seats with one name ("Ann and ann are one name: Seat 3 needs
+   * another name."). The service checks the same again (422) and has the last word. */
+  function problems() {
+    var out = [];
+    var inputs = seatInputs();
+    var seen = {};
+    for (var i = 0; i < inputs.length; i++) {
+      var v = inputs[i].value.trim();
+      if (!v) { out.push({field: inputs[i], text: "Seat " + (i + 1) + " needs a name."}); continue; }
+      var key = nameKey(v);
+      if (Object.prototype.hasOwnProperty.call(seen, key)) {
+        var first = seen[key];
+        out.push({field: inputs[i], text: (first.name === v ? v + " is at Seat " + first.seat + " already"
+          : first.name + " and " + v + " are one name") + ": Seat " + (i + 1) + " needs another name."});
+        continue;
+      }
+      seen[key] = {name: v, seat: i + 1};
+    }
+    return out;
+  }
+
+  /* The seat, option or other field a 422's `errors` key names ("players.1" is the second named
+   * seat, "options.limit" the option's control), and the words to put before its message. */
+  function fieldOf(key) {
+    var named = [];
+    var inputs = seatInputs();
+    for (var i = 0; i < inputs.length; i++) { if (inputs[i].value.trim()) { named.push({input: inputs[i], seat: i + 1}); } }
+    var m = /^players\.(\d+)/.exec(key);
+    if (m && named[Number(m[1])]) { var at = named[Number(m[1])]; return {field: at.input, words: "Seat " + at.seat + ": "}; }
+    if (key === "players") { return {field: inputs[0] || null, words: ""}; }
+    var opt = /^options\.([a-z_]+)/.exec(key) || (document.getElementById("opt-" + key) ? [key, key] : null);
+    if (opt && document.getElementById("opt-" + opt[1])) {
+      var control = document.getElementById("opt-" + opt[1]);
+      var label = optionList.querySelector("label[for='opt-" + opt[1] + "']");
+      return {field: control, words: (label ? label.textContent : "") + ": "};
+    }
+    if (key === "dealer" || key === "first_player") { return {field: starter, words: starterLabel.textContent + ": "}; }
+    if (key === "title") { return {field: document.getElementById("title"), words: "Title: "}; }
+    if (key === "visibility") { return {field: form.querySelector("input[name=visibility]"), words: "Visibility: "}; }
+    return {field: null, words: ""};
+  }
+
+  var summary = document.getElementById("error-summary");
+  var errorList = document.getElementById("error-list");
+
+  function clearErrors() {
+    summary.hidden = true;
+    errorList.innerHTML = "";
+    var old = form.querySelectorAll(".error-message");
+    for (var i = 0; i < old.length; i++) { old[i].remove(); }
+    var marked = form.querySelectorAll("[aria-invalid]");
+    for (var j = 0; j < marked.length; j++) {
+      marked[j].removeAttribute("aria-invalid");
+      var described = (marked[j].getAttribute("data-described") || "").trim();
+      if (described) { marked[j].setAttribute("aria-describedby", described); } else { marked[j].removeAttribute("aria-describedby"); }
+      marked[j].removeAttribute("data-described");
+      var wrap = marked[j].closest(".field, li");
+      if (wrap) { wrap.classList.remove("has-error"); }
+    }
+  }
+
+  /* The error summary at the top (each message a link to its field) and each field's own
+   * message above it, read with it (aria-describedby); the summary takes the focus. */
+  function showErrors(list) {
+    clearErrors();
+    if (!list.length) { return; }
+    for (var i = 0; i < list.length; i++) {
+      var item = list[i];
+      var li = document.createElement("li");
+      if (item.field) {
+        var link = document.createElement("a");
+        if (!item.field.id) { item.field.id = "field-" + i; }
+        link.href = "#" + item.field.id;
+        link.textContent = item.text;
+        link.addEventListener("click", (function (field) {
+          return function (event) { event.preventDefault(); field.focus(); field.scrollIntoView({block: "center"}); };
+        })(item.field));
+        li.appendChild(link);
+        var message = document.createElement("p");
+        message.className = "error-message";
+        message.id = item.field.id + "-error";
+        message.textContent = item.text;
+        if (!item.field.hasAttribute("aria-invalid")) {
+          item.field.setAttribute("data-described", item.field.getAttribute("aria-describedby") || "");
+        }
+        item.field.setAttribute("aria-invalid", "true");
+        item.field.setAttribute("aria-describedby", (message.id + " " + (item.field.getAttribute("data-described") || "")).trim());
+        var before = item.field.closest(".seat-controls") || item.field;  // a seat's input stands in a row with its buttons
+        before.parentNode.insertBefore(message, before);
+        var wrap = item.field.closest(".field, li");
+        if (wrap) { wrap.classList.add("has-error"); }
+      } else {
+        li.textContent = item.text;
+      }
+      errorList.appendChild(li);
+    }
+    summary.hidden = false;
+    summary.focus();
+  }
+
   function seatButton(kind, words, glyph) {
     var b = document.createElement("button");
     b.type = "button";
@@ -234,6 +338,9 @@
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     say("");
+    var found = problems();
+    showErrors(found);
+    if (found.length) { return; }
     var g = game();
     var body = {game: g.id, players: names(), visibility: form.querySelector("input[name=visibility]:checked").value,
                 options: collectOptions()};
@@ -255,15 +362,17 @@
         clubKeyField.hidden = false;
         clubKey.focus();
       }
-      var text = b.detail || ("The service answered " + answer.status + ".");
-      if (b.errors) {
-        var parts = [];
-        for (var field in b.errors) {
-          if (Object.prototype.hasOwnProperty.call(b.errors, field)) { parts.push(field + ": " + b.errors[field].join(" ")); }
+      if (b.errors && answer.status === 422) {  /* each field's message at its field, never "players.1" */
+        var listed = [];
+        for (var key in b.errors) {
+          if (!Object.prototype.hasOwnProperty.call(b.errors, key)) { continue; }
+          var where = fieldOf(key);
+          var said = [].concat(b.errors[key]).map(function (m) { return String(m).trim().replace(/([^.!?])$/, "$1."); }).join(" ");
+          listed.push({field: where.field, text: where.words + said});
         }
-        if (parts.length) { text += " " + parts.join("; "); }
+        if (listed.length) { showErrors(listed); return; }
       }
-      say(text);
+      say(b.detail || ("The service answered " + answer.status + "."));
     }, function () {
       say("The service cannot be reached. Check the Wi-Fi and press Start game again.");
     });

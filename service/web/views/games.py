@@ -38,6 +38,8 @@ def index() -> Response:
     except ValueError as err:
         raise invalid({"cursor": [str(err)]}, "The query parameters are not valid.") from err
     projections.check_listed(rows)
+    if query.get("player") is not None:
+        projections.check_player(rows, query["player"])
     return http.json_response({"games": [games.summary(row) for row in rows], "next_cursor": next_cursor})
 
 

@@ -67,6 +67,7 @@ def show(name: str) -> Response:
     projections.check(name=name)
     db = get_db()
     played = history.games(db, name, limit, offset)
+    projections.check_listed(played)  # the title and players shown come from the games rows
     total = history.count(db, name)
     shown = played[0]["name"] if played else history.games(db, name, 1)[0]["name"]
     return http.json_response({"name": shown, "key": history.key(name), "by_game": stats, "total_games": total,
@@ -84,6 +85,7 @@ def games(name: str) -> Response:
                        errors={"format": ["Give json or csv."]})
     projections.check(name=name)
     played = history.games(get_db(), name)
+    projections.check_listed(played)
     if fmt == "json":
         return http.json_response({"games": played})
     response = current_app.response_class(export.csv_table(CSV_FIELDS, played), mimetype="text/csv")

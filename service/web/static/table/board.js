@@ -43,7 +43,9 @@ export function turnWords(s) {
     }
     return who + " to play";
   }
-  if (kind === "fool" && s.phase === "reveal") { return "Round over: reveal " + who + "'s cards"; }
+  if (kind === "fool" && s.phase === "reveal") {  // "reveal Ann's and Cas's cards", each name its own
+    return "Round over: reveal " + names(to.map(function (n) { return n + "'s"; })) + " cards";
+  }
   if (kind === "stop_the_bus") {
     if (s.phase === "showdown") { return "Showdown: " + who + " to show"; }
     if (s.phase === "final_turns") { return s.stopped_by + " stopped the bus — " + who + " to swap"; }
@@ -118,6 +120,16 @@ function renderLastTurn(s, box) {
 /* The words of a hand's `result` (GET hands/<n>): who won, who lost what, who is out. */
 export function resultParts(result) {
   var parts = [];
+  if (kind === "fool") {  // {name: points}: the round's result first, "Ann +10, Bob -9, Cas 0"
+    var scored = [];
+    for (var name in result) {
+      if (Object.prototype.hasOwnProperty.call(result, name) && typeof result[name] === "number") {
+        scored.push(name + " " + (result[name] > 0 ? "+" : "") + result[name]);
+      }
+    }
+    if (scored.length) { parts.push(scored.join(", ")); }
+    return parts;
+  }
   var won = result.winner ? [result.winner] : (result.winners || []);
   if (won.length) { parts.push(names(won) + " won"); }
   if (result.losses) {
@@ -284,7 +296,15 @@ export function scoreLine(p) {
     return [held + (held === 1 ? " card held" : " cards held"), p.pushed_through + " pushed through"];
   }
   if (kind === "toepen") { return ["Lives lost " + p.lives_lost + "/" + S.game.options.limit]; }
-  if (kind === "fool") { return ["Score " + p.score].concat(p.tens ? [p.tens + (p.tens === 1 ? " round" : " rounds") + " of +10"] : []); }
+  if (kind === "fool") {  // "10 points (+10 this round)": the round just ended, between rounds and at the end
+    var points = p.score + (Math.abs(p.score) === 1 ? " point" : " points");
+    var rounds = p.round_scores || [];
+    if (handOver(S.game.state) && rounds.length) {
+      var last = rounds[rounds.length - 1];
+      points += " (" + (last > 0 ? "+" : "") + last + " this round)";
+    }
+    return [points];
+  }
   if (kind === "stop_the_bus") { return ["Chips " + p.chips]; }
   return [p.pushed_through + " pushed through"];
 }

@@ -1,6 +1,6 @@
 /* Taps, multi-card selections, the action buttons, the deck, Undo and Redo. */
 import {render} from "./board.js";
-import {fresh, guessNext, localUndoable, pendingPlays, saveQueue, waiting, write} from "./queue.js";
+import {fresh, guessNext, guessing, localUndoable, pendingPlays, saveQueue, waiting, write} from "./queue.js";
 import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, players, redoButton, refresh, refreshActions, root, say, seatSlot, showTable, seatSlots, seatsBox, text, undoButton, visibility} from "./state.js";
 
 
@@ -534,8 +534,9 @@ export function renderDeck() {
     }
     // a card that cannot be played now stays tappable (aria-disabled): a tap asks the service why
     b.disabled = false;
-    var off = waiting() || !fresh() ? !(entries("play").length || pendingPlays().length || (S.game.state.to_act || []).length)
-      : !canPlay(code, null);
+    var off = guessing() ? guessedOff(code)
+      : waiting() || !fresh() ? !(entries("play").length || pendingPlays().length || (S.game.state.to_act || []).length)
+        : !canPlay(code, null);
     /* a card already waiting on the device (offline, or behind a refusal), every copy of it,
      * looks waiting, not playable: a tap on it says it waits (table.js) and queues nothing */
     var queued = S.offline || S.queue.stopped ? pendingPlays().filter(function (it) { return String(it.body.card) === code; }).length >=
@@ -543,6 +544,34 @@ export function renderDeck() {
     b.classList.toggle("queued", queued);
     b.setAttribute("aria-disabled", off || queued ? "true" : "false");
   }
+}
+
+/* While taps wait on the device (offline, or behind a refusal) the deck is the confirmed board's
+ * plus the waiting taps, never less (issue 25): a card is offered for the guessed player when the
+ * last answer allowed it (the `cards` or `possible` of GET …/actions at the version shown: a card
+ * played in this hand is in neither) and it is not a card known in another player's hand; a
+ * player whose whole hand is known (open hands) is offered the cards of that hand not waiting.
+ * The page keeps no rules of its own: the service has the last word when the taps are sent. */
+export function guessedOff(code) {
+  var who = guessNext();
+  var me = findPlayer(who);
+  var waitingCards = pendingPlays().map(function (it) { return String(it.body.card); });
+  var copies = Number((deckBox.querySelector("button[data-card='" + code + "']") || {getAttribute: function () { return "1"; }}).getAttribute("data-copies") || "1");
+  var own = me ? (me.cards_known || me.hand_known || null) : null;
+  if (own && typeof me.hand_size === "number" && own.length >= me.hand_size) {
+    var left = own.map(String).filter(function (c) { var at = waitingCards.indexOf(c); if (at >= 0) { waitingCards.splice(at, 1); return false; } return true; });
+    return left.indexOf(code) < 0;
+  }
+  if (copies === 1) {
+    var list = players();
+    for (var i = 0; i < list.length; i++) {
+      if (list[i].name !== who && listed(list[i].cards_known || list[i].hand_known || [], code)) { return true; }
+    }
+  }
+  var allowed = entries("play").map(function (e) { return e.possible || (e.player === who ? e.cards : null); })
+    .filter(function (l) { return !!l; });
+  if (allowed.length) { return !allowed.some(function (l) { return listed(l, code); }); }
+  return !(entries("play").length || pendingPlays().length || (S.game.state.to_act || []).length);
 }
 
 /* A tap on a card that cannot be played now: the play sent as a dry run (POST …/events?dry_run=true,

@@ -375,11 +375,6 @@ export function renderQueue() {
   box.hidden = !onDevice;
   el("queue-refused").hidden = !S.queue.stopped;
   if (!onDevice) { return; }
-  /* over the board, under the seats: the seat to act stays in view */
-  var seatsBox = el("seats");
-  var under = seatsBox.offsetTop + seatsBox.offsetHeight;
-  box.style.top = under + "px";
-  box.style.maxHeight = (box.parentNode.offsetHeight - under) + "px";  // the band's room: the deck below stays free
   var damagedRecord = S.queue.stopped && S.queue.stopped.code === "record_damaged";
   var note = damagedRecord ? S.queue.stopped.detail + " These taps wait on this device:"
     : S.queue.stopped ? "Refused: " + S.queue.stopped.detail + " Choose what to keep."
@@ -433,8 +428,34 @@ export function renderQueue() {
     li.appendChild(text("span", "hint", i === 0 && S.queue.stopped && !damagedRecord ? " — refused" : " — waiting"));
     list.appendChild(li);
   }
+  placeQueue(box);
 }
 
+
+/* The waiting taps lie over the seats' foot (their facts and own actions), under the last line of
+ * seat names, so the seat to act can still be seen: never over the board, which while taps wait
+ * is the confirmed board plus the waiting taps (issue 25: the facts and the finished trick stay in
+ * view), and never over the deck. Taller than that room, the box scrolls its newest tap into view. */
+export function placeQueue(box) {
+  var area = box.parentNode.getBoundingClientRect();
+  var heads = el("seats").querySelectorAll(".seat-head");
+  var names = el("seats").getBoundingClientRect().top;
+  for (var h = 0; h < heads.length; h++) { names = Math.max(names, heads[h].getBoundingClientRect().bottom + 2); }
+  var foot = el("band").getBoundingClientRect().top;
+  box.style.top = Math.round(names - area.top) + "px";
+  box.style.maxHeight = Math.max(0, Math.floor(foot - names)) + "px";
+  box.classList.remove("one-row");
+  box.scrollLeft = 0;
+  if (box.scrollHeight > box.clientHeight + 1) { box.classList.add("one-row"); }  // one strip, the open tap first
+  var open = box.querySelector("li.open") || box.querySelector("li:last-child");
+  if (open && box.scrollHeight > box.clientHeight + 1) {
+    box.scrollTop = open.offsetTop + open.offsetHeight - box.clientHeight;
+  }
+  var guess = box.querySelector(".who.primary");  // the guessed player's name in view in a strip
+  if (guess && guess.offsetLeft + guess.offsetWidth > box.scrollLeft + box.clientWidth) {
+    box.scrollLeft = guess.offsetLeft + guess.offsetWidth - box.clientWidth + 8;
+  }
+}
 
 function sendingLine() {
   var first = S.queue.items[0];

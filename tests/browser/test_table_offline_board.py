@@ -1,0 +1,105 @@
+"""The guessed board offline is the confirmed board plus the waiting taps, never less (issue 25).
+
+A scorekeeper's report: Toepen hand 2 after trick 1, the device offline, one card tapped: the
+board dropped "Hand 2 · stake 1" and the finished trick, and A♠ K♠ Q♠, already played, became
+tappable again (31 cards enabled); a stray glyph sat at the corner of the queued J♠."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import PHONE, TABLET
+from tests.browser.table import deck, open_table, settle
+
+PLAYERS = ["Ann", "Bob", "Cas"]
+#: Hand 1 (Ann deals, Bob leads): Ann knocks and Bob and Cas fold, so hand 2 is dealt at once.
+HAND_1 = [{"type": "deal"}, {"type": "knock", "player": "Ann"}, {"type": "fold", "player": "Bob"},
+          {"type": "fold", "player": "Cas"}]
+
+
+def _hand_two_after_trick_one(server: Any) -> dict[str, Any]:
+    game = server.create(game="toepen", players=PLAYERS, dealer="Ann", options={"limit": 10})
+    for action in HAND_1:
+        server.post(game, action)
+    state = server.get(f"/games/{game['id']}")["state"]
+    assert state["phase"] == "deal", state
+    server.post(game, {"type": "deal"})
+    state = server.get(f"/games/{game['id']}")["state"]
+    first = state["to_act"][0]
+    order = [PLAYERS[(PLAYERS.index(first) + i) % 3] for i in range(3)]
+    for player, card in zip(order, ("AS", "KS", "QS"), strict=True):
+        server.post(game, {"type": "play", "player": player, "card": card})
+    return game
+
+
+def _board(page: Any) -> dict[str, Any]:
+    return page.evaluate("""() => ({
+        facts: (document.querySelector('#board .facts') || {}).textContent || '',
+        board: document.getElementById('board').innerText,
+        enabled: [...document.querySelectorAll('#deck button[data-card]')]
+            .filter(b => !b.disabled && b.getAttribute('aria-disabled') !== 'true').map(b => b.getAttribute('aria-label') || b.textContent.trim()),
+    })""")
+
+
+#: The lines of the board, the seats' names and the deck's first row that something else lies over
+#: (each probed at five points along its middle).
+COVERED = """() => {
+  const probes = [...document.querySelectorAll('#board .facts, #board .trick, #seats .seat-name, #deck .deck-row')];
+  const out = [];
+  for (const node of probes) {
+    const r = node.getBoundingClientRect();
+    if (!r.width || !r.height || r.top > innerHeight) { continue; }
+    for (const f of [0.1, 0.3, 0.5, 0.7, 0.9]) {
+      const x = r.left + r.width * f, y = r.top + r.height / 2;
+      const hit = document.elementFromPoint(x, y);
+      if (hit && !node.contains(hit) && !hit.contains(node) && hit.closest('#queue, #notices')) {
+        out.push([node.className || node.id, node.textContent.trim().slice(0, 30), Math.round(x), Math.round(y)]);
+        break;
+      }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
+def test_offline_the_board_keeps_what_was_confirmed(server: Any, new_context: Any, viewport: dict[str, int]) -> None:
+    game = _hand_two_after_trick_one(server)
+    context = new_context(viewport=viewport)
+    page = context.new_page()
+    open_table(page, server, game)
+    online = _board(page)
+    assert online["facts"].startswith("Hand 2 · stake 1"), online
+    assert "Trick 1" in online["board"] and "A♠" in online["board"], online
+    context.set_offline(True)
+    deck(page, "J♠").click()
+    expect(page.locator("#table")).to_have_attribute("data-offline", "true")
+    expect(page.locator("#table")).to_have_attribute("data-pending", "1")
+    offline = _board(page)
+    # the confirmed board stays: the hand, its stake, the finished trick with its cards
+    assert offline["facts"].startswith("Hand 2 · stake 1"), offline
+    assert "Trick 1" in offline["board"] and "A♠" in offline["board"] and "Q♠" in offline["board"], offline
+    # the waiting tap is added to it, in the next trick
+    expect(page.locator("#board .trick.current .play.waiting")).to_contain_text("J♠")
+    # and all of it can be seen: nothing lies over the facts or a trick (the waiting taps' box keeps
+    # to the seats' foot, under their names), nor over a seat's name or the deck
+    page.evaluate("() => window.scrollTo(0, 0)")
+    covered = page.evaluate(COVERED)
+    assert covered == [], covered
+    expect(page.locator("#queue-list")).to_contain_text("J♠")
+    # cards played in this hand and the card waiting are not offered again
+    for card in ("A♠", "K♠", "Q♠", "J♠"):
+        assert card not in offline["enabled"], (card, offline["enabled"])
+    assert len(offline["enabled"]) <= 32 - 4, offline["enabled"]
+    # the waiting card is marked by its clock alone: no stray glyph drawn at its corner
+    queued = deck(page, "J♠")
+    expect(queued).to_have_class(re.compile(r"\bqueued\b"))
+    assert queued.inner_text().strip() == "J♠", repr(queued.inner_text())
+    context.set_offline(False)
+    settle(page)
+    plays = [(e["data"]["player"], e["data"]["card"]) for e in server.events(game) if e["type"] == "play"]
+    assert plays[-1][1] == "JS"

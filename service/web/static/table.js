@@ -1,14 +1,21 @@
 /* The table page: records a live game through the documented API (docs/table-page.md). It keeps
- * no rules of its own; every write goes through one queue (table/queue.js). */
-import {render, statusSentence} from "./table/board.js";
+ * no rules of its own; every write goes through one queue (table/queue.js).
+ *
+ * The page's entry module, the top of table/: it wires state.js's events (a module below asks
+ * for the board to be drawn or the score sheet read) to the modules that do it, and the
+ * page's elements to the user actions (docs/table-page.md, "Where the code is"). */
+import {draw, statusSentence} from "./table/board.js";
 import {cancelCompose, composeTap, confirmCompose, explainCard, redo, settling, startSwap, tapCard, undo} from "./table/controls.js";
 import {drain, dropStopped, loadQueue, saveQueue, waiting} from "./table/queue.js";
 import {wireMenu} from "./table/menu.js";
-import {K, S, boardBox, cardName, changesSince, confirmButton, deckBox, el, entries, fetchActions, gameId, joinSummaries, loadBoard, redoButton, refresh, say, seatsBox, turnBox, undoButton} from "./table/state.js";
+import {K, S, boardBox, cardName, changesSince, confirmButton, deckBox, el, entries, fetchActions, gameId, joinSummaries, loadBoard, page, redoButton, refresh, render, say, seatsBox, turnBox, undoButton} from "./table/state.js";
+import {readSheet} from "./table/sheet.js";
 import {chooseToken} from "./table/token.js";
 import {keepAwake} from "./table/awake.js";
 import {wireEnd} from "./table/end.js";
 
+page.addEventListener("render", draw);
+page.addEventListener("sheet", function (event) { readSheet(event.detail.force); });
 S.queue = loadQueue();
 
 // ------------------------------------------------------------------ events

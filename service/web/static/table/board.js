@@ -1,8 +1,10 @@
-/* The board per game: the status line, the seats, tricks, groups or centre, the hand just ended. */
+/* The board per game: the status line, the seats, tricks, groups or centre, the hand just ended.
+ * The top of the drawing: `draw` draws the whole page from `S` (table.js runs it on state.js's
+ * "render" event); it reads the queue and state and calls the other modules' drawing. */
 import {actionRow, renderActions, renderCompose, renderDeck, renderUndo} from "./controls.js";
 import {renderMenu} from "./menu.js";
 import {fresh, guessNext, guessing, pendingPlays, pendingWho, renderQueue, stillIn, waiting} from "./queue.js";
-import {K, S, WORDS, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, root, seatRows, seatSlots, seatsBox, text, turnBox} from "./state.js";
+import {K, S, WORDS, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, seatRows, seatSlots, seatsBox, text, turnBox} from "./state.js";
 import {renderEnd} from "./end.js";
 
 // ------------------------------------------------------------------ what to say in the status line
@@ -150,7 +152,8 @@ export function resultParts(result) {
 
 // ------------------------------------------------------------------ rendering
 
-export function render() {
+/* The whole page drawn from `S` (state.js's `render()` asks for it). */
+export function draw() {
   if (!S.game) { return; }
   var s = S.game.state;
   root.setAttribute("data-version", String(S.version));

@@ -1,7 +1,6 @@
 /* Taps, multi-card selections, the action buttons, the deck, Undo and Redo. */
-import {render} from "./board.js";
 import {fresh, guessNext, guessing, localUndoable, pendingPlays, saveQueue, waiting, write} from "./queue.js";
-import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, players, redoButton, refresh, refreshActions, root, say, seatSlot, showTable, seatSlots, seatsBox, text, undoButton, visibility} from "./state.js";
+import {K, ORDER, S, WORDS, actionsBox, base, canPlay, cardClass, cardName, cardValue, composeBody, composeBox, composeTitle, confirmButton, deckBox, el, ended, entries, findPlayer, hasBookkeeping, iso, kind, listed, players, redoButton, refresh, refreshActions, render, root, say, seatSlot, showTable, seatSlots, seatsBox, text, undoButton, visibility} from "./state.js";
 
 
 export function tapCard(code, owner) {

@@ -7,17 +7,18 @@
  * result, or the service's sentence naming the later entry that no longer fits, is shown. A fix
  * needs the service's answer: while it cannot be reached the panel says so and nothing waits. */
 import {K, S, WORDS, base, cardName, cardValue, el, ended, kind, refresh, say, text} from "./state.js";
-import {showPanel} from "./menu.js";
 
 const BOOKKEEPING = ["game_created", "undo", "redo", "note", "adjust", "abandon", "correct"];
 const ONE_TAP = ["knock", "stay", "fold", "laundry", "stop"];
 let steps = [];
 let showAll = false;
+let closePanel = function () {};  // given by whoever opened the panel (menu.js): a fix recorded closes it
 
 function handOf(s) { return s.hand_number || s.round_number || 0; }
 
-/* Open the panel (the menu's "Fix an entry"). */
-export function openFix() {
+/* Open the panel (the menu's "Fix an entry"); `close()` closes it once a fix is recorded. */
+export function openFix(close) {
+  closePanel = close || function () {};
   var note = el("fix-note");
   el("fix-list").innerHTML = "";
   el("fix-earlier").hidden = true;
@@ -159,7 +160,7 @@ function send(step, action, box) {
       var now = b.replacement && b.replacement.summary ? b.replacement.summary : "";
       el("changes").textContent = ended("Fixed: " + was + (now ? " is now " + now : ""));
       say("");
-      showPanel(null);  // the panel closes and the table comes back into view
+      closePanel();  // the panel closes and the table comes back into view
       refresh();
       return;
     }

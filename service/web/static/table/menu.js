@@ -83,7 +83,7 @@ export function wireMenu() {
   });
   el("menu-abandon").addEventListener("click", function () { showPanel("form-abandon"); });
   el("menu-share").addEventListener("click", share);
-  el("menu-fix").addEventListener("click", function () { showPanel("fix"); openFix(); });
+  el("menu-fix").addEventListener("click", function () { showPanel("fix"); openFix(function () { showPanel(null); }); });
   el("fix-earlier").addEventListener("click", showEarlier);
   el("share-copy").addEventListener("click", copyLink);
   var closers = document.querySelectorAll("[data-close]");

@@ -11,9 +11,7 @@
  * queue and shows the service's sentence. 503 record_damaged stops the queue as well (waiting
  * will not mend the record): the taps stay on the device and the service's sentence is shown.
  */
-import {render} from "./board.js";
-import {refreshSheet} from "./sheet.js";
-import {K, QUEUE_KEY, S, base, cardName, changesSince, chip, el, ended, entries, fetchActions, gameId, iso, joinSummaries, players, refresh, refreshActions, saveBoard, say, text} from "./state.js";
+import {K, QUEUE_KEY, S, base, cardName, changesSince, chip, el, ended, entries, fetchActions, gameId, iso, joinSummaries, players, refresh, refreshActions, refreshSheet, render, saveBoard, say, text} from "./state.js";
 
 let retryDelay = 1000;
 let retryTimer = null;

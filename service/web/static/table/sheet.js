@@ -1,4 +1,5 @@
-/* The score sheet, from the game export's CSV. */
+/* The score sheet, from the game export's CSV. Imports state.js only; table.js runs `readSheet`
+ * on state.js's "sheet" event. */
 import {S, base, cardName, el, kind, playerNames, text} from "./state.js";
 
 // ------------------------------------------------------------------ the score sheet
@@ -24,7 +25,7 @@ export function parseCsv(textBody) {
   return rows;
 }
 
-export function refreshSheet(force) {
+export function readSheet(force) {
   if (!S.game) { return; }
   var s = S.game.state;
   var key = JSON.stringify([s.hand_number, s.phase, s.status, s.players.map(function (p) {

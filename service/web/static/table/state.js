@@ -3,9 +3,20 @@
  * `S` holds what the page knows now (the game, its actions, the version shown, the write queue,
  * the selection being made, the token, whether the service is out of reach); every module
  * reads and sets it through `S.…`, so there is one copy of each.
+ *
+ * The bottom of the page's modules: it imports none of them. What it cannot do itself it asks
+ * for through `page`, an EventTarget the page's entry module (table.js) wires up: "render"
+ * (draw the board from `S`: board.js) and "sheet" (the score sheet may have changed: sheet.js).
+ * The modules above it raise the same events (docs/table-page.md, "Where the code is").
  */
-import {render} from "./board.js";
-import {refreshSheet} from "./sheet.js";
+export const page = new EventTarget();
+
+/* Ask the page to draw itself from `S` now (synchronously: the listeners run before this returns). */
+export function render() { page.dispatchEvent(new Event("render")); }
+
+/* Ask for the score sheet to be read again if the game moved on (`force`: even if not). */
+export function refreshSheet(force) { page.dispatchEvent(new CustomEvent("sheet", {detail: {force: !!force}})); }
+
 export const K = window.Kibitz;
 export const root = document.getElementById("table");
 export const gameId = root.getAttribute("data-game-id");

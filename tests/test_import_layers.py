@@ -22,8 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "schemas", "replays", "service")
-TOP = ("service.views", "service.pages", "service.cli", "service.cli_tokens", "service.cli_transfer", "service.cli_copy",
-       "service.app", "service.server")
+TOP = ("service.web", "service.cli")
 LAYER_NAMES = ("engine", "schemas", "replays", "service storage/domain", "service views/pages/cli")
 
 
@@ -88,11 +87,11 @@ def wrong_way(edges: dict[str, set[str]]) -> list[str]:
             if layer(target) > layer(source):
                 bad.append(f"{source} ({LAYER_NAMES[layer(source)]}) imports {target} "
                            f"({LAYER_NAMES[layer(target)]}), a layer above it")
-            elif within(source, "service.views") and within(target, "service.views") and target != "service.views":
+            elif within(source, "service.web.views") and within(target, "service.web.views") and target != "service.web.views":
                 bad.append(f"view {source} imports view {target}: share it from a module below the views")
-            elif within(source, "service.views") and within(target, "service.pages"):
+            elif within(source, "service.web.views") and within(target, "service.web.pages"):
                 bad.append(f"view {source} imports page module {target}")
-            elif within(source, "service.pages") and within(target, "service.views"):
+            elif within(source, "service.web.pages") and within(target, "service.web.views"):
                 bad.append(f"page module {source} imports view {target}: share it from a module below the views")
     return bad
 
@@ -122,10 +121,10 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_the_packages() -> None:
     edges = graph()
-    assert "service.writes" in edges and "engine.toepen" in edges and "service.views.recording" in edges
-    assert "service.moves" in edges["service.views.recording"]  # the write routes, shared with the server
-    assert "service.writes" in edges["service.moves"]
-    assert "service.storage.backend" in edges["service.writes"]
+    assert "service.record.writes" in edges and "engine.toepen" in edges and "service.web.views.recording" in edges
+    assert "service.record.moves" in edges["service.web.views.recording"]  # the write routes, shared with the server
+    assert "service.record.writes" in edges["service.record.moves"]
+    assert "service.storage.backend" in edges["service.record.writes"]
 
 
 def test_no_import_points_up_the_layers() -> None:
@@ -144,15 +143,15 @@ def test_no_import_cycle() -> None:
     ({"service/storage/sqlite.py": "from service import history\n",
       "service/history.py": "def f():\n    from .storage import sqlite\n"},
      "cycle"),
-    ({"service/views/a.py": "from service.views.b import x\n", "service/views/b.py": "x = 1\n"}, "view"),
-    ({"service/storage/sqlite.py": "from service.views import games\n", "service/views/games.py": ""}, "layer"),
+    ({"service/web/views/a.py": "from service.web.views.b import x\n", "service/web/views/b.py": "x = 1\n"}, "view"),
+    ({"service/storage/sqlite.py": "from service.web.views import games\n", "service/web/views/games.py": ""}, "layer"),
     ({"engine/toepen.py": "import replays.replay\n", "replays/replay.py": ""}, "layer"),
 ])
 def test_the_checks_catch_what_they_look_for(tmp_path: Path, files: dict[str, str], expected: str) -> None:
     for package in PACKAGES:
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
-    for sub in ("views", "storage"):
+    for sub in ("web", "web/views", "storage"):
         (tmp_path / "service" / sub).mkdir()
         (tmp_path / "service" / sub / "__init__.py").write_text("")
     for name, text in files.items():
@@ -162,7 +161,7 @@ def test_the_checks_catch_what_they_look_for(tmp_path: Path, files: dict[str, st
     if expected == "cycle":
         assert found and not bad
     elif expected == "view":
-        assert bad and "view service.views.a imports view service.views.b" in bad[0]
+        assert bad and "view service.web.views.a imports view service.web.views.b" in bad[0]
     else:
         assert bad and "a layer above it" in bad[0]
 

@@ -21,6 +21,7 @@ a page, no page imports a view; the import graph has no cycle.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -223,3 +224,35 @@ def test_the_storage_backends_import_nothing_of_the_service_above_them() -> None
     bad = [f"{name} imports {target}" for name in STORAGE_BASE for target in sorted(edges[name])
            if target.startswith("service") and not within(target, "service.storage")]
     assert not bad, "\n".join(bad)
+
+
+def folder_map(text: str) -> set[str]:
+    """The modules the folder map of docs/architecture.md ("The folders") names under
+    ``service/``: each entry of the map's block is a name set off by two spaces, a folder ending
+    in ``/``, and belongs to the nearest folder indented less than it."""
+    block = text.split("## The folders\n", 1)[1].split("```\n", 2)[1]
+    named: set[str] = set()
+    folders: list[tuple[int, str]] = []
+    for line in block.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        for entry in re.split(r" {2,}", line.strip()):
+            if not re.fullmatch(r"[\w.]+/?", entry):
+                break  # the rest of the line describes its entries
+            while folders and folders[-1][0] >= indent:
+                folders.pop()
+            path = "".join(name for _, name in folders) + entry
+            if entry.endswith("/"):
+                folders.append((indent, entry))
+            elif entry.endswith(".py") and path.startswith("service/"):
+                named.add(path)
+    return named
+
+
+def test_the_folder_map_of_architecture_md_is_the_tree() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    named = folder_map(text)
+    actual = {path.relative_to(ROOT).as_posix() for path in (ROOT / "service").rglob("*.py")
+              if path.name != "__init__.py" and "static" not in path.parts}
+    assert "service/record/writes.py" in named and "service/web/app.py" in named
+    assert named == actual, f"in the map, not in the tree: {sorted(named - actual)}; " \
+                            f"in the tree, not in the map: {sorted(actual - named)}"

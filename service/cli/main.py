@@ -1,6 +1,6 @@
-"""The ``kibitz`` command: ``kibitz serve`` (waitress), ``kibitz init-db``, ``kibitz replay``,
-``kibitz backup``, ``kibitz check`` and ``kibitz verify`` (and ``export``/``import``,
-``service.cli_transfer``; ``copy``, ``service.cli_copy``)."""
+"""The ``kibitz`` command: ``kibitz serve`` (uvicorn, ``service.web.server``), ``kibitz init-db``,
+``kibitz replay``, ``kibitz backup``, ``kibitz check`` and ``kibitz verify`` (and ``export``/``import``,
+``service.cli.transfer``; ``copy``, ``service.cli.copy``; ``token``, ``service.cli.tokens``)."""
 
 from __future__ import annotations
 

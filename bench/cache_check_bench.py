@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from service import cache
+from service.record import cache
 from service.storage import backend as store
 from service.storage import migrations, postgres, sqlite
 

@@ -47,10 +47,10 @@ from bench.playouts import play  # noqa: E402
 from engine import stop_the_bus, toepen  # noqa: E402
 from engine import stream as streams  # noqa: E402
 from replays import chain, replay  # noqa: E402
-from service import forks, history, projections  # noqa: E402
-from service.app import create_app  # noqa: E402
-from service.storage import migrations  # noqa: E402
+from service.record import projections  # noqa: E402
+from service.storage import forks, history, migrations  # noqa: E402
 from service.storage import sqlite as store  # noqa: E402
+from service.web.app import create_app  # noqa: E402
 
 CLUB = ["Bob", "Cas", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jan", "Kim", "Lou", "Max", "Ned", "Oda", "Pim",
         "Quin", "Rik", "Sam", "Tes", "Uwe", "Vic", "Wim", "Xan", "Yan", "Zoe", "Bas", "Cor", "Dirk", "Els", "Fien",

@@ -74,10 +74,12 @@ import engine  # noqa: E402
 from bench.playouts import NAMES, Log, play  # noqa: E402
 from engine import stream as streams  # noqa: E402
 from replays import replay  # noqa: E402
-from service import forks  # noqa: E402
-from service.cache import FoldCache  # noqa: E402
+from service.record.cache import FoldCache  # noqa: E402
 from service.storage import backend as store  # noqa: E402
-from service.storage import migrations  # noqa: E402
+from service.storage import (
+    forks,
+    migrations,  # noqa: E402
+)
 
 STAMP = "2026-01-01T00:00:00.000Z"
 ALL_GAMES = ("toepen", "fool", "fuji_flush", "stop_the_bus")
@@ -227,9 +229,9 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def append_part(database: str, appends: int, long: int, seed: int, label: str) -> None:
-    from service import writer as writers
-    from service import writes
     from service.parsing import Parsed
+    from service.record import writer as writers
+    from service.record import writes
 
     db = store.connect(database, "FULL")
     if store.is_postgres(db):

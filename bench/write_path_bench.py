@@ -66,11 +66,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import engine  # noqa: E402
 from bench.league_bench import cpu_of, cpu_since, postgres_pids  # noqa: E402
 from bench.playouts import play  # noqa: E402
-from service import http, parsing, writes  # noqa: E402
-from service.cache import FoldCache  # noqa: E402
+from service import http, parsing
+from service.record import writes
+from service.record.cache import FoldCache  # noqa: E402
+from service.record.writer import Writer  # noqa: E402
 from service.storage import backend as store  # noqa: E402
 from service.storage import migrations, postgres, sqlite  # noqa: E402
-from service.writer import Writer  # noqa: E402
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 SIDE_RATE = (0.12, 0.12)

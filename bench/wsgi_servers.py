@@ -26,7 +26,7 @@ SERVERS = ("granian", "gunicorn-gthread", "waitress", "cheroot")
 
 def app() -> Any:
     """The Flask app (a factory, for servers that import their target by name)."""
-    from service.app import create_app
+    from service.web.app import create_app
 
     return create_app({"DATABASE": os.environ["KIBITZ_BENCH_DB"],
                        "SYNCHRONOUS": os.environ.get("KIBITZ_BENCH_SYNCHRONOUS", "FULL")})

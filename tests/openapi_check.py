@@ -23,7 +23,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from service import openapi
+from service.web import openapi
 
 DOC_URI = "urn:kibitz:openapi"
 

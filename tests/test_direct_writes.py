@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from service.app import create_app
-from service.server import Limits, Server, create_server
+from service.web.app import create_app
+from service.web.server import Limits, Server, create_server
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 HANDS = {"Ann": ["7H", "8H", "9H", "TH"], "Bob": ["JH", "QH", "KH", "AH"],

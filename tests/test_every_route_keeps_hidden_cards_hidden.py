@@ -30,8 +30,8 @@ from bench import playouts
 from engine import stream as streams
 from engine.core import RulesError
 from replays import replay
-from service import secrecy
-from service.app import create_app
+from service.record import secrecy
+from service.web.app import create_app
 from tests.zips import body_text
 
 #: The seats of each game (Fool! needs four).
@@ -493,8 +493,8 @@ def _app_with_a_new_route(tmp_path: Any) -> Any:
     """The app plus a route that reads a game's whole log and forgets every check of secrecy."""
     from flask import jsonify
 
-    from service.db import get_db
     from service.storage import sqlite as store
+    from service.storage.connections import get_db
 
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "new.db")})
     app.test_client_class = FlaskClient  # a route the OpenAPI document does not know yet

@@ -20,8 +20,7 @@ from typing import Any
 import pytest
 import requests
 
-from service import history
-from service.storage import backend
+from service.storage import backend, history
 from tests.club_server import Served, kibitz, serve
 from tests.conftest import OPEN_DEAL
 
@@ -279,6 +278,18 @@ def test_a_list_showing_a_forged_row_is_a_503(forged, field):
              game_id)
     answer = requests.get(f"{served.base}/", timeout=30)  # the home page lists every game
     assert answer.status_code == 503 and "kibitz check" in answer.text
+
+
+def test_a_nights_export_and_a_games_forks_showing_a_forged_row_are_a_503(forged):
+    """The other lists docs/tamper-evidence.md names: a night's export (``GET /games/export``,
+    every game of the period) and the forks listed on the page of the game they branched off
+    (the row whose ``forked_from_game`` was forged to name it)."""
+    _, served, made, _ = forged
+    answer = requests.get(f"{served.base}/games/export", timeout=30)
+    assert answer.status_code == 503 and answer.json()["code"] == "record_damaged", answer.text[:300]
+    parent, forged_fork = made["fork_parent"][0], made["forked_from"][0]
+    answer = requests.get(f"{served.base}/watch/{parent}", timeout=30)
+    assert answer.status_code == 503 and f"game {forged_fork}" in answer.text, answer.text[:500]
 
 
 def test_a_game_listed_under_a_player_it_does_not_seat_is_a_503(forged):

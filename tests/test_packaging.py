@@ -24,9 +24,9 @@ pytestmark = pytest.mark.timeout(900)  # the build and the two installs, once pe
 
 def test_the_checkout_has_files_in_subfolders_to_compare():
     files = checkout_files()
-    assert {"service/templates/table.html", "service/static/table/board.js",
-            "service/static/vendor/nosleep/NoSleep.min.js", "service/static/vendor/nosleep/LICENSE",
-            "service/static/VENDORED.md"} <= files
+    assert {"service/web/templates/table.html", "service/web/static/table/board.js",
+            "service/web/static/vendor/nosleep/NoSleep.min.js", "service/web/static/vendor/nosleep/LICENSE",
+            "service/web/static/VENDORED.md"} <= files
 
 
 def test_the_wheel_ships_every_template_and_static_file(installed_kibitz: Installed):

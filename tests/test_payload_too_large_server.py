@@ -135,7 +135,7 @@ def test_a_client_that_never_stops_sending_is_cut_off_within_the_lingering_bound
     """The lingering close is bounded (service.server.LINGER_SECONDS, LINGER_BYTES): a client
     claiming 1 GB and sending without pause still reads its 413 and is then closed by the
     server within the bound, not kept for as long as it sends."""
-    from service.server import LINGER_SECONDS
+    from service.web.server import LINGER_SECONDS
 
     head = (f"POST /games HTTP/1.1\r\nHost: 127.0.0.1:{served}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {1000 * 1000 * 1000}\r\n\r\n").encode("ascii")

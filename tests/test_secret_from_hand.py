@@ -12,7 +12,7 @@ import pytest
 from bench.playouts import NAMES, play
 from engine import stream as streams
 from engine.interface import GameRules
-from service import forks
+from service.storage import forks
 
 SHAPES: list[tuple[str, int, dict[str, Any], str]] = [
     ("toepen", 4, {"limit": 15}, "table"),

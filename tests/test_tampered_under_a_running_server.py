@@ -217,7 +217,7 @@ def _shape(route: str) -> str:
 def test_the_route_lists_cover_every_route_of_a_game(tmp_path):
     """Every route of the app that names a game is in the lists above (so a new one is
     tested here too): its GETs in READS or PAGES, its POSTs in WRITES."""
-    from service.app import create_app
+    from service.web.app import create_app
 
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "kibitz.db")})
     reads = {_shape(route) for route in [*READS, *PAGES]}

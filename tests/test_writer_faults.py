@@ -12,8 +12,8 @@ import time
 import pytest
 from sqlite_utils import Database
 
+from service.record.writer import Writer
 from service.storage import sqlite as store
-from service.writer import Writer
 
 
 def rows(path: str) -> list[str]:

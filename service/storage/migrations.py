@@ -17,7 +17,7 @@ from sqlite_utils.migrations import Migrations
 
 from replays import chain
 from schemas.common import scrub
-from service import forks, history
+from service.storage import forks, history
 from service.storage import sqlite as store
 
 MIGRATIONS = Migrations("kibitz")

@@ -150,4 +150,4 @@ def test_offline_the_waiting_taps_leave_the_seats_buttons_free(server: Any, new_
     expect(chooser.get_by_role("button")).to_have_count(3)
     for button in chooser.get_by_role("button").all():
         box = button.bounding_box()
-        assert box is not None and box["height"] >= 40 and 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"], box
+        assert box is not None and box["height"] >= 40 and box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], box

@@ -13,7 +13,7 @@ so an event's ``hash`` is the same on both backends. What the database itself en
 - :func:`append` notifies channel :data:`CHANNEL` with ``<game id>:<seq>`` (``pg_notify``,
   delivered by the server when the transaction commits, never for one rolled back), so that
   every ``kibitz serve`` process on the database hears of the move at once (:func:`listen`,
-  :func:`changes`; ``service.listener``);
+  :func:`changes`; ``service.record.listener``);
 - writes lock per game (:func:`begin_write` with ``games``): a transaction holds the write
   lock of each game it writes (``pg_advisory_xact_lock``, to the transaction's end), so
   writers in any number of processes or machines take turns on one game (reading its version
@@ -80,7 +80,7 @@ CHANNEL = "kibitz_events"
 #: and the oids of those tables. Dropping a trigger and creating it again, disabling and
 #: enabling it, replacing its function or the table each change it, even when what stands at
 #: the end looks as before: so a stored event cannot be changed, nor ``results_seal`` set
-#: back, unseen by a running server (``service.cache.FoldCache.observe``).
+#: back, unseen by a running server (``service.record.cache.FoldCache.observe``).
 GUARD = ("(SELECT coalesce(string_agg(t.oid::text || '.' || t.xmin::text || '.' || t.tgenabled::text || '.' "
          "|| f.oid::text || '.' || f.xmin::text, ',' ORDER BY t.oid), '') FROM pg_trigger AS t "
          "JOIN pg_proc AS f ON f.oid = t.tgfoid WHERE t.tgrelid IN ('events'::regclass, 'games'::regclass, "
@@ -242,7 +242,7 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
     # them without changing the guard that a running server watches (docs/tamper-evidence.md);
     # and a change of a games row that is not a move's (which changes its version, its
     # record_hash or its stored_events, and notifies for itself) notifies CHANNEL
-    # (``<id>:row``), so that the servers' answers from memory (service.boards) hear of one
+    # (``<id>:row``), so that the servers' answers from memory (service.web.boards) hear of one
     # made behind their back.
     ("0010_sealed_events", [
         *(f"ALTER TABLE events ENABLE ALWAYS TRIGGER {name}" for name in TRIGGERS),
@@ -840,7 +840,7 @@ def _notify(db: Connection, payload: str) -> None:
 
 
 def guard(db: Connection) -> str:
-    """The database's guard now (:data:`GUARD`): what ``service.cache.FoldCache.observe``
+    """The database's guard now (:data:`GUARD`): what ``service.record.cache.FoldCache.observe``
     compares, so that a change of a trigger guarding the log sends every cached game through
     the check again. Raises :class:`StorageUnavailable` when the connection is lost."""
     try:
@@ -1241,7 +1241,7 @@ def player_game_count(db: Connection, player_key: str) -> int:
     return 0 if row is None else int(row["n"])
 
 
-# --- a whole game's stored rows, for ``kibitz copy`` (``service.copying``) -------------
+# --- a whole game's stored rows, for ``kibitz copy`` (``service.record.copying``) -------------
 
 
 def connect_read_only(path: str | Path) -> Connection:

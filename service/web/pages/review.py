@@ -16,8 +16,8 @@ Routes (on the pages blueprint, never under the API's ``/games`` or ``/players``
 ``/club``                                   the club table: every player's record per game
 ==========================================  ==================================================
 
-Every page reads through the functions the REST reads use (``service.games``,
-``replays.audit``, ``replays.timeline``, ``service.history``, the engine's ``view`` and
+Every page reads through the functions the REST reads use (``service.record.games``,
+``replays.audit``, ``replays.timeline``, ``service.storage.history``, the engine's ``view`` and
 ``score_sheet``), so a page shows exactly what the API says. Pages are public; a request
 that carries ``Authorization: Bearer <token>`` (the pages' scripts send the token this
 device keeps) gets the full view, as on the API.
@@ -101,7 +101,7 @@ def lead_words(game: str, lead: str | None) -> str | None:
 def turn_words(game: dict[str, Any], state: dict[str, Any]) -> str:
     """Whose turn it is, in words, from the public state (``phase``, ``to_act``): the game
     page's headline ("Cas to play", "Ann knocked — Bob: stay or fold?", "Deal round 2 — dealer
-    Cas"). The table page's status line (``service/static/table/board.js``, ``turnWords``) says
+    Cas"). The table page's status line (``service/web/static/table/board.js``, ``turnWords``) says
     the same words for the same state: tests/browser/test_words_one_sentence.py holds the two
     side by side."""
     kind, to_act = game["game"], state["to_act"]
@@ -243,7 +243,7 @@ def page_error(err: ApiError) -> tuple[str, int]:
     return render_template("page_error.html", err=err), err.status
 
 
-#: A sealed fork refused before a page's view runs (``service.secrecy.guard``) is a page too.
+#: A sealed fork refused before a page's view runs (``service.record.secrecy.guard``) is a page too.
 bp.register_error_handler(secrecy.Sealed, page_error)
 
 
@@ -416,11 +416,11 @@ def watch(game_id: str) -> Any:
 def watch_board(game_id: str) -> Any:
     """The game page's live part as a fragment; 304 while ``If-None-Match`` names the version.
 
-    What it finds is remembered (``service.boards``): the version, and the public board of a
+    What it finds is remembered (``service.web.boards``): the version, and the public board of a
     game that is not a what-if fork (a fork's public view can be sealed by its ancestors
     without its own version changing), so that the server answers the next polls from memory."""
     answers: BoardAnswers = current_app.extensions["kibitz_boards"]
-    epoch = answers.epoch(game_id)  # before the row is read: see service.boards
+    epoch = answers.epoch(game_id)  # before the row is read: see service.web.boards
     row = load_row(game_id)
     alone = not row.get("forked_from_game")  # a fork's view can change with the games it was forked from
     if _not_modified(row["version"]):

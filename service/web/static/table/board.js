@@ -23,7 +23,7 @@ export function statusSentence() {
 }
 
 /* Whose turn it is, in words, from the state: the same words as the game page's headline
- * (service/pages/review.py, turn_words), so the table and the game page say one thing for one
+ * (service/web/pages/review.py, turn_words), so the table and the game page say one thing for one
  * state (tests/browser/test_words_one_sentence.py holds them side by side). */
 export function turnWords(s) {
   var to = s.to_act || [];

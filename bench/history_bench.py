@@ -14,7 +14,7 @@ routing, SQL, JSON, CSV or HTML), the first ``GET /club`` and ``GET /`` after th
 then the median and worst wall time and the median CPU time of ``--runs`` requests each of
 :data:`URLS` in three ways, alternating, ``--rounds`` times each, in the same minutes:
 
-- ``checked``: as served (``service.projections``: nothing changed since the last check, so
+- ``checked``: as served (``service.record.projections``: nothing changed since the last check, so
   the stored rows are not read again);
 - ``unchecked``: the checks turned off (the reference: the answers as built before them);
 - ``rechecked``: one game's results written again before each request (as a write that
@@ -133,7 +133,7 @@ def timed(client: Any, url: str, runs: int, before: Any = None) -> tuple[float, 
 
 @contextmanager
 def unchecked(on: bool) -> Iterator[None]:
-    """With ``on`` False, the block runs with ``service.projections``' checks turned into
+    """With ``on`` False, the block runs with ``service.record.projections``' checks turned into
     no-ops (the reference: the answers as they were built before the checks)."""
     if on:
         yield

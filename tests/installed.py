@@ -72,7 +72,7 @@ def checkout_listing() -> list[str]:
 
 def checkout_files() -> set[str]:
     """Every file under :data:`DATA_FOLDERS` in the checkout (:func:`checkout_listing`), as
-    ``service/static/table/board.js``."""
+    ``service/web/static/table/board.js``."""
     return _data_only(set(checkout_listing()))
 
 

@@ -1,4 +1,4 @@
-"""Check responses against the OpenAPI document (``service.openapi.build()``).
+"""Check responses against the OpenAPI document (``service.web.openapi.build()``).
 
 :func:`check_response` finds the documented operation of a request (method and path, the
 path matched against the document's templates, fixed segments before parameters), then

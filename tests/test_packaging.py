@@ -2,7 +2,7 @@
 installs of README's "On a club's laptop" hold every template and static file of the checkout,
 in every subfolder, and nothing else there (``tests/installed.py`` builds and installs once per
 run). A file added under service/templates or service/static that the packaging would leave
-out fails here; so did ``package_data = static/*``, which took none of service/static/table/ nor
+out fails here; so did ``package_data = static/*``, which took none of service/web/static/table/ nor
 the vendored NoSleep.js with its licence.
 
 The pages served from such an install are loaded in Chromium by

@@ -176,7 +176,7 @@ def test_the_sound_game_still_answers_and_records(edited):
 
 
 def test_views_and_pages_read_stored_events_only_through_the_checked_read():
-    """``service.games.events`` (``service.cache.checked_events``) is the one read of stored
+    """``service.record.games.events`` (``service.record.cache.checked_events``) is the one read of stored
     events for every route, so a new route cannot forget the checks."""
     root = Path(__file__).resolve().parent.parent / "service"
     files = [*root.glob("web/views/*.py"), *root.glob("web/pages/*.py"), root / "record" / "secrecy.py",

@@ -1,4 +1,4 @@
-"""``service.forks.secret_from_hand`` (kept on every write): the first hand not over, found
+"""``service.storage.forks.secret_from_hand`` (kept on every write): the first hand not over, found
 without asking every hand of a long game (issue 23: an append's cost must not grow with the
 game's length)."""
 

@@ -15,7 +15,7 @@ write with the same 503, storing nothing (docs/tamper-evidence.md, "An edit made
 server runs"). The sound game beside it answers and records as before; ``kibitz check``
 names each changed game.
 
-The one route answered from memory (``GET /watch/<id>/board``, service.boards) finds the
+The one route answered from memory (``GET /watch/<id>/board``, service.web.boards) finds the
 change at once on SQLite (``PRAGMA data_version``); on PostgreSQL when the process's listener
 hears of it (the games row's notification, or its look at the triggers after each wait of
 at most 0.25 s), so the test waits for that one with a deadline before it asks the others.

@@ -1,5 +1,5 @@
 """``kibitz copy SRC DST``: a club's whole history from one database into another
-(``service.copying``; docs/league.md, "Moving a club's history").
+(``service.record.copying``; docs/league.md, "Moving a club's history").
 
 SRC and DST are each a SQLite file, a ``sqlite:`` URL or a ``postgresql://`` URL. SRC is
 opened read-only; DST's tables are created or migrated first. Each game is re-validated and

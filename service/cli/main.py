@@ -1,6 +1,6 @@
-"""The ``kibitz`` command: ``kibitz serve`` (waitress), ``kibitz init-db``, ``kibitz replay``,
-``kibitz backup``, ``kibitz check`` and ``kibitz verify`` (and ``export``/``import``,
-``service.cli_transfer``; ``copy``, ``service.cli_copy``)."""
+"""The ``kibitz`` command: ``kibitz serve`` (uvicorn, ``service.web.server``), ``kibitz init-db``,
+``kibitz replay``, ``kibitz backup``, ``kibitz check`` and ``kibitz verify`` (and ``export``/``import``,
+``service.cli.transfer``; ``copy``, ``service.cli.copy``; ``token``, ``service.cli.tokens``)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def main() -> None:
 def serve(host: str | None, lan: bool, port: int, database: str, threads: int, synchronous: str,
           club_key_file: str | None, scorekeeper_threads: int, connection_limit: int, idle_timeout: float,
           create_limit: int, allowed_hosts: tuple[str, ...], timezone: str | None = None) -> None:
-    """Serve the API and the pages (uvicorn, ``service.server``), creating the database and its
+    """Serve the API and the pages (uvicorn, ``service.web.server``), creating the database and its
     tables if needed.
 
     Refuses a damaged or unreadable database file (``PRAGMA quick_check``) or an unusable club
@@ -71,7 +71,7 @@ def serve(host: str | None, lan: bool, port: int, database: str, threads: int, s
     write-ahead log into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``).
 
     Answers only requests addressed to this machine's own names and addresses and the
-    ``--allowed-host`` names (``service.lan.known_hosts``: Flask's ``TRUSTED_HOSTS``); any
+    ``--allowed-host`` names (``service.cli.lan.known_hosts``: Flask's ``TRUSTED_HOSTS``); any
     other ``Host`` is a 400 ``host_not_allowed``."""
     from service.storage import admin as store_admin
     from service.storage import backend
@@ -148,7 +148,7 @@ def _listen_and_run(app: Flask, host: str, port: int, limits: Any, shown: str, l
                     on_stop: Callable[[], None], allowed_hosts: tuple[str, ...] = ()) -> None:
     """Listen on ``host``:``port``, say where (``shown``: the database as it may be printed)
     and serve ``app`` until SIGTERM or SIGINT, then call ``on_stop`` (whatever happened);
-    only requests addressed to ``service.lan.known_hosts(host, allowed_hosts)`` are answered.
+    only requests addressed to ``service.cli.lan.known_hosts(host, allowed_hosts)`` are answered.
     Raises ``click.ClickException`` when the port is taken or the host is not this machine's."""
     from service.cli import lan as addresses
     from service.web.server import create_server
@@ -216,7 +216,7 @@ def _refusal(database: str, problem: str) -> str:
 def _club_key(path: str | None) -> tuple[str | None, str]:
     """The club key ``kibitz serve`` uses (from ``--club-key-file``, else ``$KIBITZ_CLUB_KEY``,
     else None) and the one line it says at start-up about it. An unusable key stops the
-    command with one sentence (``service.club_key.check``)."""
+    command with one sentence (``service.record.club_key.check``)."""
     from service.record import club_key
 
     try:

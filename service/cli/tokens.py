@@ -4,7 +4,7 @@ A token is shown once, when its game is created; a tablet that lost it (a cleare
 new device) gets a new one here. The command works on the database file itself, so only
 someone who can run programs on the server machine can use it: that is the permission. The
 new token is printed with the table page's share link (``/table/<id>#token=<token>``, the
-fragment the pages read, ``service.pages.share``) and, on a terminal, its QR code. Without
+fragment the pages read, ``service.web.pages.share``) and, on a terminal, its QR code. Without
 ``--url`` the link's address is a guess (this machine's LAN address, which a server started
 without ``--lan`` does not listen on), and a line under it says so.
 ``--revoke`` first revokes every token the game has, so that only the new one works.
@@ -31,7 +31,7 @@ DEFAULT_PORT = 8000
 
 #: Said under a share link built on a guessed LAN address: whether a tablet can open it
 #: depends on how the server was started, which ``kibitz token`` cannot see (the words of the
-#: table page's Share panel, ``service.pages.share_warning``).
+#: table page's Share panel, ``service.web.pages.share_warning``).
 LAN_GUESS = ("This link uses this machine's network address: it works only when the server was started for the "
              "club with kibitz serve --lan (it then listens on the club's network); otherwise give --url with "
              "the address the tablets open.")

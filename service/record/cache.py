@@ -64,7 +64,7 @@ class FoldCache:
     """LRU of at most ``maxsize`` folded games, each with the hash of its last event.
 
     ``on_suspect`` (if given) is called when the database's ``guard`` changed (a trigger
-    guarding the log was dropped, disabled or replaced: ``service.boards`` then stops
+    guarding the log was dropped, disabled or replaced: ``service.web.boards`` then stops
     answering from memory)."""
 
     def __init__(self, maxsize: int = 256, *, on_suspect: Callable[[], None] | None = None) -> None:
@@ -120,7 +120,7 @@ class FoldCache:
         folds, a record changed since it was read). ``head``: the head already read in this
         transaction (``store.begin_move``'s, with the count), checked instead of a query.
         ``keep`` False: a game not cached already is folded and checked but not cached (a
-        check of many games, ``service.projections``, leaves the games being played cached).
+        check of many games, ``service.record.projections``, leaves the games being played cached).
         """
         return self._get(db, rules, game_id, version, record_hash=record_hash, row=row, counted=counted,
                          head=head, keep=keep).folded
@@ -337,7 +337,7 @@ def agrees(game_id: str, row: Mapping[str, Any], fixed: Mapping[str, Any] | None
     columns that copies ``game_created`` the value ``fixed`` (:func:`fixed_fields`; None:
     not compared) names, its status the one ``folded`` (the log up to the row's version) ends
     in, and its ``secret_from_hand`` the first hand of ``folded`` not over
-    (``service.forks.secret_from_hand``)."""
+    (``service.storage.forks.secret_from_hand``)."""
     for column, value in (fixed or {}).items():
         if column in row and row[column] != value:
             said = "was recorded at" if column == "created_at" else "says"
@@ -388,7 +388,7 @@ def checked_events(db: Database, rules: GameRules, game_id: str, *, after: int =
     each type one the game knows (:func:`known_types`), and, when ``upto`` is ``version``
     (the games row's), the last hash ``record_hash`` (when given). This is the one read of
     stored events every route that returns or refolds them goes through
-    (``service.games.events``), so a record edited under a running server is a 503, never a
+    (``service.record.games.events``), so a record edited under a running server is a 503, never a
     500 or an edited event served.
 
     Raises ``store.RecordDamaged`` naming the game and the first event that fails.

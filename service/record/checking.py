@@ -16,8 +16,8 @@ Three things, each problem named with its game and event where it has one:
    players and their match keys, options, visibility, title, ``created_at``, the game and
    event it was forked from) and with the fold (its status and ``secret_from_hand``);
    every stored projection is rebuilt from the logs and compared: the game's
-   ``player_results`` rows (``service.history.rows``; none for a fork; none for a game that
-   is not stored) and a fork's ``fork_lineage`` (``service.forks.inherited``, from its
+   ``player_results`` rows (``service.storage.history.rows``; none for a fork; none for a game that
+   is not stored) and a fork's ``fork_lineage`` (``service.storage.forks.inherited``, from its
    parent's);
 4. every game's hash chain (``replays.chain``), recomputed from event 1: the first event
    whose stored ``hash`` does not match is named (a changed note, a changed
@@ -246,7 +246,7 @@ def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Repo
 
 def _check_results(row: dict[str, Any], folded: replay.Folded, stored: list[dict[str, Any]], report: Report) -> None:
     """Compare the stored ``player_results`` rows of ``row``'s game with the ones its fold
-    gives (``service.history.rows``; none for a what-if fork), naming each that differs."""
+    gives (``service.storage.history.rows``; none for a what-if fork), naming each that differs."""
     game_id = str(row["id"])
     expected = [] if row.get("forked_from_game") else [
         dict(zip(history.COLUMNS, values, strict=True)) for values in history.rows(row, folded.stream)]
@@ -276,7 +276,7 @@ def _check_results(row: dict[str, Any], folded: replay.Folded, stored: list[dict
 def _check_lineages(adm: WholeDatabase, conn: Any, checked: list[dict[str, Any]], rows: list[dict[str, Any]],
                     report: Report) -> None:
     """Compare the stored ``fork_lineage`` of each fork of ``checked`` with the one
-    ``service.forks.inherited`` gives from its parent's stored lineage and the parent's hand
+    ``service.storage.forks.inherited`` gives from its parent's stored lineage and the parent's hand
     at the fork's event (``rows``: every games row, oldest first). A parent stored after the
     fork (an import of a fork before its game) may have been unknown when the fork was
     stored: its lineage may then be empty."""
@@ -321,7 +321,7 @@ def _lineage(stored: object) -> list[list[Any]]:
 
 def _hand_at(adm: WholeDatabase, conn: Any, game_id: str, seq: int) -> int:
     """The hand number of stored game ``game_id`` right after its event ``seq`` (0 when its
-    log does not fold that far), as ``service.forks.hand_at`` reads it."""
+    log does not fold that far), as ``service.storage.forks.hand_at`` reads it."""
     folded = None
     try:
         for event in adm.game_events(conn, game_id):

@@ -8,7 +8,7 @@ is the same code. Each game of SRC is:
    and ``Idempotency-Key``), every write token (hashed, revoked ones with when), every
    stored first answer of an ``Idempotency-Key`` and its match-history rows
    (:class:`StoredGame`);
-2. re-validated as the service rebuilds a game on every read (``service.cache.verified``
+2. re-validated as the service rebuilds a game on every read (``service.record.cache.verified``
    and ``agrees``): numbered without a gap, each hash following the one before, the last
    the row's ``record_hash``, every event of a type its game knows, folding through its
    rules to the row's status. A game that fails is *refused*, with the reason, and the
@@ -16,7 +16,7 @@ is the same code. Each game of SRC is:
 3. written into DST in one transaction of its own: the row with its id and times, each
    event appended with its own salt (``append`` recomputes the hash, which must be the
    stored one), the tokens, the fork lineage, the import's source and time, the stored
-   answers, and the match-history rows rebuilt from the fold (``service.history.refresh``);
+   answers, and the match-history rows rebuilt from the fold (``service.storage.history.refresh``);
    then DST's copy is read back inside the transaction and must equal SRC's in every field,
    or the transaction is rolled back and the game refused: a game is never half copied.
 

@@ -23,7 +23,7 @@ MAX_PATH_NUMBER = 2**62
 
 def load(game_id: str) -> dict[str, Any]:
     """The ``games`` row of ``game_id`` with ``token_hashes`` (the SHA-256s of its live write
-    tokens, which ``http.require_token`` and ``service.secrecy.reader`` check, read afresh on
+    tokens, which ``http.require_token`` and ``service.record.secrecy.reader`` check, read afresh on
     every request so a revocation counts at once); 404 ``game_not_found`` if there is none.
 
     The game's record is checked first (:func:`current`: on a cache miss its log is read,
@@ -50,7 +50,7 @@ def cache() -> FoldCache:
 
 
 def writer() -> Writer:
-    """The app's writer: every write of this process goes through it (service/writer.py)."""
+    """The app's writer: every write of this process goes through it (service/record/writer.py)."""
     found: Writer = current_app.extensions["kibitz_writer"]
     return found
 
@@ -65,7 +65,7 @@ def current(row: dict[str, Any]) -> Folded:
 def events(row: dict[str, Any], *, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
     """The stored events of game ``row`` (a :func:`load`-ed row) with ``after < seq <= upto``
     (``upto`` None: the row's version), oldest first, checked as they are read
-    (``service.cache.checked_events``: no gap, the hash chain, known types, the last hash the
+    (``service.record.cache.checked_events``: no gap, the hash chain, known types, the last hash the
     row's ``record_hash``). Every view and page that returns or refolds stored events reads
     them here. Raises ``store.RecordDamaged`` (503 ``record_damaged``) naming the event."""
     last = row["version"] if upto is None else upto

@@ -4,7 +4,7 @@ the same PostgreSQL database (docs/league.md, docs/crowds.md).
 Every append notifies the database's channel (``service.storage.postgres.CHANNEL``) with the
 game's id, delivered by PostgreSQL when the append's transaction commits. :class:`Listener` is
 one daemon thread per process holding one connection of its own that ``LISTEN``\\ s on that
-channel and tells what it hears to a :class:`Hearer` (``service.boards.BoardAnswers``):
+channel and tells what it hears to a :class:`Hearer` (``service.web.boards.BoardAnswers``):
 
 * ``listening()`` once ``LISTEN`` is in place, after each (re)connection: what was heard
   before may be incomplete, so everything remembered is stale;

@@ -3,10 +3,10 @@
 request objects.
 
 Two callers answer these routes through :func:`write`, so they give the same answers: the
-Flask view (``service.views.recording``, for any WSGI server and any request) and
-``kibitz serve``'s direct route for the common request (``service.server``: a JSON body of
+Flask view (``service.web.views.recording``, for any WSGI server and any request) and
+``kibitz serve``'s direct route for the common request (``service.web.server``: a JSON body of
 ``Content-Length`` bytes, no query), which skips building a WSGI request for it. Both store
-through ``service.writes.record``, the one write function (one read and one append).
+through ``service.record.writes.record``, the one write function (one read and one append).
 :func:`answer` and :func:`refusal` are the direct route's answer as bytes and headers, the
 headers the Flask app gives the same answer (``service.http.json_response``,
 ``service.problems.problem``, ``service.http.security_headers``).
@@ -47,7 +47,7 @@ def write(writer: Writer, cache: FoldCache, game_id: str, endpoint: str, body: A
           dry_run: Callable[[], bool] = lambda: False) -> writes.Recorded:
     """Store what ``body`` (decoded JSON) asks of game ``game_id`` through ``endpoint`` (one
     of :data:`ENDPOINTS`) with the request's ``Authorization``, ``Idempotency-Key`` and
-    ``If-Match`` headers (None: absent) through ``service.writes.record``, in api.md's order
+    ``If-Match`` headers (None: absent) through ``service.record.writes.record``, in api.md's order
     of checks: once the game is read, ``token_read(row)`` (the answer now varies with the
     token), the token (401/403; ``club_key``: the server's, for the 403's sentence), then
     ``dry_run()`` (the request's query, 422 from its schema) and the key (422).

@@ -1,11 +1,11 @@
 """What is stored beside the logs, checked against them before it is served (issue 27).
 
-``player_results`` (``service.history``) is a projection: rows written beside the log so a
+``player_results`` (``service.storage.history``) is a projection: rows written beside the log so a
 history is one indexed query. It is outside the hash chain, so a row changed behind Kibitz's
 back (the loser shown as the winner) would be served as it stands. Before a history answer
 (``GET /players``, ``/players/<name>``, its CSV, the people pages and the club table) is
 built, :meth:`ResultsCheck.check` compares every row it counts with the rows the game's log
-gives (``service.history.rows`` of the game folded, through ``service.cache.FoldCache``: its
+gives (``service.storage.history.rows`` of the game folded, through ``service.record.cache.FoldCache``: its
 chain checked as every read checks it). A game whose rows disagree, or whose log is
 damaged, makes the answer a 503 ``record_damaged`` naming it: nothing derived from a record
 that is not what Kibitz wrote is served (docs/tamper-evidence.md). Lists of games
@@ -225,9 +225,9 @@ def check(*, since: str | None = None, until: str | None = None, name: str | Non
 def check_game(db: Database, row: Mapping[str, Any], events: list[dict[str, Any]], folded: replay.Folded) -> None:
     """Compare everything stored about game ``row`` (a loaded games row) outside its chain
     with its whole log ``events`` (read and checked) folded to ``folded``: the row's own
-    fields, ``secret_from_hand`` (``service.cache.agrees``) and ``stored_events``, its ``player_results`` rows
-    (``service.history.rows``; none for a fork) and a fork's ``fork_lineage``
-    (``service.forks.inherited`` from the game it was forked from, when that game was stored
+    fields, ``secret_from_hand`` (``service.record.cache.agrees``) and ``stored_events``, its ``player_results`` rows
+    (``service.storage.history.rows``; none for a fork) and a fork's ``fork_lineage``
+    (``service.storage.forks.inherited`` from the game it was forked from, when that game was stored
     before it). What ``kibitz check`` compares, for the one game the verify page checks afresh.
     Raises ``store.RecordDamaged`` naming what differs."""
     game_id = str(row["id"])
@@ -280,7 +280,7 @@ def check_player(rows: list[dict[str, Any]], player: str) -> None:
 def check_listed(rows: list[dict[str, Any]]) -> None:
     """Compare each games row of a list (``GET /games``, the home page, a game's forks, the
     games of a player's history) with its log: what the list shows of it that the log's
-    ``game_created`` fixes (``service.cache.fixed_fields``: game, players, visibility, options,
+    ``game_created`` fixes (``service.record.cache.fixed_fields``: game, players, visibility, options,
     title, ``created_at``, the fork it branched off), and, for a games row, its version, status
     and ``secret_from_hand`` as the log folds (its ``record_hash`` the last event's). The
     first events come from the fold cache or are read in one query, their hash checked, and

@@ -6,7 +6,7 @@ the **current** record by ``replays.secrecy``.
 
 - :func:`reader`: True for the holder of the game's token (the full view), False for the
   public view; 401 ``token_required`` for the public view of a what-if fork while a game up
-  its chain is still playing a hand it shares (``service.forks.sealed_by``, any chain length).
+  its chain is still playing a hand it shares (``service.storage.forks.sealed_by``, any chain length).
 - :func:`guard`: run by the app before every ``GET``/``HEAD`` whose route names a game
   (``<game_id>``), API and pages alike, so a route added later is sealed without asking.
 - :func:`hidden_seqs`: the events whose recorded cards are back in a hand and still secret

@@ -57,7 +57,7 @@ SHORT_YEAR = re.compile(r"^(\d{1,3})(-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)$")
 
 def load_game(db: Database, game_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], replay.Folded] | None:
     """The stored row, log and fold of ``game_id`` (None if there is no such game), the log
-    checked as it is read (``service.cache.checked_events``); raises ``store.RecordDamaged``
+    checked as it is read (``service.record.cache.checked_events``); raises ``store.RecordDamaged``
     naming the event of a record that is not what Kibitz wrote."""
     row = store.get_game(db, game_id)
     if row is None or row["game"] not in engine.GAMES:

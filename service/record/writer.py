@@ -194,7 +194,7 @@ class Writer:
                  max_page_count: int | None = None, on_commit: Callable[[], None] | None = None,
                  shared: bool | None = None) -> None:
         """``on_commit`` (if given) is called after each commit that stored something, before
-        its writes return (``service.boards.BoardAnswers.committed``). ``busy_timeout_ms``
+        its writes return (``service.web.boards.BoardAnswers.committed``). ``busy_timeout_ms``
         bounds how long a write waits for its turn and its lock (the backend's own default
         when None). ``shared``: whether a write that comes while another holds the turn joins
         its open transaction (None: on SQLite, not on PostgreSQL, as the figures chose;

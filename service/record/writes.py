@@ -4,7 +4,7 @@
 event, ``abandon`` included), ``fork`` (``POST …/fork``), ``import_game``
 (``POST /games/import``, ``kibitz import``) and ``issue_token`` (``kibitz token``) take
 parsed input (``service.parsing``) and return the result. Each stores in one transaction of
-its own through ``service.writer.Writer``, committed in the calling thread, naming the games
+its own through ``service.record.writer.Writer``, committed in the calling thread, naming the games
 it writes (``BEGIN IMMEDIATE`` holds a SQLite file whole; on PostgreSQL the transaction locks
 those games alone). ``record`` is one read and one append (``Writer.move``). The views,
 pages and CLI only translate their input into these calls and the results back.
@@ -302,7 +302,7 @@ def fork(writer: Writer, cache: FoldCache | None, db: Database, row: Mapping[str
 
 
 def import_game(writer: Writer, cache: FoldCache | None, doc: Any) -> NewGame:
-    """Re-validate ``doc`` (a json export, ``service.transfer.rebuild``) and store it as a new
+    """Re-validate ``doc`` (a json export, ``service.record.transfer.rebuild``) and store it as a new
     game, its ``imported_at`` in the row.
 
     Raises ``ApiError`` 422 (``validation_failed``, ``import_invalid``), then 409

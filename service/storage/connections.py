@@ -9,7 +9,7 @@ number of connections is bounded by the server's worker threads.
 A connection that fails with a storage fault is dropped (:func:`drop_connection`), and so is
 one found lost after a request (its server stopped or ended it): the thread's next request
 opens a new one. When a lost connection is found (by a request, or by the PostgreSQL
-listener of ``service.listener``, which finds it within a fraction of a second), every
+listener of ``service.record.listener``, which finds it within a fraction of a second), every
 thread's connection opened before then is dropped at its thread's next request (the server
 that ended one has most likely ended them all), so a PostgreSQL server that restarted while
 the process was idle most often costs no failed request (one that meets a connection not

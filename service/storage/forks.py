@@ -3,7 +3,7 @@
 A fork copies the dealt cards of the game it branched off, so whatever it records in a
 shared hand (a play, a show, the hand's end) names cards that are still in players' hands in
 any game up its chain that is still playing that hand: its public reads are refused while
-one is (``service.secrecy``). Nothing here walks the chain: each game row stores what the check
+one is (``service.record.secrecy``). Nothing here walks the chain: each game row stores what the check
 needs (``service.storage.sqlite``, migration ``0004_fork_lineage``):
 
 - ``secret_from_hand`` on every game: the first hand or round that is not over (its cards,

@@ -94,9 +94,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     ``$KIBITZ_BUSY_TIMEOUT_MS``, else ``store.BUSY_TIMEOUT_MS``), ``MAX_PAGE_COUNT`` (cap
     the database at that many pages, as if the disk were full there: ``$KIBITZ_MAX_PAGE_COUNT``,
     else none), ``CLUB_KEY`` (the key that creating and importing games need:
-    ``$KIBITZ_CLUB_KEY``, else none and the service is open; ``service.club_key``).
+    ``$KIBITZ_CLUB_KEY``, else none and the service is open; ``service.record.club_key``).
     ``test_config`` overrides any of them. Creates or upgrades the tables. Raises
-    ``service.club_key.ClubKeyError`` for an unusable ``$KIBITZ_CLUB_KEY``.
+    ``service.record.club_key.ClubKeyError`` for an unusable ``$KIBITZ_CLUB_KEY``.
     """
     app = Flask(__name__, static_folder=None)
     app.config.from_mapping(

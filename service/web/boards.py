@@ -4,7 +4,7 @@ board, known without a query (``docs/crowds.md``).
 Every spectator's game page asks ``/watch/<id>/board`` once a second with ``If-None-Match``
 naming the version it shows. While nothing changed the answer is a 304, and after a write the
 same new board for every public reader. :class:`BoardAnswers` remembers, per game, the version
-the last board read found and the public board rendered for it, so that ``service.server``
+the last board read found and the public board rendered for it, so that ``service.web.server``
 can answer those polls in its event loop: no thread, no database query, no refold, no
 template.
 
@@ -18,7 +18,7 @@ read, and :meth:`BoardAnswers.current` hands it out only while the epoch is stil
   write's 201 never gets an older version from memory: it goes to the app, whose board read
   records the new version. One ``data_version`` costs tens of microseconds.
 * **PostgreSQL**: counters kept in memory, with no query at all. Every append notifies the
-  database (``service.storage.postgres.CHANNEL``) and the process's :class:`~service.listener.Listener`
+  database (``service.storage.postgres.CHANNEL``) and the process's :class:`~service.record.listener.Listener`
   hears it within milliseconds of the commit and moves the game's counter on; this process's
   own commits (:meth:`BoardAnswers.committed`, called by the writer before a write answers)
   and each (re)connection of the listener move on the counter of everything; while the
@@ -81,7 +81,7 @@ class BoardAnswers:
     def __init__(self, database: str, synchronous: str = "FULL", maxsize: int = 1024, *,
                  on_lost: Callable[[], None] | None = None) -> None:
         """``on_lost`` (if given) is called on the listener's thread each time its connection
-        is found lost (``service.db.Connections.found_lost``: the server most likely ended
+        is found lost (``service.storage.connections.Connections.found_lost``: the server most likely ended
         every connection of the process)."""
         self._database = database
         self._on_lost = on_lost
@@ -176,7 +176,7 @@ class BoardAnswers:
 
     def suspect(self) -> None:
         """A trigger guarding the stored events was dropped, disabled or replaced (the
-        listener's look at the database's guard, or ``service.cache.FoldCache.observe`` on a
+        listener's look at the database's guard, or ``service.record.cache.FoldCache.observe`` on a
         request's read of it): a stored event may have been changed without any notification,
         so nothing remembered is trusted; every poll goes to the app, which checks the game
         in full again (docs/tamper-evidence.md)."""

@@ -6,7 +6,7 @@ and game creation past a per-address limit where the server has no club key.
   When the app refuses a write for its token (401 ``token_required``, 403 ``token_invalid``),
   the gate keeps that answer and the game's live token hashes (the app leaves them in the
   WSGI environ, :data:`TOKENS_KEY`, ``service.http.require_token``). From then on, each write
-  to that game takes the epoch of ``service.boards`` before the app reads the game, so the
+  to that game takes the epoch of ``service.web.boards`` before the app reads the game, so the
   next refusal is known to hold while nothing has been committed since (the epoch unchanged:
   the game's version and tokens are then the same); a later write with no token or a token
   that is not one of those hashes (and not the club key) gets that same answer from the

@@ -51,7 +51,7 @@ TITLE, VERSION = "Kibitz", "1"
 OPENAPI_VERSION = "3.1.0"
 JSON = "application/json"
 PROBLEM = "application/problem+json"
-#: The largest number a path segment or query may name (``service.games.MAX_PATH_NUMBER``).
+#: The largest number a path segment or query may name (``service.record.games.MAX_PATH_NUMBER``).
 BIG = 2**62
 
 #: Where an operation takes the game's token or the club key, its parameters name one of these
@@ -349,7 +349,7 @@ def _bearer_security(document: dict[str, Any]) -> None:
 
 
 #: What ``POST /games/import`` checks of an export before re-validating its events
-#: (``service.transfer.check_shape``); ``docs/export.schema.json`` describes the whole export.
+#: (``service.record.transfer.check_shape``); ``docs/export.schema.json`` describes the whole export.
 IMPORT_BODY: dict[str, Any] = {
     "type": "object", "description": "A json export (docs/export.schema.json); import reads its events",
     "required": ["kibitz_export", "events"],

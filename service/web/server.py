@@ -16,7 +16,7 @@ must not break"; ``docs/crowds.md`` has the design and the sizes).
   waits on the database, has a thread of its own, so a load balancer's check is answered at
   once even while every other thread waits on a database that stopped answering.
 * **The game page's poll is answered from memory.** ``GET /watch/<id>/board`` is answered in
-  the event loop, without a thread, a query or a template, whenever ``service.boards`` knows
+  the event loop, without a thread, a query or a template, whenever ``service.web.boards`` knows
   the game's current version (a 304 when ``If-None-Match`` names it; the public board kept
   for that version to a reader without ``Authorization``); the headers are the ones the app
   itself sent for its own board answers. Anything else goes to the app.
@@ -72,7 +72,7 @@ Send = Callable[[Message], Awaitable[None]]
 
 #: Request headers (request line included) beyond which a request is refused with a 431.
 MAX_HEADER_BYTES = 256 * 1024
-#: The game page's poll (``service/static/watch.js``), answered from memory when possible.
+#: The game page's poll (``service/web/static/watch.js``), answered from memory when possible.
 BOARD_PATH = re.compile(r"/watch/([^/]+)/board")
 #: A lingering close (RFC 9112 §9.6) after an answer given before the request was all read:
 #: what the client still sends is read and thrown away for at most this long, ...
@@ -427,7 +427,7 @@ class Front:
                 return b"".join(chunks)
 
     async def _from_memory(self, game_id: str, scope: Scope, send: Send) -> bool:
-        """Answer a board poll from ``service.boards`` if it knows the game's current version."""
+        """Answer a board poll from ``service.web.boards`` if it knows the game's current version."""
         known = self.boards.current(game_id)
         if known is None:
             return False
@@ -497,7 +497,7 @@ DIRECT_HEADERS = frozenset({b"content-length", b"content-type", b"authorization"
 @dataclass
 class DirectWrite:
     """A write request the direct route takes (:meth:`Direct.take`): the game, the route's
-    last segment (``service.moves.ENDPOINTS``), the headers it reads (lower-case names, at
+    last segment (``service.record.moves.ENDPOINTS``), the headers it reads (lower-case names, at
     most once each), whether the connection stays open, and the body as it arrives."""
 
     game_id: str
@@ -537,9 +537,9 @@ class Direct:
     that has arrived with its headers, no query, each header the write reads given once, a
     trusted ``Host``, a token the gate does not refuse) is answered without the ASGI request
     cycle, the WSGI environ and Flask's request objects: the connection hands the request
-    to a scorekeeper thread, which runs ``service.moves.write`` (the function the Flask view
-    runs: ``service.writes.record``, one read and one append) and builds the answer the
-    app gives (``service.moves.answer``, ``refusal``; any other error answered by the app's
+    to a scorekeeper thread, which runs ``service.record.moves.write`` (the function the Flask view
+    runs: ``service.record.writes.record``, one read and one append) and builds the answer the
+    app gives (``service.record.moves.answer``, ``refusal``; any other error answered by the app's
     own error handlers), and the connection writes it in one piece. Anything else, and every
     request of a server started with ``Limits.direct_writes`` off, goes to the app as before
     (``tests/test_direct_writes.py`` compares the two answer for answer)."""
@@ -989,8 +989,8 @@ class Server:
 
     def run(self) -> None:
         """Serve until SIGTERM or SIGINT, then finish the requests in progress (at most 10 s)
-        and return. On PostgreSQL the listener of ``service.boards`` runs meanwhile (one
-        thread and one connection: ``service.listener``) and stops before it returns."""
+        and return. On PostgreSQL the listener of ``service.web.boards`` runs meanwhile (one
+        thread and one connection: ``service.record.listener``) and stops before it returns."""
         try:
             self.front.boards.start()  # on PostgreSQL: hear of the other processes' moves
             self.uvicorn.run(sockets=[self.socket])

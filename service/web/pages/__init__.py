@@ -15,9 +15,12 @@ The read-only pages (public game page, replay, audits, player page, club table) 
 routes under their own prefixes (``/watch/…``, ``/people/…``, ``/club``), never under
 ``/games`` or ``/players``, which are the API's.
 
-Pages read through the same functions as the API (``service.games``, ``service.storage.sqlite``) and
+Pages read through the same functions as the API (``service.record.games``, ``service.storage.sqlite``) and
 record only through the API's write path: the table page's script is a client of the
 documented REST API, so a page can never accept what the API would refuse.
+
+Part of ``service.web``: may import ``service.record`` and below, never a view of
+``service.web.views`` (``tests/test_import_layers.py``).
 """
 
 from __future__ import annotations

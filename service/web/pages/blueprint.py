@@ -1,4 +1,4 @@
-"""The pages' one blueprint (``pages``), which every module of ``service.pages`` adds its routes to.
+"""The pages' one blueprint (``pages``), which every module of ``service.web.pages`` adds its routes to.
 
 Its own module, so that the page modules import it from below instead of from the package
 that imports them (no import in a circle). It also holds the templates' filters that isolate

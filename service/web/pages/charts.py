@@ -1,7 +1,7 @@
 """Charts for the player page, drawn on the server as SVG by pygal (no script, no CDN).
 
 Each function takes data the pages already read through the API's functions (a score sheet,
-a player's games from ``service.history``) and returns an SVG string to inline, with
+a player's games from ``service.storage.history``) and returns an SVG string to inline, with
 ``role="img"`` and a name for screen readers; the pages show the same numbers in a table.
 """
 
@@ -125,7 +125,7 @@ def results_by_month(played: list[dict[str, Any]]) -> dict[str, Any]:
     """A player's games per month (oldest first): ``{"rows": [{"month", "won", "lost",
     "other"}], "svg": str | None}``; ``other`` counts games abandoned or still in play.
 
-    ``played`` is ``service.history.games`` (each with ``date`` and ``result``).
+    ``played`` is ``service.storage.history.games`` (each with ``date`` and ``result``).
     """
     counts: dict[str, Counter[str]] = {}
     for game in played:

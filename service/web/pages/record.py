@@ -2,8 +2,8 @@
 tamper-evident record"; docs/tamper-evidence.md).
 
 ``/watch/<id>/verify?fingerprint=…`` checks the game's whole record afresh (every event
-rebuilt, the hash chain recomputed: ``service.cache.verified``, whatever is cached; the row,
-the match-history rows and a fork's lineage compared with it: ``service.projections``) and
+rebuilt, the hash chain recomputed: ``service.record.cache.verified``, whatever is cached; the row,
+the match-history rows and a fork's lineage compared with it: ``service.record.projections``) and
 says in words whether the noted fingerprint matches the record as it stands now, as it
 stood after an earlier event, or no moment of it. A damaged record is the 503
 ``record_damaged`` page, as on every route of that game.

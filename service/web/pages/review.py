@@ -16,8 +16,8 @@ Routes (on the pages blueprint, never under the API's ``/games`` or ``/players``
 ``/club``                                   the club table: every player's record per game
 ==========================================  ==================================================
 
-Every page reads through the functions the REST reads use (``service.games``,
-``replays.audit``, ``replays.timeline``, ``service.history``, the engine's ``view`` and
+Every page reads through the functions the REST reads use (``service.record.games``,
+``replays.audit``, ``replays.timeline``, ``service.storage.history``, the engine's ``view`` and
 ``score_sheet``), so a page shows exactly what the API says. Pages are public; a request
 that carries ``Authorization: Bearer <token>`` (the pages' scripts send the token this
 device keeps) gets the full view, as on the API.
@@ -203,7 +203,7 @@ def page_error(err: ApiError) -> tuple[str, int]:
     return render_template("page_error.html", err=err), err.status
 
 
-#: A sealed fork refused before a page's view runs (``service.secrecy.guard``) is a page too.
+#: A sealed fork refused before a page's view runs (``service.record.secrecy.guard``) is a page too.
 bp.register_error_handler(secrecy.Sealed, page_error)
 
 
@@ -376,11 +376,11 @@ def watch(game_id: str) -> Any:
 def watch_board(game_id: str) -> Any:
     """The game page's live part as a fragment; 304 while ``If-None-Match`` names the version.
 
-    What it finds is remembered (``service.boards``): the version, and the public board of a
+    What it finds is remembered (``service.web.boards``): the version, and the public board of a
     game that is not a what-if fork (a fork's public view can be sealed by its ancestors
     without its own version changing), so that the server answers the next polls from memory."""
     answers: BoardAnswers = current_app.extensions["kibitz_boards"]
-    epoch = answers.epoch(game_id)  # before the row is read: see service.boards
+    epoch = answers.epoch(game_id)  # before the row is read: see service.web.boards
     row = load_row(game_id)
     alone = not row.get("forked_from_game")  # a fork's view can change with the games it was forked from
     if _not_modified(row["version"]):

@@ -7,7 +7,7 @@
  * - Kibitz.api(): one fetch of the documented JSON API; resolves to {status, body, etag}
  *   or rejects with {unreachable: true} when there was no answer at all.
  * - Kibitz.clocks(root): every <time data-clock> (written by the server in club time,
- *   service/pages/clock.py) written again in this device's own time zone, in the same shape
+ *   service/web/pages/clock.py) written again in this device's own time zone, in the same shape
  *   ("2026-12-05 19:42", "19:42:05", "2026-12-05"); run on load and on every piece of page
  *   added later (the game page's live board, the replay's steps).
  */

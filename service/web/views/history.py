@@ -1,7 +1,7 @@
 """Match histories: ``GET /players``, ``GET /players/<name>``, ``GET /players/<name>/games``.
 
 Players are matched by name, trimmed and case-insensitively, across games; forks never
-count. Everything is read from the ``player_results`` projection (``service.history``).
+count. Everything is read from the ``player_results`` projection (``service.storage.history``).
 """
 
 from __future__ import annotations

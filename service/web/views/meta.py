@@ -12,7 +12,7 @@ from service.web.boards import BoardAnswers
 bp = Blueprint("meta", __name__)
 
 
-#: What ``/health`` says for each trouble of the database (``service.boards.BoardAnswers.trouble``).
+#: What ``/health`` says for each trouble of the database (``service.web.boards.BoardAnswers.trouble``).
 TROUBLE_DETAILS = {
     "not answering": "The database server is not answering (it may be paused, overloaded, or cut off from this "
                      "server): this server cannot record or read games now.",

@@ -1,7 +1,7 @@
 """Recording: ``POST /games/<id>/events``, ``/undo``, ``/redo``; the log and next actions.
 
 A write follows ``api.md``'s order of checks: body (413/415/400), then one read under the
-game's write lock (``service.writes.record``, ``Writer.move``) and from it: game (404) →
+game's write lock (``service.record.writes.record``, ``Writer.move``) and from it: game (404) →
 ``record_damaged`` (503) → token (401/403) → ``Idempotency-Key`` → payload errors (422) →
 ``If-Match`` (412) → rules (409) → the append sent with its ``COMMIT`` → 201.
 """
@@ -57,11 +57,11 @@ def redo(game_id: str) -> Response:
 
 def commit(game_id: str, endpoint: str, body: Any) -> Response:
     """Store what ``body`` asks through ``endpoint`` with this request's token,
-    ``Idempotency-Key`` and ``If-Match`` (``service.moves.write``: one read, one append); the
+    ``Idempotency-Key`` and ``If-Match`` (``service.record.moves.write``: one read, one append); the
     201 (or the stored first response), or with ``?dry_run=true`` the 200 ``{"dry_run": true,
     "state", "irregularities"}`` of a write that stores and remembers nothing. ``kibitz serve``
     answers the common request to these routes itself through the same function
-    (``service.server``)."""
+    (``service.web.server``)."""
 
     def token_read(row: Mapping[str, Any]) -> None:  # where kibitz serve's gate learns the tokens
         request.environ[http.TOKENS_KEY] = http.tokens_seen(row)
@@ -104,7 +104,7 @@ def actions(game_id: str) -> Response:
     ``?before=<seq>``: what could have been recorded in place of event ``seq`` (the moment
     just before it in the current record, ``engine.stream.before``; for an event not in the
     record, undone or bookkeeping, the moment just before it as it was: 401 ``token_required``
-    publicly when that moment shows a card back in a hand, ``service.secrecy.moment``); 404
+    publicly when that moment shows a card back in a hand, ``service.record.secrecy.moment``); 404
     outside 2..version."""
     row = games.load(game_id)
     full = secrecy.reader(row)

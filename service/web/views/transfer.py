@@ -48,7 +48,7 @@ MAX_ARCHIVED = 1000
 @secrecy.reads("since", "until")
 def export_games() -> Response:
     """A night's games (a period's: ``since`` / ``until``, days ``YYYY-MM-DD`` in club time,
-    both inclusive; either left out: no bound) as one zip (``service.transfer.archive``): each
+    both inclusive; either left out: no bound) as one zip (``service.record.transfer.archive``): each
     game's ``json`` export, ``csv`` score sheet and ``text`` record, in the public view (a game
     in progress shows no card still in a hand), oldest first; what-if forks are left out. 422
     ``validation_failed`` for a bound that is not a day, ``since`` after ``until``, or a period

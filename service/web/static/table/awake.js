@@ -2,7 +2,7 @@
  *
  * Where the browser has the Wake Lock API (a secure context: https or localhost) the page asks for
  * a screen lock, and again when it becomes visible. On a plain-HTTP LAN address the API is
- * missing, so the page falls back to NoSleep.js (vendored, service/static/VENDORED.md): a silent
+ * missing, so the page falls back to NoSleep.js (vendored, service/web/static/VENDORED.md): a silent
  * looping video, started by the scorekeeper's first tap (browsers play media only after a
  * gesture). `#table[data-awake]` says which is in use: "wake-lock", "video", or "no" (neither
  * could be had yet). */

@@ -430,18 +430,57 @@ export function renderQueue() {
 }
 
 
-/* The waiting taps lie over the seats' foot (their facts and own actions), under the last line of
- * seat names, so the seat to act can still be seen: never over the board, which while taps wait
- * is the confirmed board plus the waiting taps (issue 25: the facts and the finished trick stay in
- * view), and never over the deck. Taller than that room, the box scrolls its newest tap into view. */
+/* The waiting taps lie in the room kept under the board (the band's empty foot, above the deck),
+ * so the seats' own buttons (Knock, Reveal, …) stay free to tap while the Wi-Fi is down; where that
+ * room is taken (a knock's folds shown) or too low for one row of buttons, over the seats' foot
+ * (their facts and own actions), under the last line of seat names. Never over the board, which
+ * while taps wait is the confirmed board plus the waiting taps (issue 25: the facts and the
+ * finished trick stay in view), and never over the deck. Taller than its room, the box is one
+ * strip scrolled sideways, the newest tap's choice in view. */
 export function placeQueue(box) {
   var area = box.parentNode.getBoundingClientRect();
+  var deckTop = el("deck").getBoundingClientRect().top;
+  var free = freeBandTop();
+  box.classList.add("in-band");
+  if (fits(box, deckTop - 1 - free)) {
+    place(box, free - area.top, deckTop - 1 - free);
+    return;
+  }
+  box.classList.remove("in-band");
   var heads = el("seats").querySelectorAll(".seat-head");
   var names = el("seats").getBoundingClientRect().top;
   for (var h = 0; h < heads.length; h++) { names = Math.max(names, heads[h].getBoundingClientRect().bottom + 2); }
   var foot = el("band").getBoundingClientRect().top;
-  box.style.top = Math.round(names - area.top) + "px";
-  box.style.maxHeight = Math.max(0, Math.floor(foot - names)) + "px";
+  place(box, names - area.top, foot - names);
+}
+
+/* The top of the band's empty foot: under the last line of the board and under any button or
+ * line shown in the action room. */
+function freeBandTop() {
+  var band = el("band");
+  var lowest = band.getBoundingClientRect().top;
+  var shown = band.querySelectorAll("#board > *, .hand-result, #action-room button, #action-room .action-row > :not(.empty), #action-room p");
+  for (var i = 0; i < shown.length; i++) {
+    var node = shown[i];
+    if (node.hidden || node.closest("[hidden]") || getComputedStyle(node).visibility === "hidden") { continue; }
+    var r = node.getBoundingClientRect();
+    if (r.width && r.height) { lowest = Math.max(lowest, r.bottom); }
+  }
+  return lowest + 1;
+}
+
+/* Whether the box, as one strip, fits in ``height`` px. */
+function fits(box, height) {
+  box.classList.add("one-row");
+  box.style.maxHeight = "";
+  var need = box.scrollHeight;
+  box.classList.remove("one-row");
+  return height >= need;
+}
+
+function place(box, top, height) {
+  box.style.top = Math.round(top) + "px";
+  box.style.maxHeight = Math.max(0, Math.floor(height)) + "px";
   box.classList.remove("one-row");
   box.scrollLeft = 0;
   if (box.scrollHeight > box.clientHeight + 1) { box.classList.add("one-row"); }  // one strip, the open tap first

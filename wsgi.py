@@ -6,8 +6,8 @@ name of ``$KIBITZ_ALLOWED_HOSTS`` (comma-separated; the name a proxy forwards un
 zone named by ``$KIBITZ_TIMEZONE`` (an IANA name), else this computer's, as ``kibitz serve
 --timezone`` does (docs/club-server.md)."""
 
-from service import lan
-from service.app import create_app
+from service.cli import lan
+from service.web.app import create_app
 
 app = create_app()
 app.config["TRUSTED_HOSTS"] = lan.known_hosts("0.0.0.0", lan.allowed_from_environment())

@@ -15,8 +15,8 @@ with ``NULL`` in its place: the reference, in the same minutes):
 
 - ``head``: the head query every read makes (``store.head``);
 - ``get``: ``FoldCache.get`` on a cached game with its games row, as every route calls it
-  (``service.games.current``): the head query, the last event re-hashed, the row compared
-  with ``game_created`` (``service.cache.agrees``);
+  (``service.record.games.current``): the head query, the last event re-hashed, the row compared
+  with ``game_created`` (``service.record.cache.agrees``);
 - ``move read``: the one read of a move (``store.begin_move``, then a rollback): what a write
   pays before it decides;
 - ``recheck``: what one cached game costs when the guard has changed (``FoldCache.get``
@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from service import cache
+from service.record import cache
 from service.storage import backend as store
 from service.storage import migrations, postgres, sqlite
 

@@ -29,10 +29,10 @@ from urllib.parse import quote
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.playouts import play  # noqa: E402
-from service.app import create_app  # noqa: E402
+from service.web.app import create_app  # noqa: E402
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
-KIBITZ = [sys.executable, "-c", "from service.cli import main; main()"]
+KIBITZ = [sys.executable, "-c", "from service.cli.main import main; main()"]
 
 
 def record(path: Path, games: int, seed: int) -> int:

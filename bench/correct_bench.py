@@ -137,7 +137,7 @@ def engine_figures(log: list[tuple[int, dict[str, Any]]], everything: list[tuple
 
 def service_figures(events: list[tuple[int, dict[str, Any]]], extra: list[dict[str, Any]], early: tuple[int, Any],
                     late: tuple[int, Any], repeats: int) -> dict[str, tuple[float, float]]:
-    from service.app import create_app
+    from service.web.app import create_app
 
     folder = tempfile.mkdtemp(prefix="kibitz-correct-bench-")
     app = create_app({"TESTING": True, "DATABASE": os.path.join(folder, "kibitz.db")})

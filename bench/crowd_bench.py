@@ -3,7 +3,7 @@
 Starts a real ``kibitz serve`` on a loopback port with a fresh database, creates one game and
 runs two timed runs against it, each for ``--seconds``:
 
-* **polling**: ``--clients`` watchers (500) do what the game page does (``service/static/watch.js``):
+* **polling**: ``--clients`` watchers (500) do what the game page does (``service/web/static/watch.js``):
   each keeps its own keep-alive connection and asks ``/watch/<id>/board`` once a second with
   ``If-None-Match`` naming the version it shows (304 while nothing changed, the new board and
   its ``ETag`` after a write);
@@ -155,7 +155,7 @@ def scorekeeper(port: int, game_id: str, token: str, seconds: float, tag: str) -
 
 async def watchers(port: int, game_id: str, clients: int, seconds: float, version: int) -> dict[str, Any]:
     """``clients`` game pages, each on its own keep-alive connection, polling the board once a
-    second for ``seconds`` (``service/static/watch.js``). Returns every poll as
+    second for ``seconds`` (``service/web/static/watch.js``). Returns every poll as
     ``[started, ended, status, version seen]`` (status 0: no answer)."""
     import aiohttp
 

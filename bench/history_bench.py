@@ -14,7 +14,7 @@ routing, SQL, JSON, CSV or HTML), the first ``GET /club`` and ``GET /`` after th
 then the median and worst wall time and the median CPU time of ``--runs`` requests each of
 :data:`URLS` in three ways, alternating, ``--rounds`` times each, in the same minutes:
 
-- ``checked``: as served (``service.projections``: nothing changed since the last check, so
+- ``checked``: as served (``service.record.projections``: nothing changed since the last check, so
   the stored rows are not read again);
 - ``unchecked``: the checks turned off (the reference: the answers as built before them);
 - ``rechecked``: one game's results written again before each request (as a write that
@@ -47,10 +47,10 @@ from bench.playouts import play  # noqa: E402
 from engine import stop_the_bus, toepen  # noqa: E402
 from engine import stream as streams  # noqa: E402
 from replays import chain, replay  # noqa: E402
-from service import forks, history, projections  # noqa: E402
-from service.app import create_app  # noqa: E402
-from service.storage import migrations  # noqa: E402
+from service.record import projections  # noqa: E402
+from service.storage import forks, history, migrations  # noqa: E402
 from service.storage import sqlite as store  # noqa: E402
+from service.web.app import create_app  # noqa: E402
 
 CLUB = ["Bob", "Cas", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jan", "Kim", "Lou", "Max", "Ned", "Oda", "Pim",
         "Quin", "Rik", "Sam", "Tes", "Uwe", "Vic", "Wim", "Xan", "Yan", "Zoe", "Bas", "Cor", "Dirk", "Els", "Fien",
@@ -133,7 +133,7 @@ def timed(client: Any, url: str, runs: int, before: Any = None) -> tuple[float, 
 
 @contextmanager
 def unchecked(on: bool) -> Iterator[None]:
-    """With ``on`` False, the block runs with ``service.projections``' checks turned into
+    """With ``on`` False, the block runs with ``service.record.projections``' checks turned into
     no-ops (the reference: the answers as they were built before the checks)."""
     if on:
         yield

@@ -290,7 +290,7 @@ def profiled(out: Path, serve_args: list[str]) -> None:
     functions with the most CPU of their own, and the ones with the most in total, to ``out``."""
     import yappi
 
-    from service.cli import main
+    from service.cli.main import main
 
     yappi.set_clock_type("cpu")
     yappi.start()

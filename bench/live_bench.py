@@ -12,7 +12,7 @@ for example a throwaway cluster of ``tests/postgres_cluster.sh``), starts two re
    committed before it is sent) to the start of the first poll on A that got the new board
    (negative: seen before the 201 reached the client), and from the POST's start; and when a
    third connection of the bench's own, listening on the channel, heard the notification;
-2. **pages**: ``--pages`` watchers poll A once a second as ``service/static/watch.js`` does
+2. **pages**: ``--pages`` watchers poll A once a second as ``service/web/static/watch.js`` does
    (each on its own connection, at its own phase) while ``--page-moves`` notes are recorded
    through B, 2 s apart; the delay each page saw from B's 201 to its poll that showed the move;
 3. **idle polls**: ``--polls`` polls back to back while nothing changes (304s), on a third

@@ -202,7 +202,7 @@ class Run:
 PLACES = (("uvicorn", "HTTP server"), ("a2wsgi", "HTTP server"), ("httptools", "HTTP server"),
           ("uvloop", "HTTP server"), ("asyncio", "HTTP server"), ("granian", "HTTP server"),
           ("gunicorn", "HTTP server"), ("waitress", "HTTP server"), ("cheroot", "HTTP server"),
-          ("service/server.py", "HTTP server"), ("service/gate.py", "HTTP server"),
+          ("service/web/server.py", "HTTP server"), ("service/web/gate.py", "HTTP server"),
           ("selectors", "HTTP server"), ("socket", "HTTP server"),
           ("werkzeug", "Flask, werkzeug"), ("flask", "Flask, werkzeug"), ("jinja2", "Flask, werkzeug"),
           ("marshmallow", "marshmallow"), ("json", "json"),

@@ -23,7 +23,7 @@ Then, alternately, ``--rounds`` times each, in the same minutes:
 - ``eventsourcing``: ``Application.repository.get(id)``, the aggregate reloaded from its
   stored events (no snapshots, no aggregate cache);
 - ``kibitz, cache miss``: what the service does for a game it has not folded
-  (``service.cache.FoldCache.get`` on an empty cache): the stored head, every event read,
+  (``service.record.cache.FoldCache.get`` on an empty cache): the stored head, every event read,
   numbered without a gap, the hash chain recomputed, the game folded through its rules
   (``replays.replay.fold``: ``engine.stream`` and the game's ``apply``);
 - ``kibitz, fold alone``: ``replays.replay.fold`` over the events already read.
@@ -31,7 +31,7 @@ Then, alternately, ``--rounds`` times each, in the same minutes:
 Each ratio is the library's median CPU time over Kibitz's for the same number of events
 (above 1: Kibitz rebuilds faster); the target is 1.5 for every game.
 
-**Append** (``--appends``): the service's write function (``service.writes.record``, as
+**Append** (``--appends``): the service's write function (``service.record.writes.record``, as
 ``POST /games/<id>/events`` calls it after its token and schema checks: the writer's
 one read and one append, the fold cache, the SQLite commit at ``synchronous=FULL``) timed per move, wall
 clock and the process's CPU time, with the fold cache warm:
@@ -74,10 +74,12 @@ import engine  # noqa: E402
 from bench.playouts import NAMES, Log, play  # noqa: E402
 from engine import stream as streams  # noqa: E402
 from replays import replay  # noqa: E402
-from service import forks  # noqa: E402
-from service.cache import FoldCache  # noqa: E402
+from service.record.cache import FoldCache  # noqa: E402
 from service.storage import backend as store  # noqa: E402
-from service.storage import migrations  # noqa: E402
+from service.storage import (
+    forks,
+    migrations,  # noqa: E402
+)
 
 STAMP = "2026-01-01T00:00:00.000Z"
 ALL_GAMES = ("toepen", "fool", "fuji_flush", "stop_the_bus")
@@ -227,9 +229,9 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def append_part(database: str, appends: int, long: int, seed: int, label: str) -> None:
-    from service import writer as writers
-    from service import writes
     from service.parsing import Parsed
+    from service.record import writer as writers
+    from service.record import writes
 
     db = store.connect(database, "FULL")
     if store.is_postgres(db):
@@ -261,7 +263,7 @@ def append_part(database: str, appends: int, long: int, seed: int, label: str) -
         assert recorded.status == 201, recorded.body
         return wall, used
 
-    print(f"## Append through service.writes.record, {label}, synchronous=FULL, fold cache warm ({load()})")
+    print(f"## Append through service.record.writes.record, {label}, synchronous=FULL, fold cache warm ({load()})")
     print()
     results: dict[str, tuple[list[float], list[float]]] = {}
     short: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []

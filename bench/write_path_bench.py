@@ -16,14 +16,14 @@ in a temporary folder.
 
 Each run records random legal Toepen games (``bench/playouts.py``, the same seed in every
 run), created beforehand (untimed): ``--threads`` threads, each the request thread of one
-scorekeeper recording its own games, call ``service.writes.record`` (the whole write path:
+scorekeeper recording its own games, call ``service.record.writes.record`` (the whole write path:
 the one read, the cached fold's check, the token, the ``Idempotency-Key``, ``If-Match``,
 the rules, the append and its commit) until ``--moves`` moves are stored. Two ways to
 commit, run alternately, ``--rounds`` times each:
 
-- ``thread``: ``service.writer.Writer(shared=False)``: each move committed in the thread
+- ``thread``: ``service.record.writer.Writer(shared=False)``: each move committed in the thread
   that asked for it, in a transaction of its own;
-- ``batch`` (SQLite only): ``service.writer.Writer(shared=True)``: each move in the thread
+- ``batch`` (SQLite only): ``service.record.writer.Writer(shared=True)``: each move in the thread
   that asked for it, but a move that comes while another holds the file's write lock joins
   its transaction, and the last of them commits for all (one fsync);
 - ``writer``: :class:`GroupWriter` below, the shape of the writer before it (one writer
@@ -66,11 +66,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import engine  # noqa: E402
 from bench.league_bench import cpu_of, cpu_since, postgres_pids  # noqa: E402
 from bench.playouts import play  # noqa: E402
-from service import http, parsing, writes  # noqa: E402
-from service.cache import FoldCache  # noqa: E402
+from service import http, parsing
+from service.record import writes
+from service.record.cache import FoldCache  # noqa: E402
+from service.record.writer import Writer  # noqa: E402
 from service.storage import backend as store  # noqa: E402
 from service.storage import migrations, postgres, sqlite  # noqa: E402
-from service.writer import Writer  # noqa: E402
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 SIDE_RATE = (0.12, 0.12)
@@ -78,9 +79,9 @@ SIDE_RATE = (0.12, 0.12)
 
 class GroupWriter:
     """One writer thread committing the moves waiting at one moment together (the shape of
-    ``service.writer`` before this work): one transaction per batch (``BEGIN IMMEDIATE``;
+    ``service.record.writer`` before this work): one transaction per batch (``BEGIN IMMEDIATE``;
     on PostgreSQL ``BEGIN`` with the batch's games locked), each move in its own
-    ``SAVEPOINT`` with the same one read and one append as :class:`service.writer.Writer`'s,
+    ``SAVEPOINT`` with the same one read and one append as :class:`service.record.writer.Writer`'s,
     one ``COMMIT``; each caller waits for its answer. No game is ever busy here (one
     process), so nothing is set aside."""
 

@@ -5,9 +5,9 @@ Usage::
     python bench/wsgi_servers.py NAME --port P --db FILE [--threads 8] [--synchronous FULL]
 
 NAME is one of :data:`SERVERS`. The app is built exactly as ``kibitz serve`` builds it
-(``service.app.create_app`` with the database and ``synchronous``), then served by that
+(``service.web.app.create_app`` with the database and ``synchronous``), then served by that
 server on 127.0.0.1:P until SIGTERM. Only for measuring: ``kibitz serve`` is the server
-Kibitz ships (its crowd promises, docs/crowds.md, are kept by ``service/server.py``).
+Kibitz ships (its crowd promises, docs/crowds.md, are kept by ``service/web/server.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ SERVERS = ("granian", "gunicorn-gthread", "waitress", "cheroot")
 
 def app() -> Any:
     """The Flask app (a factory, for servers that import their target by name)."""
-    from service.app import create_app
+    from service.web.app import create_app
 
     return create_app({"DATABASE": os.environ["KIBITZ_BENCH_DB"],
                        "SYNCHRONOUS": os.environ.get("KIBITZ_BENCH_SYNCHRONOUS", "FULL")})

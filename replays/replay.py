@@ -194,7 +194,7 @@ def kept_secret(folded: Folded, events: Iterable[Mapping[str, Any]]) -> dict[int
     never shows (a Toepen folder's dead cards, an undone laundry's cards of a folder …): the
     cards of its stored events (``events``: the whole log) less those the public event log
     names (:func:`event_log`). A what-if fork that shares such a hand must not name them
-    (api.md, "Forks share hands"; ``service.secrecy``)."""
+    (api.md, "Forks share hands"; ``service.record.secrecy``)."""
     events = list(events)
     rules, state = folded.stream.rules, folded.stream.state
     hands = [hand_of(folded, event["seq"]) for event in events]

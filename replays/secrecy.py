@@ -6,7 +6,7 @@ play, show, reveal, swap …; its card is back in the player's hand) names a car
 may not see until its hand is over. This module is the one place that says which events
 those are and what the public sees of them; every read that shows events or past moments
 (the event log and the exports through ``replays.replay.event_log``, the timeline, the
-audits' corrections, ``states/<seq>`` and the replay through ``service.secrecy.state_after``,
+audits' corrections, ``states/<seq>`` and the replay through ``service.record.secrecy.state_after``,
 the undo/redo ``target`` of ``GET …/actions``) asks it.
 
 - :func:`withdrawn`: the seqs whose recorded cards are no longer in the current record, from

@@ -334,7 +334,7 @@ def cards(parse: Callable[[Any], Any], **kwargs: Any) -> fields.List[Any]:
 class UtcDateTime(fields.Field[Any]):
     """An ISO 8601 time with a zone; stored and shown in UTC with a ``Z``."""
 
-    #: How the OpenAPI document describes it (``service/openapi.py``).
+    #: How the OpenAPI document describes it (``service/web/openapi.py``).
     json_schema: dict[str, Any] = {"type": "string", "format": "date-time", "maxLength": 64}
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:

@@ -1,4 +1,4 @@
-"""Shapes of the API's responses, for the OpenAPI document (``service/openapi.py``).
+"""Shapes of the API's responses, for the OpenAPI document (``service/web/openapi.py``).
 
 The views build plain dicts; these schemas describe them. ``state`` and game-specific views
 are objects whose fields each rules file lists.

@@ -3,7 +3,7 @@ options in words (label, values, one line saying what each does).
 
 Presentation only; the rules stay in ``engine``. Option names, choices and defaults come from
 the rules files (``../shared/spec/rules/<game>.md``) through the engine modules. The new-game
-page lays the options out from here (``service.pages.catalogue``) and the text export writes
+page lays the options out from here (``service.web.pages.catalogue``) and the text export writes
 them in these words (:func:`options_in_words`), so both say one thing.
 """
 

@@ -64,7 +64,7 @@ def local_zone() -> ZoneInfo:
 
 def club_zone() -> ZoneInfo:
     """The zone the pages show times in: ``TIMEZONE`` in the running app's config (set by
-    ``service.app.create_app``), this computer's zone outside one."""
+    ``service.web.app.create_app``), this computer's zone outside one."""
     from flask import current_app, has_app_context
 
     found = current_app.config.get("TIMEZONE") if has_app_context() else None

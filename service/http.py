@@ -178,7 +178,7 @@ def bearer_token(header: str | None) -> str | None:
 
 def _is_live_token(token: str, game: Mapping[str, Any]) -> bool:
     """True when ``token`` is one of ``game``'s live write tokens (``game["token_hashes"]``,
-    their SHA-256s, as ``service.games.load`` reads them). Every stored hash is compared, in
+    their SHA-256s, as ``service.record.games.load`` reads them). Every stored hash is compared, in
     constant time each, whichever matches."""
     digest = token_hash(token)
     found = False
@@ -210,23 +210,23 @@ def _token_invalid(token: str, game: Mapping[str, Any], club_key: str | None) ->
 
 
 def require_token(game: Mapping[str, Any]) -> None:
-    """Check the write token of ``game`` (a row from ``service.games.load``): 401
+    """Check the write token of ``game`` (a row from ``service.record.games.load``): 401
     ``token_required`` without a bearer token, 403 ``token_invalid`` with a token that is
     not one of this game's live tokens (a revoked one, another game's, the club key).
 
     The game's id, version and live token hashes are left in the WSGI environ
-    (``kibitz.tokens``), where ``kibitz serve`` learns them (``service.gate.TokenGate``)."""
+    (``kibitz.tokens``), where ``kibitz serve`` learns them (``service.web.gate.TokenGate``)."""
     request.environ[TOKENS_KEY] = tokens_seen(game)
     check_token(game, _bearer(), current_app.config.get("CLUB_KEY"))
 
 
 #: The WSGI environ key under which the app says which game's tokens a write checked
-#: (:func:`tokens_seen`), for ``service.gate.TokenGate``.
+#: (:func:`tokens_seen`), for ``service.web.gate.TokenGate``.
 TOKENS_KEY = "kibitz.tokens"
 
 
 def tokens_seen(game: Mapping[str, Any]) -> tuple[str, int, tuple[str, ...]]:
-    """What a write's token check tells ``service.gate.TokenGate``: ``(game id, version,
+    """What a write's token check tells ``service.web.gate.TokenGate``: ``(game id, version,
     live token hashes)``."""
     return game["id"], game["version"], tuple(game["token_hashes"])
 
@@ -305,7 +305,7 @@ def check_if_match(version: int, header: str | None = None) -> None:
     Accepted spellings of a version: ``"7"`` and ``7``; a list separated by commas matches
     if any item does. A weak tag (``W/"7"``) never matches (api.md; RFC 9110 §13.1.1: If-Match
     compares strongly), nor does anything else. ``header`` is the request's ``If-Match`` value
-    (read before the write, ``service.writes.record``).
+    (read before the write, ``service.record.writes.record``).
     """
     if header is None:
         return

@@ -1,4 +1,4 @@
-"""Parsing write payloads into what the write functions of ``service.writes`` take.
+"""Parsing write payloads into what the write functions of ``service.record.writes`` take.
 
 Nothing here reads or writes the database: each function takes a decoded JSON body (or a
 loaded ``POST /games`` body) and returns the parsed action or the ``game_created`` data,

@@ -18,8 +18,8 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException, SecurityError
 
 from schemas.games import flatten
-from service import db
 from service.storage import backend as store
+from service.storage import connections as db
 
 PROBLEM_TYPE = "urn:kibitz:problem:"
 PROBLEM_JSON = "application/problem+json"

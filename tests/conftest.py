@@ -16,8 +16,8 @@ from flask.testing import FlaskClient
 
 from bench.playouts import NAMES, Playout, play
 from engine.stream import replay
-from service.app import create_app
 from service.storage import backend
+from service.web.app import create_app
 from tests.installed import installed_kibitz  # noqa: F401  (built and installed once per run)
 from tests.openapi_check import check_response
 from tests.postgres import _migrated_schemas, migrated_postgres_url, other_postgres_url, postgres_url  # noqa: F401

@@ -36,7 +36,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: The folders of files (not Python modules) that the service reads at run time: the pages'
 #: templates, and the static files in every subfolder with the vendored assets and their licences.
-DATA_FOLDERS = ("service/templates", "service/static")
+DATA_FOLDERS = ("service/web/templates", "service/web/static")
 #: How long building and the two installs may take together before the test fails (a loaded
 #: 2-core machine; unloaded it is about 30 s).
 INSTALL_TIMEOUT = 600
@@ -72,7 +72,7 @@ def checkout_listing() -> list[str]:
 
 def checkout_files() -> set[str]:
     """Every file under :data:`DATA_FOLDERS` in the checkout (:func:`checkout_listing`), as
-    ``service/static/table/board.js``."""
+    ``service/web/static/table/board.js``."""
     return _data_only(set(checkout_listing()))
 
 

@@ -1,4 +1,4 @@
-"""Check responses against the OpenAPI document (``service.openapi.build()``).
+"""Check responses against the OpenAPI document (``service.web.openapi.build()``).
 
 :func:`check_response` finds the documented operation of a request (method and path, the
 path matched against the document's templates, fixed segments before parameters), then
@@ -23,7 +23,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from service import openapi
+from service.web import openapi
 
 DOC_URI = "urn:kibitz:openapi"
 

@@ -194,7 +194,7 @@ def _migrated_schemas() -> Iterator[Ready]:
 @contextmanager
 def migrated_schema(ready: Ready) -> Iterator[str]:
     """The URL of a schema holding every migration and no row: what the service makes of an
-    empty database when it starts (``service.db.init_app``), without the cost of migrating a
+    empty database when it starts (``service.storage.connections.init_app``), without the cost of migrating a
     new schema for each test. The schema is taken from ``ready`` when one is there, else
     created and migrated; afterwards its tables are emptied and it goes back to ``ready`` (or,
     if the test changed its definition, it is dropped)."""

@@ -21,7 +21,7 @@ import threading
 from urllib.parse import urlsplit, urlunsplit
 
 #: What the startup message of a ``kibitz serve`` process's listening connection holds (its
-#: ``application_name``, ``service.listener``): that connection's turns (``LISTEN``, and its
+#: ``application_name``, ``service.record.listener``): that connection's turns (``LISTEN``, and its
 #: look at the database's guard after each wait) are no move's, and are not counted.
 LISTENER = b"kibitz listener"
 

@@ -13,7 +13,7 @@ import json
 import pytest
 import requests
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.conftest import assert_problem, create
 from tests.test_disputes_over_real_http import Table
 from tests.test_server import server  # noqa: F401 - the module-scoped real server fixture

@@ -12,8 +12,8 @@ import json
 
 from click.testing import CliRunner
 
-from service.app import create_app
-from service.cli import main
+from service.cli.main import main
+from service.web.app import create_app
 from tests.conftest import OPEN_DEAL, assert_problem, create
 
 PLAYS = [{"type": "play", "player": player, "card": card} for player, card in (("Bob", "7H"), ("Cas", "8H"))]

@@ -235,7 +235,7 @@ def test_recording_folds_only_the_new_action(open_game, monkeypatch):
 
 
 def test_a_second_process_writing_is_caught_up_incrementally(database, monkeypatch):
-    from service.app import create_app
+    from service.web.app import create_app
 
     one = create_app({"TESTING": True, "DATABASE": database}).test_client()
     two = create_app({"TESTING": True, "DATABASE": database}).test_client()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.club_server import kibitz
 from tests.conftest import PLAYERS
 

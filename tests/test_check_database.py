@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from service.app import create_app
 from service.storage import backend
+from service.web.app import create_app
 from tests.club_server import kibitz
 from tests.conftest import OPEN_DEAL, PLAYERS
 from tests.tampering import lifted

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from service.app import create_app
-from service.cache import FoldCache
+from service.record.cache import FoldCache
 from service.storage import backend
+from service.web.app import create_app
 from tests.conftest import create
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from service.cli import main
+from service.cli.main import main
 from service.storage import backend, postgres
 from service.storage import sqlite as store
 from tests.conftest import ON_BOTH_BACKENDS

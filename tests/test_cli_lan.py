@@ -13,7 +13,7 @@ import time
 
 import requests
 
-from service import lan
+from service.cli import lan
 from tests.browser.conftest import free_port, kibitz_command
 from tests.lost_answers import LOST
 

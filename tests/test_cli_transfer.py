@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from service.cli import main
+from service.cli.main import main
 from service.storage import backend
 from tests.conftest import needs_examples
 from tests.test_transfer import EXAMPLES, comparable, play_scenario

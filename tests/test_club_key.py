@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from service.app import create_app
-from service.pages import is_page_endpoint
+from service.web.app import create_app
+from service.web.pages import is_page_endpoint
 from tests.conftest import OPEN_DEAL, PLAYERS, assert_problem
 from tests.zips import body_text
 

@@ -17,10 +17,10 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 
-from service import copying
-from service.app import create_app
-from service.cli import main
+from service.cli.main import main
+from service.record import copying
 from service.storage import backend as store
+from service.web.app import create_app
 from tests.conftest import OPEN_DEAL, SHARED, Game, create, needs_examples
 from tests.postgres import fresh_schema, postgres_url  # noqa: F401  (the fixture)
 
@@ -324,7 +324,7 @@ def test_the_progress_bar_shows_on_a_terminal(tmp_path):
     for _ in range(3):
         create(client)
     leader, follower = pty.openpty()
-    done = subprocess.run([sys.executable, "-c", "from service.cli import main; main()", "copy", str(path),
+    done = subprocess.run([sys.executable, "-c", "from service.cli.main import main; main()", "copy", str(path),
                            str(tmp_path / "copy.db")], stdout=follower, stderr=follower, check=False, timeout=120)
     os.close(follower)
     shown = b""

@@ -3,7 +3,7 @@ the entry it corrected."""
 
 from __future__ import annotations
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.club_server import kibitz
 from tests.conftest import OPEN_DEAL, PLAYERS
 

@@ -14,8 +14,8 @@ import time
 
 import requests
 
-from service.boards import BoardAnswers
 from service.storage import sqlite as store
+from service.web.boards import BoardAnswers
 from tests.serving import serving
 
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from bench.playouts import play
 from engine import GAMES
-from service.cli import main
+from service.cli.main import main
 from tests.conftest import Game
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]

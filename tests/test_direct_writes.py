@@ -1,8 +1,8 @@
 """``kibitz serve``'s direct route of writes answers exactly what the Flask app answers.
 
-``service.server.Direct`` takes ``POST /games/<id>/events`` (``/correct``, ``/undo``,
+``service.web.server.Direct`` takes ``POST /games/<id>/events`` (``/correct``, ``/undo``,
 ``/redo``) as scorekeepers send it without building a WSGI request, through the same write
-function as the Flask view (``service.moves.write``). Two real servers (uvicorn, real HTTP
+function as the Flask view (``service.record.moves.write``). Two real servers (uvicorn, real HTTP
 on loopback) on two databases run the same script of writes, right and wrong, one with the
 direct route and one without (``Limits.direct_writes``): every answer must be the same,
 status, headers and bytes of the body (the random parts, ids, tokens, salts, hashes and
@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from service.app import create_app
-from service.server import Limits, Server, create_server
+from service.web.app import create_app
+from service.web.server import Limits, Server, create_server
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 HANDS = {"Ann": ["7H", "8H", "9H", "TH"], "Bob": ["JH", "QH", "KH", "AH"],

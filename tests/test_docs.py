@@ -174,7 +174,7 @@ def test_the_two_set_up_commands_are_the_ones_a_fresh_clone_runs():
     ]
     setup = configparser.ConfigParser()
     setup.read(ROOT / "setup.cfg", encoding="utf-8")
-    assert "kibitz = service.cli:main" in setup["options.entry_points"]["console_scripts"]
+    assert "kibitz = service.cli.main:main" in setup["options.entry_points"]["console_scripts"]
     assert "pytest" in setup["options.extras_require"]["test"]
     assert "-n 2" in setup["tool:pytest"]["addopts"]
 

@@ -45,6 +45,6 @@ def test_engine_imports_nothing_from_the_outside(path: Path) -> None:
 def test_the_scan_sees_forbidden_imports(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text(
-        "import flask\nfrom sqlite_utils import Database\ndef f():\n    from service.app import create_app\n"
+        "import flask\nfrom sqlite_utils import Database\ndef f():\n    from service.web.app import create_app\n"
     )
-    assert {"flask", "sqlite_utils", "service.app"} <= imported(probe)
+    assert {"flask", "sqlite_utils", "service.web.app"} <= imported(probe)

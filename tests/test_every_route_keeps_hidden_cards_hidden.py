@@ -2,7 +2,7 @@
 (api.md, "Views and secrets", judged against the current record; docs/secrecy.md).
 
 Each route comes from Flask's URL map (``app.url_map``) and each view's query parameters from
-its registration beside the view (``service.secrecy.reads``): a ``GET`` route without one
+its registration beside the view (``service.record.secrecy.reads``): a ``GET`` route without one
 fails here, so a route is covered the day it is added. Every route is read publicly, with
 each registered parameter varied, for seeded random open games of all four games (undos,
 redos and new moves at random points; a what-if fork inside the hand in play, played on),
@@ -30,8 +30,8 @@ from bench import playouts
 from engine import stream as streams
 from engine.core import RulesError
 from replays import replay
-from service import secrecy
-from service.app import create_app
+from service.record import secrecy
+from service.web.app import create_app
 from tests.zips import body_text
 
 #: The seats of each game (Fool! needs four).
@@ -343,7 +343,7 @@ PATH_VALUES: dict[str, Callable[[Context], list[str]]] = {
     "name": lambda ctx: ["Ann", "Cas"],
     "filename": lambda ctx: ["kibitz.css"],
 }
-#: Values of every query parameter a view registers (``service.secrecy.reads``), by name: a
+#: Values of every query parameter a view registers (``service.record.secrecy.reads``), by name: a
 #: parameter registered without values here fails the test.
 QUERY_VALUES: dict[str, Callable[[Context], list[str]]] = {
     "step": _seqs,
@@ -380,7 +380,7 @@ def _read_routes(app: Any) -> list[tuple[Any, tuple[str, ...]]]:
             missing.append(rule.rule)
             continue
         out.append((rule, query))
-    assert not missing, f"routes without registered query parameters (service.secrecy.reads): {missing}"
+    assert not missing, f"routes without registered query parameters (service.record.secrecy.reads): {missing}"
     unknown = sorted({a for rule, _ in out for a in rule.arguments if a not in PATH_VALUES}
                      | {q for _, query in out for q in query if q not in QUERY_VALUES})
     assert not unknown, f"parameters this test has no values for: {unknown}"
@@ -493,8 +493,8 @@ def _app_with_a_new_route(tmp_path: Any) -> Any:
     """The app plus a route that reads a game's whole log and forgets every check of secrecy."""
     from flask import jsonify
 
-    from service.db import get_db
     from service.storage import sqlite as store
+    from service.storage.connections import get_db
 
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "new.db")})
     app.test_client_class = FlaskClient  # a route the OpenAPI document does not know yet
@@ -512,7 +512,7 @@ def test_a_get_route_without_registered_parameters_fails_the_every_route_test(tm
 
 
 def test_a_route_added_later_is_sealed_for_a_fork_without_asking(tmp_path):
-    """``service.secrecy.guard`` runs before every read of a game: the careless route answers
+    """``service.record.secrecy.guard`` runs before every read of a game: the careless route answers
     401 for a fork that shares a hand the original still plays, and is open to its token."""
     client = _app_with_a_new_route(tmp_path).test_client()
     made = client.post("/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"], "visibility": "open"})

@@ -20,8 +20,7 @@ from typing import Any
 import pytest
 import requests
 
-from service import history
-from service.storage import backend
+from service.storage import backend, history
 from tests.club_server import Served, kibitz, serve
 from tests.conftest import OPEN_DEAL
 

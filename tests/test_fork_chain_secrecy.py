@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.conftest import OPEN_DEAL, Game, assert_problem, create
 
 CHAIN = 150

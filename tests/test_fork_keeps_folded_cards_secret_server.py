@@ -5,10 +5,10 @@ An outside tester, in open Toepen: a fork made before Ann's fold, in which she s
 published her four cards once both hands had ended, though in the original game she folded
 and a folded player's cards are never revealed (rules/toepen.md, "Answering a knock"). The
 cause was general: a fork inherits the dealt cards of every game up its chain, but inherited
-only their secrecy "until the hand is over" (``service.forks.sealed_by``), not the cards
+only their secrecy "until the hand is over" (``service.storage.forks.sealed_by``), not the cards
 such a game keeps secret after it. Now the fork's public reads are refused (401
 ``token_required``) while its public view names a card a game up its chain never shows
-(``service.secrecy.names_kept_secret``); a fork that names none of them reads as before.
+(``service.record.secrecy.names_kept_secret``); a fork that names none of them reads as before.
 """
 
 from __future__ import annotations

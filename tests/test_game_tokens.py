@@ -88,7 +88,7 @@ def test_a_guessed_address_says_when_the_link_works(client, db_path):
     """Without ``--url`` the link names this machine's first LAN address (or loopback when it
     has none), which a server started without ``--lan`` does not listen on: one line under the
     link says so, in the Share panel's words, and names ``--url``."""
-    from service import lan
+    from service.cli import lan
 
     game = create(client)
     done = kibitz("token", game.id, "--db", str(db_path), "--no-qr", "--port", "8001")
@@ -183,7 +183,7 @@ def test_migration_makes_each_stored_token_hash_the_games_first_token(tmp_path):
         "token_hash": hashlib.sha256(token.encode()).hexdigest(), "created_at": "2025-01-10T20:00:00.000Z",
         "version": 0, "status": "in_progress"})
     db.close()
-    from service.app import create_app
+    from service.web.app import create_app
 
     client = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()  # migrates
     migrated = Database(sqlite3.connect(path))

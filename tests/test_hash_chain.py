@@ -21,10 +21,9 @@ import pytest
 
 import engine
 from replays import replay
-from service import history
-from service.app import create_app
-from service.storage import migrations
+from service.storage import history, migrations
 from service.storage import sqlite as store
+from service.web.app import create_app
 from tests.club_server import kibitz
 from tests.conftest import OPEN_DEAL, PLAYERS, create
 from tests.test_check_database import json_set, make_database, tamper

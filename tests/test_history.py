@@ -12,8 +12,8 @@ import pytest
 
 import engine
 from engine import stream as streams
-from service import history
 from service.storage import backend as store
+from service.storage import history
 from tests.conftest import Game, assert_problem, create, needs_examples
 from tests.test_transfer import play_scenario
 

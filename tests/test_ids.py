@@ -6,7 +6,7 @@ import re
 
 from click.testing import CliRunner
 
-from service.cli import main
+from service.cli.main import main
 from service.http import new_game_id
 from tests.conftest import create
 

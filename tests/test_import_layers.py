@@ -1,31 +1,38 @@
-"""Layers that only point down, and no import in a circle (issue 11).
+"""Layers that only point down, and no import in a circle (issues 11 and 26).
 
 The imports of every module of ``engine/``, ``schemas/``, ``replays/`` and ``service/`` are
 read with ``ast`` (an import inside a function counts too) and resolved to the project's
-own modules. The layers, lowest first (docs/architecture.md, "Layers"):
+own modules. The layers are packages, lowest first (docs/architecture.md, "The folders";
+``service/__init__.py``):
 
 0. ``engine``  1. ``schemas``  2. ``replays``
-3. the service's storage and domain modules (``service.storage.sqlite``, ``service.writes`` …)
-4. the service's views (``service.views.*``), pages (``service.pages.*``), CLI
-   (``service.cli*``), the app factory and the server (``service.app``, ``service.server``)
+3. ``service.storage``
+4. the modules at the top of ``service`` (problems, http, parsing, clubtime, catalogue)
+5. ``service.record``
+6. ``service.web``
+7. ``service.cli``
 
-A module imports only from its own layer or below; no view imports another view or a
-page, no page imports a view; the import graph has no cycle.
+A module belongs to the deepest package of :data:`LAYERS` that holds it, and imports only from
+its own layer or below; a package under ``service/`` that :data:`LAYERS` does not name fails
+(a new package takes its place in the layers when it is made). No view imports another view or
+a page, no page imports a view; the import graph has no cycle.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "schemas", "replays", "service")
-TOP = ("service.views", "service.pages", "service.cli", "service.cli_tokens", "service.cli_transfer", "service.cli_copy",
-       "service.app", "service.server")
-LAYER_NAMES = ("engine", "schemas", "replays", "service storage/domain", "service views/pages/cli")
-
+#: The layers, lowest first: each a package (``service`` itself: the modules at its top).
+LAYERS = ("engine", "schemas", "replays", "service.storage", "service", "service.record", "service.web",
+          "service.cli")
+#: Packages inside a layer's package, which belong to it.
+INSIDE = ("service.web.views", "service.web.pages")
 
 def module_name(path: Path, root: Path = ROOT) -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)
@@ -70,10 +77,9 @@ def graph(root: Path = ROOT) -> dict[str, set[str]]:
 
 
 def layer(name: str) -> int:
-    top = name.split(".")[0]
-    if top != "service":
-        return PACKAGES.index(top)
-    return 4 if any(name == prefix or name.startswith(prefix + ".") for prefix in TOP) else 3
+    """The index in :data:`LAYERS` of the deepest package holding module ``name``."""
+    held = [index for index, package in enumerate(LAYERS) if within(name, package)]
+    return max(held, key=lambda index: LAYERS[index].count("."))
 
 
 def within(name: str, prefix: str) -> bool:
@@ -86,13 +92,13 @@ def wrong_way(edges: dict[str, set[str]]) -> list[str]:
     for source, targets in sorted(edges.items()):
         for target in sorted(targets):
             if layer(target) > layer(source):
-                bad.append(f"{source} ({LAYER_NAMES[layer(source)]}) imports {target} "
-                           f"({LAYER_NAMES[layer(target)]}), a layer above it")
-            elif within(source, "service.views") and within(target, "service.views") and target != "service.views":
+                bad.append(f"{source} ({LAYERS[layer(source)]}) imports {target} "
+                           f"({LAYERS[layer(target)]}), a layer above it")
+            elif within(source, "service.web.views") and within(target, "service.web.views") and target != "service.web.views":
                 bad.append(f"view {source} imports view {target}: share it from a module below the views")
-            elif within(source, "service.views") and within(target, "service.pages"):
+            elif within(source, "service.web.views") and within(target, "service.web.pages"):
                 bad.append(f"view {source} imports page module {target}")
-            elif within(source, "service.pages") and within(target, "service.views"):
+            elif within(source, "service.web.pages") and within(target, "service.web.views"):
                 bad.append(f"page module {source} imports view {target}: share it from a module below the views")
     return bad
 
@@ -122,16 +128,38 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_the_packages() -> None:
     edges = graph()
-    assert "service.writes" in edges and "engine.toepen" in edges and "service.views.recording" in edges
-    assert "service.moves" in edges["service.views.recording"]  # the write routes, shared with the server
-    assert "service.writes" in edges["service.moves"]
-    assert "service.storage.backend" in edges["service.writes"]
+    assert "service.record.writes" in edges and "engine.toepen" in edges and "service.web.views.recording" in edges
+    assert "service.record.moves" in edges["service.web.views.recording"]  # the write routes, shared with the server
+    assert "service.record.writes" in edges["service.record.moves"]
+    assert "service.storage.backend" in edges["service.record.writes"]
+
+
+def unnamed_packages(root: Path = ROOT) -> list[str]:
+    """The packages under ``service/`` that neither :data:`LAYERS` nor :data:`INSIDE` names."""
+    named = set(LAYERS) | set(INSIDE)
+    return sorted(name for name in (module_name(path.parent / "__init__.py", root)
+                                    for path in (root / "service").rglob("__init__.py")) if name not in named)
+
+
+def test_every_package_of_the_service_has_its_layer() -> None:
+    assert not unnamed_packages(), "packages the layers do not name (add each to LAYERS, or to INSIDE when it " \
+                                   "belongs to its parent's layer): " + ", ".join(unnamed_packages())
+    edges = graph()
+    assert all(any(layer(name) == index for name in edges) for index in range(len(LAYERS))), "an empty layer"
+    assert layer("service.problems") == LAYERS.index("service")
+    assert layer("service.web.views.games") == LAYERS.index("service.web")
+
+
+def test_every_package_says_what_lives_there_and_what_it_may_import() -> None:
+    for package in [*LAYERS[3:], *INSIDE]:
+        path = ROOT / Path(*package.split(".")) / "__init__.py"
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        assert "import" in doc, f"{path.relative_to(ROOT)}: its docstring says what it may import"
 
 
 def test_no_import_points_up_the_layers() -> None:
     bad = wrong_way(graph())
-    assert not bad, "imports against the layers (engine < schemas < replays < service storage/domain < " \
-                    "service views/pages/cli):\n" + "\n".join(bad)
+    assert not bad, "imports against the layers (" + " < ".join(LAYERS) + "):\n" + "\n".join(bad)
 
 
 def test_no_import_cycle() -> None:
@@ -141,18 +169,27 @@ def test_no_import_cycle() -> None:
 
 
 @pytest.mark.parametrize(("files", "expected"), [
-    ({"service/storage/sqlite.py": "from service import history\n",
-      "service/history.py": "def f():\n    from .storage import sqlite\n"},
+    ({"service/storage/sqlite.py": "from service.storage import history\n",
+      "service/storage/history.py": "def f():\n    from . import sqlite\n"},
      "cycle"),
-    ({"service/views/a.py": "from service.views.b import x\n", "service/views/b.py": "x = 1\n"}, "view"),
-    ({"service/storage/sqlite.py": "from service.views import games\n", "service/views/games.py": ""}, "layer"),
+    ({"service/web/views/a.py": "from service.web.views.b import x\n", "service/web/views/b.py": "x = 1\n"}, "view"),
+    ({"service/storage/sqlite.py": "from service.web.views import games\n", "service/web/views/games.py": ""}, "layer"),
     ({"engine/toepen.py": "import replays.replay\n", "replays/replay.py": ""}, "layer"),
+    ({"service/storage/history.py": "from service.problems import ApiError\n", "service/problems.py": ""}, "layer"),
+    ({"service/problems.py": "def f():\n    from service.record import writes\n", "service/record/writes.py": ""},
+     "layer"),
+    ({"service/record/writes.py": "from service.web import boards\n", "service/web/boards.py": ""}, "layer"),
+    ({"service/web/app.py": "from service.cli.lan import known_hosts\n", "service/cli/lan.py": ""}, "layer"),
+    ({"service/cli/main.py": "from service.web.app import create_app\n", "service/web/app.py": "from service.record "
+      "import writes\n", "service/record/writes.py": "from service import http\n", "service/http.py": "from "
+      "service.storage import backend\n", "service/storage/backend.py": "import replays.replay\n",
+      "replays/replay.py": "import engine.core\n", "engine/core.py": ""}, "down"),
 ])
 def test_the_checks_catch_what_they_look_for(tmp_path: Path, files: dict[str, str], expected: str) -> None:
     for package in PACKAGES:
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
-    for sub in ("views", "storage"):
+    for sub in ("web", "web/views", "storage", "record", "cli"):
         (tmp_path / "service" / sub).mkdir()
         (tmp_path / "service" / sub / "__init__.py").write_text("")
     for name, text in files.items():
@@ -162,9 +199,18 @@ def test_the_checks_catch_what_they_look_for(tmp_path: Path, files: dict[str, st
     if expected == "cycle":
         assert found and not bad
     elif expected == "view":
-        assert bad and "view service.views.a imports view service.views.b" in bad[0]
+        assert bad and "view service.web.views.a imports view service.web.views.b" in bad[0]
+    elif expected == "down":
+        assert not bad and not found
     else:
-        assert bad and "a layer above it" in bad[0]
+        assert len(bad) == 1 and "a layer above it" in bad[0]
+
+
+def test_a_package_the_layers_do_not_name_is_found(tmp_path: Path) -> None:
+    for package in ("service", "service/record", "service/record/drafts", "service/tools"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    assert unnamed_packages(tmp_path) == ["service.record.drafts", "service.tools"]
 
 
 #: The storage modules below the rest of the service: they import nothing of it but each other.
@@ -178,3 +224,35 @@ def test_the_storage_backends_import_nothing_of_the_service_above_them() -> None
     bad = [f"{name} imports {target}" for name in STORAGE_BASE for target in sorted(edges[name])
            if target.startswith("service") and not within(target, "service.storage")]
     assert not bad, "\n".join(bad)
+
+
+def folder_map(text: str) -> set[str]:
+    """The modules the folder map of docs/architecture.md ("The folders") names under
+    ``service/``: each entry of the map's block is a name set off by two spaces, a folder ending
+    in ``/``, and belongs to the nearest folder indented less than it."""
+    block = text.split("## The folders\n", 1)[1].split("```\n", 2)[1]
+    named: set[str] = set()
+    folders: list[tuple[int, str]] = []
+    for line in block.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        for entry in re.split(r" {2,}", line.strip()):
+            if not re.fullmatch(r"[\w.]+/?", entry):
+                break  # the rest of the line describes its entries
+            while folders and folders[-1][0] >= indent:
+                folders.pop()
+            path = "".join(name for _, name in folders) + entry
+            if entry.endswith("/"):
+                folders.append((indent, entry))
+            elif entry.endswith(".py") and path.startswith("service/"):
+                named.add(path)
+    return named
+
+
+def test_the_folder_map_of_architecture_md_is_the_tree() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    named = folder_map(text)
+    actual = {path.relative_to(ROOT).as_posix() for path in (ROOT / "service").rglob("*.py")
+              if path.name != "__init__.py" and "static" not in path.parts}
+    assert "service/record/writes.py" in named and "service/web/app.py" in named
+    assert named == actual, f"in the map, not in the tree: {sorted(named - actual)}; " \
+                            f"in the tree, not in the map: {sorted(actual - named)}"

@@ -1,5 +1,5 @@
 """Moves that come while another write holds SQLite's write lock join its open transaction
-(service/writer.py; docs/architecture.md, "A write, end to end"): each, in its own thread,
+(service/record/writer.py; docs/architecture.md, "A write, end to end"): each, in its own thread,
 reads what the writes before it in that transaction wrote (``store.read_move``: the games
 row's version for ``If-Match``, the head its event is chained to, an ``Idempotency-Key``
 stored by an earlier move), keeps its append in a ``SAVEPOINT`` (a refusal stores nothing

@@ -18,8 +18,8 @@ from typing import Any
 import psycopg
 import requests
 
-from service.boards import BoardAnswers
 from service.storage import postgres
+from service.web.boards import BoardAnswers
 from tests.conftest import OPEN_DEAL, PLAYERS
 from tests.postgres import postgres_url  # noqa: F401  (the fixture)
 from tests.serving import serving_process

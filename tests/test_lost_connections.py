@@ -14,8 +14,8 @@ import psycopg
 import pytest
 from sqlite_utils import Database
 
+from service.record.writer import Writer
 from service.storage import backend as store
-from service.writer import Writer
 
 
 def _end(db) -> None:

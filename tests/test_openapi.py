@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import schemas
-from service.pages import is_page_endpoint
+from service.web.pages import is_page_endpoint
 
 
 def _openapi_path(rule: str) -> str:

@@ -2,7 +2,7 @@
 installs of README's "On a club's laptop" hold every template and static file of the checkout,
 in every subfolder, and nothing else there (``tests/installed.py`` builds and installs once per
 run). A file added under service/templates or service/static that the packaging would leave
-out fails here; so did ``package_data = static/*``, which took none of service/static/table/ nor
+out fails here; so did ``package_data = static/*``, which took none of service/web/static/table/ nor
 the vendored NoSleep.js with its licence.
 
 The pages served from such an install are loaded in Chromium by
@@ -24,9 +24,9 @@ pytestmark = pytest.mark.timeout(900)  # the build and the two installs, once pe
 
 def test_the_checkout_has_files_in_subfolders_to_compare():
     files = checkout_files()
-    assert {"service/templates/table.html", "service/static/table/board.js",
-            "service/static/vendor/nosleep/NoSleep.min.js", "service/static/vendor/nosleep/LICENSE",
-            "service/static/VENDORED.md"} <= files
+    assert {"service/web/templates/table.html", "service/web/static/table/board.js",
+            "service/web/static/vendor/nosleep/NoSleep.min.js", "service/web/static/vendor/nosleep/LICENSE",
+            "service/web/static/VENDORED.md"} <= files
 
 
 def test_the_wheel_ships_every_template_and_static_file(installed_kibitz: Installed):

@@ -2,7 +2,7 @@
 api.md: "413 … a problem body like every other error, answered before the body is read
 when Content-Length says so"), by a real ``kibitz serve`` over a raw socket.
 
-``service.server`` reads the headers before the body and answers a ``Content-Length`` over
+``service.web.server`` reads the headers before the body and answers a ``Content-Length`` over
 the app's limit with the app's problem body. The client here sends only the headers and never the body.
 """
 
@@ -132,10 +132,10 @@ def test_urllib_posting_3_mb_reads_the_413_every_time(served):
 
 
 def test_a_client_that_never_stops_sending_is_cut_off_within_the_lingering_bound(served):
-    """The lingering close is bounded (service.server.LINGER_SECONDS, LINGER_BYTES): a client
+    """The lingering close is bounded (service.web.server.LINGER_SECONDS, LINGER_BYTES): a client
     claiming 1 GB and sending without pause still reads its 413 and is then closed by the
     server within the bound, not kept for as long as it sends."""
-    from service.server import LINGER_SECONDS
+    from service.web.server import LINGER_SECONDS
 
     head = (f"POST /games HTTP/1.1\r\nHost: 127.0.0.1:{served}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {1000 * 1000 * 1000}\r\n\r\n").encode("ascii")

@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from service import listener
+from service.record import listener
 from service.storage import postgres
 from service.storage import postgres_bounds as bounds
 from tests.clusters import Cluster, cluster  # noqa: F401  (the fixture)

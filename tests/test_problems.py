@@ -9,7 +9,7 @@ from tests.conftest import assert_problem
 
 
 def test_internal_errors_hide_internals(database):
-    from service.app import create_app
+    from service.web.app import create_app
 
     app = create_app({"DATABASE": database})
     boom = Blueprint("boom", __name__)

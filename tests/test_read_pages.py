@@ -9,7 +9,7 @@ import re
 import pytest
 from freezegun import freeze_time
 
-from service.pages.review import turn_words
+from service.web.pages.review import turn_words
 from tests.conftest import OPEN_DEAL, create
 
 

@@ -176,11 +176,11 @@ def test_the_sound_game_still_answers_and_records(edited):
 
 
 def test_views_and_pages_read_stored_events_only_through_the_checked_read():
-    """``service.games.events`` (``service.cache.checked_events``) is the one read of stored
+    """``service.record.games.events`` (``service.record.cache.checked_events``) is the one read of stored
     events for every route, so a new route cannot forget the checks."""
     root = Path(__file__).resolve().parent.parent / "service"
-    files = [*root.glob("views/*.py"), *root.glob("pages/*.py"), root / "secrecy.py", root / "transfer.py",
-             root / "writes.py"]
+    files = [*root.glob("web/views/*.py"), *root.glob("web/pages/*.py"), root / "record" / "secrecy.py",
+             root / "record" / "transfer.py", root / "record" / "writes.py"]
     unchecked = [str(path.relative_to(root)) for path in files if "store.events(" in path.read_text()]
     assert unchecked == []
 

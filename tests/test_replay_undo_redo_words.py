@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from service.pages.review import correction_words
+from service.web.pages.review import correction_words
 from tests.conftest import create
 
 

@@ -18,7 +18,7 @@ import socket
 import pytest
 import requests
 
-from service import lan
+from service.cli import lan
 from tests.serving import serving
 
 EVIL = "evil.example"

@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 import requests
 
-from service import history
-from service.storage import backend, postgres
+from service.storage import backend, history, postgres
 from service.storage import sqlite as sqlite_store
 from tests.club_server import Served, kibitz, serve
 

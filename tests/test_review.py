@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cards import pretty
-from service.cli import main
+from service.cli.main import main
 from tests.conftest import ON_BOTH_BACKENDS, OPEN_DEAL, assert_problem, create
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples"

@@ -3,7 +3,7 @@ counted on a real ``kibitz serve`` through real HTTP:
 
 - **PostgreSQL**: the server reaches its database through a counting TCP proxy
   (tests/round_trips.py) that counts round trips, every connection of the process together
-  but its listening one (``service.listener``: it waits for other processes' notifications
+  but its listening one (``service.record.listener``: it waits for other processes' notifications
   and looks at the database's guard after each wait, on no move's path and under no game's
   lock); a move of a game already in the fold cache takes **at most 3** (the read with the
   write lock, then the append with its commit: 2 today).
@@ -11,7 +11,7 @@ counted on a real ``kibitz serve`` through real HTTP:
   ``set_trace_callback`` on every connection); a move takes **at most 6** statements
   (``BEGIN IMMEDIATE``, the one read, the event's ``INSERT``, the games row's ``UPDATE``,
   the ``Idempotency-Key``'s ``INSERT`` and ``COMMIT``; 5 without a key), besides at most one
-  ``PRAGMA data_version`` of ``kibitz serve``'s token gate (``service.gate``: the epoch it
+  ``PRAGMA data_version`` of ``kibitz serve``'s token gate (``service.web.gate``: the epoch it
   takes before the app reads the game, on a connection of its own, outside the write).
 
 The first move after the game's creation is recorded before the counting starts: it opens

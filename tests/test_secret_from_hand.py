@@ -1,4 +1,4 @@
-"""``service.forks.secret_from_hand`` (kept on every write): the first hand not over, found
+"""``service.storage.forks.secret_from_hand`` (kept on every write): the first hand not over, found
 without asking every hand of a long game (issue 23: an append's cost must not grow with the
 game's length)."""
 
@@ -12,7 +12,7 @@ import pytest
 from bench.playouts import NAMES, play
 from engine import stream as streams
 from engine.interface import GameRules
-from service import forks
+from service.storage import forks
 
 SHAPES: list[tuple[str, int, dict[str, Any], str]] = [
     ("toepen", 4, {"limit": 15}, "table"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.club_server import unprivileged
 from tests.test_server import _free_port, _kibitz
 

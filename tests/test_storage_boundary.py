@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 STORAGE = {"service/storage/__init__.py", "service/storage/interface.py", "service/storage/sqlite.py",
            "service/storage/admin.py", "service/storage/migrations.py", "service/storage/postgres.py",
            "service/storage/backend.py", "service/storage/postgres_admin.py", "service/storage/messages.py",
-           "service/storage/postgres_bounds.py"}
+           "service/storage/postgres_bounds.py", "service/storage/connections.py",
+           "service/storage/forks.py", "service/storage/history.py"}
 #: A string that starts with an SQL keyword (written in capitals, as every statement here is).
 SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|CREATE|ALTER|"
                  r"DROP|VACUUM)\b")
@@ -71,7 +72,7 @@ def test_the_storage_modules_exist() -> None:
     assert all((ROOT / name).is_file() for name in STORAGE)
     assert sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "service" / "storage").glob("*.py")) \
         == sorted(STORAGE), "a new module of service/storage/ must be named in STORAGE"
-    assert ROOT / "service" / "writes.py" in outside_storage()
+    assert ROOT / "service" / "record" / "writes.py" in outside_storage()
 
 
 def test_no_sql_outside_the_storage_modules() -> None:

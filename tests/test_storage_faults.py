@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.club_server import PLAYERS, kibitz, outside, serve, unprivileged
 
 

@@ -432,3 +432,25 @@ def test_two_processes_racing_with_the_same_version_store_one_event(db: Any, pos
     assert answers == ["201", "412"]
     assert [event["seq"] for event in postgres.events(db, "g1")] == [1, 2]
     assert postgres.version_of(db, "g1") == 2
+
+
+#: Each read guarded against a NUL in what it looks up (``postgres._nothing_for_nul``), its
+#: arguments after the connection and what it finds when nothing matches.
+NUL_READS = [("get_game", ("g\x00",), None), ("version_of", ("g\x00",), None), ("head", ("g\x00",), None),
+             ("events", ("g\x00",), []), ("event_hashes", ("g\x00",), []), ("remembered", ("g1", "k\x00"), None),
+             ("live_token_hashes", ("g\x00",), []), ("fork_lineage", ("g\x00",), []),
+             ("lineage_secrets", ("g\x00",), []), ("stored_as", ("g\x00",), None), ("is_fork", ("g\x00",), False),
+             ("player_totals", (None, "2026\x00"), []), ("player_stats", ("bob\x00", ("fools",)), []),
+             ("player_games", ("bob\x00",), []), ("results_in_scope", (("score",), None, None, "bob\x00"), []),
+             ("player_game_count", ("bob\x00",), 0)]
+
+
+@pytest.mark.parametrize(("name", "args", "nothing"), NUL_READS, ids=[read[0] for read in NUL_READS])
+def test_a_nul_in_what_a_read_looks_up_finds_nothing(db: Any, name: str, args: tuple[Any, ...], nothing: Any) -> None:
+    """PostgreSQL's text holds no NUL, so no row has one: the read finds nothing, as on SQLite,
+    where psycopg would refuse to send the query (``DataError``, checked on the unguarded read)."""
+    new_game(db)
+    read = getattr(postgres, name)
+    assert read(db, *args) == nothing
+    with pytest.raises(psycopg.DataError):
+        read.__wrapped__(db, *args)

@@ -1,7 +1,7 @@
 """The table page's modules import in one direction (docs/table-page.md, "Where the code is").
 
-The import statements of ``service/static/table.js`` (the page's entry module) and of every
-module under ``service/static/table/`` are read and their graph must have no cycle: state.js at
+The import statements of ``service/web/static/table.js`` (the page's entry module) and of every
+module under ``service/web/static/table/`` are read and their graph must have no cycle: state.js at
 the bottom importing none of them, the queue above it importing state.js alone, the drawing and
 the entry module on top. A module asks for what lies above it through state.js's events.
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-STATIC = Path(__file__).resolve().parent.parent / "service" / "static"
+STATIC = Path(__file__).resolve().parent.parent / "service" / "web" / "static"
 
 COMMENT = re.compile(r"\s*(?:/\*.*?\*/|//[^\n]*)", re.S)
 STATEMENT = re.compile(r"""\s*(?:import|export)\s+(?:[\w$*{},\s]+?\s+from\s*)?(["'])([^"'\n]+)\1\s*;?""")

@@ -15,7 +15,7 @@ write with the same 503, storing nothing (docs/tamper-evidence.md, "An edit made
 server runs"). The sound game beside it answers and records as before; ``kibitz check``
 names each changed game.
 
-The one route answered from memory (``GET /watch/<id>/board``, service.boards) finds the
+The one route answered from memory (``GET /watch/<id>/board``, service.web.boards) finds the
 change at once on SQLite (``PRAGMA data_version``); on PostgreSQL when the process's listener
 hears of it (the games row's notification, or its look at the triggers after each wait of
 at most 0.25 s), so the test waits for that one with a deadline before it asks the others.
@@ -217,7 +217,7 @@ def _shape(route: str) -> str:
 def test_the_route_lists_cover_every_route_of_a_game(tmp_path):
     """Every route of the app that names a game is in the lists above (so a new one is
     tested here too): its GETs in READS or PAGES, its POSTs in WRITES."""
-    from service.app import create_app
+    from service.web.app import create_app
 
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "kibitz.db")})
     reads = {_shape(route) for route in [*READS, *PAGES]}

@@ -20,9 +20,9 @@ from marshmallow import fields
 
 import schemas
 from schemas.common import is_unicode, typed_text
-from service.app import create_app
-from service.cli import main
+from service.cli.main import main
 from service.storage import sqlite as store
+from service.web.app import create_app
 from tests.conftest import OPEN_DEAL, PLAYERS, assert_problem, create
 
 LONE = "\ud83d"

@@ -167,8 +167,8 @@ def test_the_migration_recomputes_the_match_keys_of_stored_games(client, db_path
     """Games stored before: their player_results keys were the name trimmed and case-folded;
     migration 0007 writes NFC, case-folded, joiner-free keys, and where two old seats now compare
     equal both keep their old keys."""
-    from service.app import create_app
     from service.storage.migrations import MIGRATIONS
+    from service.web.app import create_app
 
     one = create(client, players=[NFC_JOSE, "Bob", "Cas"])
     two = create(client, players=["Ann", "Bob", "Dee"])

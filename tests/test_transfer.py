@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 import engine
-from service.app import create_app
+from service.web.app import create_app
 from tests.conftest import OPEN_DEAL, Game, assert_problem, create, needs_examples
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "shared" / "examples").glob("*.json"))

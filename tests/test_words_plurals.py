@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from bench.playouts import play
 from engine import GAMES
 from engine.core import plural
-from service.cli import main
+from service.cli.main import main
 from tests.conftest import Game, assert_problem
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]

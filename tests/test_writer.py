@@ -12,8 +12,8 @@ import time
 import pytest
 from sqlite_utils import Database
 
+from service.record.writer import Writer
 from service.storage import backend as store
-from service.writer import Writer
 
 
 @pytest.fixture
@@ -103,10 +103,10 @@ def test_the_log_is_checkpointed_off_the_write_path(committer, monkeypatch):
     import sqlite3
     import time
 
-    import service.writer
+    import service.record.writer
 
     path, writer = committer
-    monkeypatch.setattr(service.writer, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(service.record.writer, "CHECKPOINT_EVERY", 3)
     for n in range(9):
         writer.run(lambda db, n=n: db.execute("INSERT INTO t (n) VALUES (?)", [n]))
 

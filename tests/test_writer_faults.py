@@ -1,5 +1,5 @@
 """The writer meets a real full database (``max_page_count``): writes that came while one held
-the write lock share its transaction (SQLite: service/writer.py), and a fault in it fails the
+the write lock share its transaction (SQLite: service/record/writer.py), and a fault in it fails the
 whole transaction with ``StorageUnavailable``: none of it is stored (not even its writes
 before the fault), a refusal in it keeps its own error, and the next write after space is
 freed commits on a fresh connection."""
@@ -12,8 +12,8 @@ import time
 import pytest
 from sqlite_utils import Database
 
+from service.record.writer import Writer
 from service.storage import sqlite as store
-from service.writer import Writer
 
 
 def rows(path: str) -> list[str]:

@@ -40,7 +40,7 @@ def main() -> None:
     """Install the trace into ``sys.argv[1]``, then run ``kibitz`` with the arguments after it."""
     install(sys.argv[1])
     sys.argv = ["kibitz", *sys.argv[2:]]
-    from service.cli import main as kibitz
+    from service.cli.main import main as kibitz
 
     kibitz()
 

@@ -10,7 +10,15 @@
 - ``service.storage.admin``: whole-database work on SQLite (backups, checks, start-up);
 - ``service.storage.postgres_admin``: the same on PostgreSQL (backups through ``pg_dump``,
   the reads of checks), both implementing :class:`~service.storage.interface.WholeDatabase`;
-- ``service.storage.migrations``: the numbered migrations of the schema.
+- ``service.storage.migrations``: the numbered migrations of the schema;
+- ``service.storage.connections``: the database connections, one per worker thread;
+- ``service.storage.history`` and ``service.storage.forks``: the two projections every write
+  keeps (match histories, fork lineage), plain functions over a connection; the migrations
+  backfill them.
+
+The lowest layer of the service: it may import ``engine``, ``schemas`` and ``replays`` and
+nothing else of the service (``tests/test_import_layers.py``); the backends themselves import
+only each other.
 
 ``SQLITE`` and ``POSTGRES`` are the backends typed as the interface they implement, and
 ``SQLITE_ADMIN`` and ``POSTGRES_ADMIN`` their whole-database work: mypy checks here that they do.

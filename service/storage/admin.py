@@ -8,7 +8,7 @@ on PostgreSQL.
   self-contained file (rollback-journal mode: no ``-wal`` or ``-shm`` needed beside it).
 - :func:`open_read_only` opens a database with a ``mode=ro`` URI, so a check never changes it.
 - :func:`integrity`, :func:`games`, :func:`event_seqs`, :func:`orphan_events` are the reads of
-  ``kibitz check`` (``service.checking`` folds the games).
+  ``kibitz check`` (``service.record.checking`` folds the games).
 - :func:`startup_problem` is ``kibitz serve``'s quick check; :func:`checkpoint` is run when it
   stops.
 """
@@ -190,7 +190,7 @@ def read_table(conn: sqlite3.Connection, table: str) -> int:
 
 
 #: The ``games`` columns :func:`games` reads besides the ones every database has, each when
-#: the database has it: what ``kibitz check`` compares with the log (``service.checking``).
+#: the database has it: what ``kibitz check`` compares with the log (``service.record.checking``).
 DERIVED = ("title", "created_at", "player_keys", "forked_from_game", "forked_from_seq", "secret_from_hand",
            "fork_lineage")
 

@@ -98,7 +98,7 @@ class EventLog(Protocol):
     def set_version(self, db: Connection, game_id: str, version: int, status: str, *,
                     secret_from_hand: int | None) -> None:
         """Record the game's new ``version``, ``status`` and ``secret_from_hand`` (the first hand not over,
-        None once all are: ``service.forks.secret_from_hand``), all derived from the events."""
+        None once all are: ``service.storage.forks.secret_from_hand``), all derived from the events."""
         ...
 
     def append(self, db: Connection, game_id: str, seq: int, kind: str, data: Mapping[str, Any],
@@ -294,7 +294,7 @@ class Store(EventLog, Protocol):
     def data_version(self, db: Connection) -> int:
         """SQLite's ``PRAGMA data_version`` of connection ``db``: it changes whenever any other connection, in
         this process or another, has committed a change since ``db`` last asked (never for ``db``'s own
-        commits). ``service.boards`` uses it to trust what it remembers."""
+        commits). ``service.web.boards`` uses it to trust what it remembers."""
         ...
 
     def checkpoint_passive(self, db: Connection) -> None:
@@ -307,7 +307,7 @@ class Store(EventLog, Protocol):
         ...
 
     def set_secret_from_hand(self, db: Connection, game_id: str, secret_from_hand: int | None) -> None:
-        """Store game ``game_id``'s ``secret_from_hand`` alone (``service.forks.backfill``)."""
+        """Store game ``game_id``'s ``secret_from_hand`` alone (``service.storage.forks.backfill``)."""
         ...
 
     def is_fork(self, db: Connection, game_id: str) -> bool:
@@ -353,7 +353,7 @@ class Store(EventLog, Protocol):
         """How many ``player_results`` rows one player key has."""
         ...
 
-    # --- a whole game's stored rows, for ``kibitz copy`` (``service.copying``) ---
+    # --- a whole game's stored rows, for ``kibitz copy`` (``service.record.copying``) ---
 
     def connect_read_only(self, path: str | Path) -> Connection:
         """Open the existing database ``path`` so that nothing done through the connection can change it."""
@@ -385,7 +385,7 @@ class Store(EventLog, Protocol):
 
 class WholeDatabase(Protocol):
     """Whole-database work on one backend: ``kibitz backup`` and the reads of ``kibitz check``
-    and ``kibitz verify`` (``service.checking`` folds the games and names the problems, in the
+    and ``kibitz verify`` (``service.record.checking`` folds the games and names the problems, in the
     same words on every backend). ``service.storage.admin`` implements it on SQLite,
     ``service.storage.postgres_admin`` on PostgreSQL; ``service.storage.backend.whole_database``
     picks the one a ``--db`` value names. Rows and events come back in the same shapes from

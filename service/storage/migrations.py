@@ -3,7 +3,7 @@
 Each migration is a function of a sqlite-utils ``Database`` registered on
 :data:`MIGRATIONS` (sqlite-utils' ``Migrations``, which records what it applied in its own
 table). Two of them fold every stored game once to fill a projection
-(``service.history.backfill``, ``service.forks.backfill``): they live here, above the
+(``service.storage.history.backfill``, ``service.storage.forks.backfill``): they live here, above the
 store and the projections, so that ``service.storage.sqlite`` imports nothing of the service and no
 import goes in a circle. The tables themselves are described in ``service.storage.sqlite``.
 """
@@ -17,7 +17,7 @@ from sqlite_utils.migrations import Migrations
 
 from replays import chain
 from schemas.common import scrub
-from service import forks, history
+from service.storage import forks, history
 from service.storage import sqlite as store
 
 MIGRATIONS = Migrations("kibitz")
@@ -74,7 +74,7 @@ def _initial(db: Database) -> None:
 
 @MIGRATIONS(name="0002_player_results")
 def _player_results(db: Database) -> None:
-    """Match histories (issue 7): one row per player per game, kept by ``service.history``;
+    """Match histories (issue 7): one row per player per game, kept by ``service.storage.history``;
     ``games.imported_at`` for games created by ``POST /games/import``. Games stored before
     this migration are folded once to fill the table."""
     db.table("games").add_column("imported_at", str)
@@ -118,7 +118,7 @@ def _fork_lineage(db: Database) -> None:
     """Secrecy along fork chains of any length (issue 10): ``games.secret_from_hand`` on every
     game (the first hand not over, NULL once all are), kept by every write, and
     ``games.fork_lineage`` on a fork (JSON ``[[ancestor id, last hand shared], …]``), what
-    it inherits from the games up its chain (``service.forks``). Stored games are folded
+    it inherits from the games up its chain (``service.storage.forks``). Stored games are folded
     once to fill both."""
     games = db.table("games")
     games.add_column("secret_from_hand", int)
@@ -155,7 +155,7 @@ def _tokens(db: Database) -> None:
 def _player_keys_nfc(db: Database) -> None:
     """Match histories compare names as api.md's "Text people type" says (NFC, case-folded,
     without joiners): every stored row's ``player_key`` recomputed from its ``name``
-    (``service.history.seat_keys``, game by game in seat order); names stay as stored."""
+    (``service.storage.history.seat_keys``, game by game in seat order); names stay as stored."""
     rows = db.execute("SELECT game_id, seat, name, player_key FROM player_results ORDER BY game_id, seat").fetchall()
     by_game: dict[str, list[tuple[int, str, str]]] = {}
     for game_id, seat, name, player_key in rows:
@@ -236,7 +236,7 @@ def _results_seal(db: Database) -> None:
     (``store.results_stamp``) therefore grows with every change of the match histories,
     whoever made it, and cannot be set back without dropping a trigger (a change of the schema,
     which a running server watches): a server that has compared every row it counts with the
-    logs at one sum need not read them again until the sum moves (``service.projections``,
+    logs at one sum need not read them again until the sum moves (``service.record.projections``,
     docs/tamper-evidence.md)."""
     db.execute("CREATE TABLE results_seal (game_id TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL)")
     for verb, sides in (("INSERT", ("NEW",)), ("UPDATE", ("OLD", "NEW")), ("DELETE", ("OLD",))):

@@ -13,7 +13,7 @@ so an event's ``hash`` is the same on both backends. What the database itself en
 - :func:`append` notifies channel :data:`CHANNEL` with ``<game id>:<seq>`` (``pg_notify``,
   delivered by the server when the transaction commits, never for one rolled back), so that
   every ``kibitz serve`` process on the database hears of the move at once (:func:`listen`,
-  :func:`changes`; ``service.listener``);
+  :func:`changes`; ``service.record.listener``);
 - writes lock per game (:func:`begin_write` with ``games``): a transaction holds the write
   lock of each game it writes (``pg_advisory_xact_lock``, to the transaction's end), so
   writers in any number of processes or machines take turns on one game (reading its version
@@ -31,15 +31,16 @@ hands it the calls made on its connections (``kibitz serve --db postgresql://…
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 import time
 import weakref
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, Protocol, TypeVar, cast
 
 import psycopg
 from psycopg import errors
@@ -51,6 +52,9 @@ from schemas.common import scrub
 from service.storage import postgres_bounds as bounds
 from service.storage.interface import Moment, RecordDamaged, StorageUnavailable
 from service.storage.sqlite import decode_cursor, encode_cursor
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: A connection of this backend: psycopg's, in autocommit mode, rows as dicts.
 Connection = psycopg.Connection[dict[str, Any]]
@@ -76,7 +80,7 @@ CHANNEL = "kibitz_events"
 #: and the oids of those tables. Dropping a trigger and creating it again, disabling and
 #: enabling it, replacing its function or the table each change it, even when what stands at
 #: the end looks as before: so a stored event cannot be changed, nor ``results_seal`` set
-#: back, unseen by a running server (``service.cache.FoldCache.observe``).
+#: back, unseen by a running server (``service.record.cache.FoldCache.observe``).
 GUARD = ("(SELECT coalesce(string_agg(t.oid::text || '.' || t.xmin::text || '.' || t.tgenabled::text || '.' "
          "|| f.oid::text || '.' || f.xmin::text, ',' ORDER BY t.oid), '') FROM pg_trigger AS t "
          "JOIN pg_proc AS f ON f.oid = t.tgfoid WHERE t.tgrelid IN ('events'::regclass, 'games'::regclass, "
@@ -238,7 +242,7 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
     # them without changing the guard that a running server watches (docs/tamper-evidence.md);
     # and a change of a games row that is not a move's (which changes its version, its
     # record_hash or its stored_events, and notifies for itself) notifies CHANNEL
-    # (``<id>:row``), so that the servers' answers from memory (service.boards) hear of one
+    # (``<id>:row``), so that the servers' answers from memory (service.web.boards) hear of one
     # made behind their back.
     ("0010_sealed_events", [
         *(f"ALTER TABLE events ENABLE ALWAYS TRIGGER {name}" for name in TRIGGERS),
@@ -557,6 +561,29 @@ def _unstorable(*texts: str | None) -> bool:
     return any(text is not None and "\x00" in text for text in texts)
 
 
+class _NulGuard(Protocol):
+    def __call__(self, read: Callable[P, R], /) -> Callable[P, R]: ...
+
+
+def _none() -> None:
+    return None
+
+
+def _nothing_for_nul(nothing: Callable[[], Any]) -> _NulGuard:
+    """The NUL guard of a read, in one place: the decorated read answers ``nothing()`` (None,
+    ``[]``, ``False``, 0: what it answers when no row matches) without a query when one of its
+    text arguments holds a NUL (:func:`_unstorable`). Every text argument of a read it guards
+    is a value looked up."""
+    def guard(read: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(read)
+        def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+            if any(type(value) is str and "\x00" in value for value in (*args, *kwargs.values())):
+                return cast(R, nothing())
+            return read(*args, **kwargs)
+        return guarded
+    return guard
+
+
 def insert_game(db: Connection, game_id: str, created: Mapping[str, Any], token_hash: str, created_at: str,
                 status: str) -> None:
     """Insert the ``games`` row of a new game from its ``game_created`` data (version 1) and
@@ -573,12 +600,11 @@ def insert_game(db: Connection, game_id: str, created: Mapping[str, Any], token_
     _insert_token(db, game_id, token_hash, created_at)  # its first event notifies
 
 
+@_nothing_for_nul(_none)
 def get_game(db: Connection, game_id: str) -> dict[str, Any] | None:
     """Return the ``games`` row of ``game_id`` (JSON columns decoded, ``_rowid`` its place in
     the order of creation), or None. Raises :class:`RecordDamaged` for a column that is not
     what Kibitz writes."""
-    if _unstorable(game_id):
-        return None
     row = db.execute("SELECT rowid AS _rowid, * FROM games WHERE id = %s", [game_id]).fetchone()
     return None if row is None else _game(row)
 
@@ -608,10 +634,9 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
     return scrub(value) if "\\ud" in text or "\\uD" in text else value
 
 
+@_nothing_for_nul(_none)
 def version_of(db: Connection, game_id: str) -> int | None:
     """The stored ``version`` of ``game_id`` (the seq of its last event), or None."""
-    if _unstorable(game_id):
-        return None
     row = db.execute("SELECT version FROM games WHERE id = %s", [game_id]).fetchone()
     return None if row is None else int(row["version"])
 
@@ -815,7 +840,7 @@ def _notify(db: Connection, payload: str) -> None:
 
 
 def guard(db: Connection) -> str:
-    """The database's guard now (:data:`GUARD`): what ``service.cache.FoldCache.observe``
+    """The database's guard now (:data:`GUARD`): what ``service.record.cache.FoldCache.observe``
     compares, so that a change of a trigger guarding the log sends every cached game through
     the check again. Raises :class:`StorageUnavailable` when the connection is lost."""
     try:
@@ -838,6 +863,7 @@ def results_stamp(db: Connection) -> tuple[int, str]:
     return int(row["stamp"]), str(row["guard"])
 
 
+@_nothing_for_nul(_none)
 def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any] | None:
     """What a cached fold of ``game_id`` is checked against on every read and write, in one
     query (as ``service.storage.sqlite.head``): ``{"version", "status", "record_hash"}`` of its
@@ -847,8 +873,6 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
     ``last_recorded_at``, ``last_at``, ``last_salt``, ``last_hash``; all None when there is
     none), ``previous_hash`` (the stored hash of the event before it) and ``guard``
     (:data:`GUARD`). None when there is no such game."""
-    if _unstorable(game_id):
-        return None
     found = db.execute(
         "SELECT g.version, g.status, g.record_hash, "
         + ("g.stored_events AS count, " if count else "NULL AS count, ")
@@ -866,12 +890,11 @@ def head(db: Connection, game_id: str, *, count: bool = False) -> dict[str, Any]
     return out
 
 
+@_nothing_for_nul(list)
 def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
     """Return the events of ``game_id`` with ``after < seq <= upto``, oldest first, each
     ``{"seq", "type", "data", "recorded_at", "at", "salt", "hash"}`` with ``data`` decoded;
     raises :class:`RecordDamaged` naming an event whose data is not a JSON object."""
-    if _unstorable(game_id):
-        return []
     rows = db.execute(
         "SELECT seq, type, data, recorded_at, at, salt, hash FROM events WHERE game_id = %s AND seq > %s "
         "AND seq <= %s ORDER BY seq", [game_id, after, 2**62 if upto is None else upto]).fetchall()
@@ -892,10 +915,9 @@ def first_events(db: Connection, game_ids: list[str]) -> dict[str, dict[str, Any
                                                   "its data is not a JSON object")} for row in rows}
 
 
+@_nothing_for_nul(list)
 def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
     """``(seq, hash)`` of every stored event of ``game_id``, oldest first."""
-    if _unstorable(game_id):
-        return []
     return [(int(row["seq"]), str(row["hash"])) for row in db.execute(
         "SELECT seq, hash FROM events WHERE game_id = %s AND hash IS NOT NULL ORDER BY seq", [game_id])]
 
@@ -903,10 +925,9 @@ def event_hashes(db: Connection, game_id: str) -> list[tuple[int, str]]:
 # --- idempotency ---------------------------------------------------------------------
 
 
+@_nothing_for_nul(_none)
 def remembered(db: Connection, game_id: str, key: str) -> dict[str, Any] | None:
     """Return ``{"request_hash", "status", "response"}`` stored for ``key``, or None."""
-    if _unstorable(game_id, key):
-        return None
     row = db.execute("SELECT request_hash, status, response FROM idempotency WHERE game_id = %s AND key = %s",
                      [game_id, key]).fetchone()
     if row is None:
@@ -938,10 +959,9 @@ def _insert_token(db: Connection, game_id: str, token_hash: str, created_at: str
                [token_hash, game_id, created_at])
 
 
+@_nothing_for_nul(list)
 def live_token_hashes(db: Connection, game_id: str) -> list[str]:
     """The hex SHA-256 of every write token of ``game_id`` not revoked, oldest first."""
-    if _unstorable(game_id):
-        return []
     return [str(row["token_hash"]) for row in db.execute(
         "SELECT token_hash FROM tokens WHERE game_id = %s AND revoked_at IS NULL ORDER BY created_at, token_hash",
         [game_id])]
@@ -1008,21 +1028,19 @@ def set_fork_lineage(db: Connection, game_id: str, lineage: list[list[Any]]) -> 
                [json.dumps(lineage, separators=(",", ":")) if lineage else None, game_id])
 
 
+@_nothing_for_nul(list)
 def fork_lineage(db: Connection, game_id: str) -> list[tuple[str, int]]:
     """The stored lineage of ``game_id`` (``[]`` for a game that is not a fork, or shares nothing)."""
-    if _unstorable(game_id):
-        return []
     found = db.execute("SELECT fork_lineage FROM games WHERE id = %s", [game_id]).fetchone()
     if not found or not found["fork_lineage"]:
         return []
     return [(str(ancestor), int(shared)) for ancestor, shared in json.loads(found["fork_lineage"])]
 
 
+@_nothing_for_nul(list)
 def lineage_secrets(db: Connection, game_id: str) -> list[tuple[str, int, int]]:
     """``(ancestor id, last hand shared, its secret_from_hand)`` for each game in ``game_id``'s
     lineage that still has a hand in play, nearest first, in one query."""
-    if _unstorable(game_id):
-        return []
     rows = db.execute(
         "SELECT g.id, (l.value ->> 1)::bigint AS shared, g.secret_from_hand "
         "FROM games AS f CROSS JOIN LATERAL json_array_elements(f.fork_lineage::json) WITH ORDINALITY AS l(value, n) "
@@ -1041,11 +1059,10 @@ def set_imported_at(db: Connection, game_id: str, imported_at: str) -> None:
     db.execute("UPDATE games SET imported_at = %s WHERE id = %s", [imported_at, game_id])
 
 
+@_nothing_for_nul(_none)
 def stored_as(db: Connection, source: str) -> str | None:
     """The id of the stored game that is game ``source`` (the original itself, first) or an
     import of it (the earliest), or None."""
-    if _unstorable(source):
-        return None
     found = db.execute("SELECT id FROM games WHERE id = %s OR source_game = %s ORDER BY (id = %s) DESC, rowid "
                        "LIMIT 1", [source, source, source]).fetchone()
     return None if found is None else str(found["id"])
@@ -1063,10 +1080,9 @@ def set_secret_from_hand(db: Connection, game_id: str, secret_from_hand: int | N
     db.execute("UPDATE games SET secret_from_hand = %s WHERE id = %s", [secret_from_hand, game_id])
 
 
+@_nothing_for_nul(bool)
 def is_fork(db: Connection, game_id: str) -> bool:
     """True when the stored game ``game_id`` is a what-if fork."""
-    if _unstorable(game_id):
-        return False
     found = db.execute("SELECT forked_from_game FROM games WHERE id = %s", [game_id]).fetchone()
     return bool(found and found["forked_from_game"])
 
@@ -1172,11 +1188,10 @@ _COUNTS = ("COUNT(*) AS games, SUM((status = 'finished')::int)::bigint AS finish
            "SUM((status = 'abandoned')::int)::bigint AS abandoned, AVG(score)::float8 AS average, MAX(unit) AS unit")
 
 
+@_nothing_for_nul(list)
 def player_totals(db: Connection, since: str | None = None, until: str | None = None) -> list[dict[str, Any]]:
     """Per player key and game type, over the games created from ``since`` to ``until``, as
     ``service.storage.sqlite.player_totals`` (``name`` is the name of the latest game)."""
-    if _unstorable(since, until):
-        return []
     where, params = _period_clause(since, until)
     sql = (f"SELECT player_key, game, {_COUNTS}, MAX(created_at) AS latest, "
            f"(array_agg(name ORDER BY created_at DESC))[1] AS name FROM player_results {where} "
@@ -1184,21 +1199,19 @@ def player_totals(db: Connection, since: str | None = None, until: str | None = 
     return list(db.execute(sql, params))
 
 
+@_nothing_for_nul(list)
 def player_stats(db: Connection, player_key: str, counters: tuple[str, ...]) -> list[dict[str, Any]]:
     """Per game type for one player key, as ``service.storage.sqlite.player_stats``."""
-    if _unstorable(player_key):
-        return []
     sql = (f"SELECT game, {_COUNTS}, "
            + ", ".join(f"SUM({counter})::bigint AS {counter}" for counter in counters)
            + " FROM player_results WHERE player_key = %s GROUP BY game ORDER BY game")
     return list(db.execute(sql, [player_key]))
 
 
+@_nothing_for_nul(list)
 def player_games(db: Connection, player_key: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
     """One player key's ``player_results`` rows with the game's ``title`` and ``players``
     (decoded), newest first."""
-    if _unstorable(player_key):
-        return []
     rows = db.execute(
         "SELECT r.*, g.title, g.players FROM player_results AS r JOIN games AS g ON g.id = r.game_id "
         "WHERE r.player_key = %s ORDER BY r.created_at DESC, r.game_id LIMIT %s OFFSET %s",
@@ -1206,11 +1219,10 @@ def player_games(db: Connection, player_key: str, limit: int | None = None, offs
     return [{**row, "players": json.loads(row["players"])} for row in rows]
 
 
+@_nothing_for_nul(list)
 def results_in_scope(db: Connection, columns: tuple[str, ...], since: str | None = None, until: str | None = None,
                      player_key: str | None = None) -> list[tuple[Any, ...]]:
     """As ``service.storage.sqlite.results_in_scope``."""
-    if _unstorable(since, until, player_key):
-        return []
     where, params = _period_clause(since, until)
     where = where.replace("created_at", "r.created_at")
     if player_key is not None:
@@ -1222,15 +1234,14 @@ def results_in_scope(db: Connection, columns: tuple[str, ...], since: str | None
                               f"LEFT JOIN games AS g ON g.id = r.game_id {where}", params).fetchall()
 
 
+@_nothing_for_nul(int)
 def player_game_count(db: Connection, player_key: str) -> int:
     """How many ``player_results`` rows one player key has."""
-    if _unstorable(player_key):
-        return 0
     row = db.execute("SELECT COUNT(*) AS n FROM player_results WHERE player_key = %s", [player_key]).fetchone()
     return 0 if row is None else int(row["n"])
 
 
-# --- a whole game's stored rows, for ``kibitz copy`` (``service.copying``) -------------
+# --- a whole game's stored rows, for ``kibitz copy`` (``service.record.copying``) -------------
 
 
 def connect_read_only(path: str | Path) -> Connection:

@@ -15,7 +15,7 @@ reads of ``kibitz check`` and ``kibitz verify``, the sibling of ``service.storag
   keys); the pages on disk are the server's own to check (data checksums, ``amcheck``).
 - the other reads (:func:`games`, :func:`event_seqs`, :func:`game_events`,
   :func:`chain_events`, :func:`orphan_events` …) answer as ``service.storage.admin``'s do,
-  JSON columns as UTF-8 bytes, so ``service.checking`` names every problem in the same words
+  JSON columns as UTF-8 bytes, so ``service.record.checking`` names every problem in the same words
   on both backends.
 """
 

@@ -20,7 +20,7 @@ every connection of ``service.storage.postgres`` (a :class:`BoundedConnection`) 
 - **no wait once silent**: a statement on any connection to a silent server, and an attempt to
   connect, fail at once with :class:`NotAnswering`, sending nothing, except one attempt to
   connect every :data:`RETRY_SECONDS` and those of *probing* connections (the watchdog's, the
-  listener's of ``service.listener``, which asks the server after each wait for notifications); the first
+  listener's of ``service.record.listener``, which asks the server after each wait for notifications); the first
   connection that succeeds ends the silence, and everything works again by itself;
 - **a last bound on each wait**: the server's ``statement_timeout`` and :data:`MARGIN` more,
   should the watchdog not have ended it;

@@ -251,7 +251,7 @@ def version_of(db: Database, game_id: str) -> int | None:
 
 def set_version(db: Database, game_id: str, version: int, status: str, *, secret_from_hand: int | None) -> None:
     """Record the game's new ``version``, ``status`` and ``secret_from_hand`` (the first hand
-    not over, None once all are: ``service.forks.secret_from_hand``), all derived from the events."""
+    not over, None once all are: ``service.storage.forks.secret_from_hand``), all derived from the events."""
     db.execute("UPDATE games SET version = ?, status = ?, secret_from_hand = ? WHERE id = ?",
                [version, status, secret_from_hand, game_id])
 
@@ -372,7 +372,7 @@ GUARD = "(SELECT schema_version FROM pragma_schema_version())"
 
 
 def guard(db: Database) -> int:
-    """The database's guard now (:data:`GUARD`): what ``service.cache.FoldCache.observe``
+    """The database's guard now (:data:`GUARD`): what ``service.record.cache.FoldCache.observe``
     compares, so that a change of the schema sends every cached game through the check again."""
     return int(db.execute(f"SELECT {GUARD}").fetchone()[0])
 
@@ -382,7 +382,7 @@ def results_stamp(db: Database) -> tuple[int, int]:
     ``0011_results_seal``: it grows with every insert, update and delete of a
     ``player_results`` row, and cannot be set back without a change of the schema) and the
     database's guard (:data:`GUARD`). While both stay as they were, no ``player_results`` row
-    has changed (``service.projections``)."""
+    has changed (``service.record.projections``)."""
     stamp, now = db.execute(f"SELECT (SELECT coalesce(sum(n), 0) FROM results_seal), {GUARD}").fetchone()
     return int(stamp), int(now)
 
@@ -553,7 +553,7 @@ def _unreadable_event(db: Database, game_id: str, after: int, upto: int | None) 
 
 def first_events(db: Database, game_ids: list[str]) -> dict[str, dict[str, Any]]:
     """Event 1 (``game_created``) of each of ``game_ids`` that has one, as :func:`events`
-    returns it, by game id: one query (``service.projections.check_listed``). Raises
+    returns it, by game id: one query (``service.record.projections.check_listed``). Raises
     :class:`RecordDamaged` naming an event whose data cannot be read."""
     if not game_ids:
         return {}
@@ -750,7 +750,7 @@ def manual_checkpoints(db: Database) -> None:
 def data_version(db: Database) -> int:
     """SQLite's ``PRAGMA data_version`` of connection ``db``: it changes whenever any other
     connection, in this process or another, has committed a change since ``db`` last asked
-    (never for ``db``'s own commits). ``service.boards`` uses it to trust what it remembers."""
+    (never for ``db``'s own commits). ``service.web.boards`` uses it to trust what it remembers."""
     row = db.execute("PRAGMA data_version").fetchone()
     return int(row[0])
 
@@ -776,7 +776,7 @@ def fork_relations(db: Database) -> dict[str, tuple[str, str | None, int | None]
 
 
 def set_secret_from_hand(db: Database, game_id: str, secret_from_hand: int | None) -> None:
-    """Store game ``game_id``'s ``secret_from_hand`` alone (``service.forks.backfill``)."""
+    """Store game ``game_id``'s ``secret_from_hand`` alone (``service.storage.forks.backfill``)."""
     db.execute("UPDATE games SET secret_from_hand = ? WHERE id = ?", [secret_from_hand, game_id])
 
 
@@ -786,7 +786,7 @@ def is_fork(db: Database, game_id: str) -> bool:
     return bool(found and found[0])
 
 
-# --- the match-history projection (``player_results``, kept by ``service.history``) ----
+# --- the match-history projection (``player_results``, kept by ``service.storage.history``) ----
 
 
 def replace_player_results(db: Database, game_id: str, columns: tuple[str, ...], rows: list[list[Any]]) -> None:
@@ -862,7 +862,7 @@ def results_in_scope(db: Database, columns: tuple[str, ...], since: str | None =
     :func:`player_totals`) or of one ``player_key`` counts, in no order: the values of
     ``columns`` (names of ``player_results`` columns, ``game_id`` first), then its game's
     ``record_hash`` and ``version`` (both None for a row whose game is not stored): what
-    ``service.projections`` checks against the logs before the answer is served."""
+    ``service.record.projections`` checks against the logs before the answer is served."""
     where, params = _period_clause(since, until)
     where = where.replace("created_at", "r.created_at")
     if player_key is not None:
@@ -878,7 +878,7 @@ def player_game_count(db: Database, player_key: str) -> int:
     return int(db.execute("SELECT COUNT(*) FROM player_results WHERE player_key = ?", [player_key]).fetchone()[0])
 
 
-# --- a whole game's stored rows, for ``kibitz copy`` (``service.copying``) -------------
+# --- a whole game's stored rows, for ``kibitz copy`` (``service.record.copying``) -------------
 
 
 def connect_read_only(path: str | Path) -> Database:

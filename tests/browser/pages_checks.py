@@ -1,6 +1,6 @@
 """In-browser checks shared by the page tests: an axe-core scan, sideways scrolling, tap targets.
 
-axe-core is vendored (``tests/browser/vendor/axe-core``, see ``service/static/VENDORED.md``).
+axe-core is vendored (``tests/browser/vendor/axe-core``, see ``service/web/static/VENDORED.md``).
 """
 
 from __future__ import annotations

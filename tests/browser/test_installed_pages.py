@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.browser.conftest import KibitzServer
 from tests.browser.pages_checks import keep_token
 from tests.browser.recorded import Recorder, bus_game, fool_game, fuji_game, toepen_open_game, toepen_table_game

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from service.pages import catalogue
+from service.web.pages import catalogue
 
 
 def test_home_links_to_new_game_and_start_game_opens_the_table(server, page):

@@ -103,3 +103,51 @@ def test_offline_the_board_keeps_what_was_confirmed(server: Any, new_context: An
     settle(page)
     plays = [(e["data"]["player"], e["data"]["card"]) for e in server.events(game) if e["type"] == "play"]
     assert plays[-1][1] == "JS"
+
+
+#: The seats' own buttons the service offers (Knock, Reveal, …) that the waiting taps' box lies
+#: over, probed at five points across each.
+ACTIONS_COVERED = """() => {
+  const out = [];
+  for (const b of document.querySelectorAll('#seats button[data-action]')) {
+    const r = b.getBoundingClientRect();
+    if (!r.width || !r.height || b.disabled) { continue; }
+    for (const [fx, fy] of [[0.5, 0.5], [0.2, 0.2], [0.8, 0.2], [0.2, 0.8], [0.8, 0.8]]) {
+      const hit = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+      if (hit && hit.closest('#queue')) { out.push(b.getAttribute('aria-label') || b.textContent.trim()); break; }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("waiting", [1, 3])
+@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
+def test_offline_the_waiting_taps_leave_the_seats_buttons_free(server: Any, new_context: Any,
+                                                               viewport: dict[str, int], waiting: int) -> None:
+    """A knock made while the Wi-Fi is down must be tappable where it always is: the waiting taps'
+    box lies in the room kept under the board, not over a seat's Knock or Reveal (a finger
+    aiming at Knock: Cas hit the box's "Cas" and changed a waiting card's player instead)."""
+    game = _hand_two_after_trick_one(server)
+    context = new_context(viewport=viewport)
+    page = context.new_page()
+    open_table(page, server, game)
+    offered = page.locator("#seats button[data-action]:not([disabled])").count()
+    assert offered >= 3, offered  # Knock and Reveal for the three seats
+    context.set_offline(True)
+    for card in ("J♠", "10♠", "9♠")[:waiting]:
+        deck(page, card).click()
+    expect(page.locator("#table")).to_have_attribute("data-pending", str(waiting))
+    page.evaluate("() => window.scrollTo(0, 0)")
+    expect(page.locator("#queue-list li")).to_have_count(waiting)
+    assert page.evaluate(ACTIONS_COVERED) == []
+    assert page.evaluate(COVERED) == []  # nor the board, the seats' names or the deck
+    expect(page.locator("#queue-list")).to_contain_text("J♠")
+    if waiting == 1:  # the first tap went out once: it can no longer be changed, only waited for
+        return
+    # the box's buttons are whole, in view and tappable: the guessed player of the newest tap
+    chooser = page.get_by_role("group", name="Who played 9♠", exact=True)
+    expect(chooser.get_by_role("button")).to_have_count(3)
+    for button in chooser.get_by_role("button").all():
+        box = button.bounding_box()
+        assert box is not None and box["height"] >= 40 and box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], box

@@ -1,1 +1,0 @@
-"""Blueprints, one per resource: games, recording, replays (audit), meta (health, OpenAPI)."""

@@ -1,0 +1,41 @@
+"""Times on the pages in club time (``service.clubtime``): the ``clock`` template filter.
+
+``{{ iso | clock }}`` writes a stored UTC time as ``<time datetime="…Z" data-clock="minute"
+data-zone="Europe/London" title="Europe/London, UTC+00:00">2026-12-05 06:42</time>``, in the
+zone the server was started with (``TIMEZONE`` in the app's config); ``static/kibitz.js``
+writes every ``time[data-clock]`` again in the device's own zone where the page runs script.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from markupsafe import Markup
+
+from service import clubtime
+from service.web.pages.blueprint import bp
+
+
+def club_zone() -> ZoneInfo:
+    """The zone the pages show times in (``service.clubtime.club_zone``)."""
+    return clubtime.club_zone()
+
+
+@bp.app_template_filter("clock")
+def clock(iso: Any, style: str = "minute") -> Markup:
+    """A stored UTC time (``iso``) in club time inside ``<time>``, for the pages' script to
+    write again in the device's zone; ``style`` is one of ``clubtime.STYLES``. Nothing for None."""
+    if not iso:
+        return Markup("")
+    where = club_zone()
+    moment = clubtime.local(str(iso), where)
+    words = clubtime.zone_words(where, moment)
+    return Markup('<time datetime="{}" data-clock="{}" data-zone="{}" title="{}">{}</time>').format(
+        iso, style, where.key, words, clubtime.written(str(iso), where, style))
+
+
+@bp.app_template_filter("clock_text")
+def clock_text(iso: Any, style: str = "minute") -> str:
+    """:func:`clock` as plain text, for places that hold text only (an ``<option>``)."""
+    return clubtime.written(str(iso), club_zone(), style) if iso else ""

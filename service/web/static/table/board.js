@@ -1,0 +1,532 @@
+/* The board per game: the status line, the seats, tricks, groups or centre, the hand just ended.
+ * The top of the drawing: `draw` draws the whole page from `S` (table.js runs it on state.js's
+ * "render" event); it reads the queue and state and calls the other modules' drawing. */
+import {actionRow, renderActions, renderCompose, renderDeck, renderUndo} from "./controls.js";
+import {renderMenu} from "./menu.js";
+import {fresh, guessNext, guessing, pendingPlays, pendingWho, renderQueue, stillIn, waiting} from "./queue.js";
+import {K, S, WORDS, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, seatRows, seatSlots, seatsBox, text, turnBox} from "./state.js";
+import {renderEnd} from "./end.js";
+
+// ------------------------------------------------------------------ what to say in the status line
+
+export function statusSentence() {
+  if (!S.game) { return "Loading…"; }
+  var s = S.game.state;
+  var waitingNote = "";
+  if (S.queue.stopped) { waitingNote = "A waiting tap was refused: choose what to keep. "; }
+  else if (S.offline) { waitingNote = "Offline: " + S.queue.items.length + " waiting. "; }
+  if (s.status === "in_progress" && guessing() && !S.queue.stopped) {
+    var guess = guessNext();
+    if (guess && entries("play").length) { return waitingNote + guess + " to play (guessed)"; }
+  }
+  return waitingNote + turnWords(s);
+}
+
+/* Whose turn it is, in words, from the state: the same words as the game page's headline
+ * (service/web/pages/review.py, turn_words), so the table and the game page say one thing for one
+ * state (tests/browser/test_words_one_sentence.py holds them side by side). */
+export function turnWords(s) {
+  var to = s.to_act || [];
+  var who = names(to);
+  if (s.status === "finished") {
+    return s.winners && s.winners.length ? "Game over: " + names(s.winners) + " won." : "Game over.";
+  }
+  if (s.status === "abandoned") { return "The game was abandoned."; }
+  if (s.phase === "deal") {
+    if (kind === "fuji_flush") { return "Deal — " + (s.first_player || "") + " plays first"; }
+    var hand = kind === "toepen" ? "hand" : "round";
+    return "Deal " + hand + " " + ((s.hand_number || 0) + 1) + " — dealer " + (s.next_dealer || s.dealer);
+  }
+  if (!to.length) { return "Waiting for the next move"; }
+  if (kind === "toepen") {
+    if (s.phase === "answering") { return s.last_knocker + " knocked — " + who + ": stay or fold?"; }
+    if (s.last_knocker && (s.can_fold || []).length) {
+      return who + " to play — " + s.last_knocker + " knocked (stake " + s.stake + "): " + names(s.can_fold) + " may fold";
+    }
+    return who + " to play";
+  }
+  if (kind === "fool" && s.phase === "reveal") {  // "reveal Ann's and Cas's cards", each name its own
+    return "Round over: reveal " + names(to.map(function (n) { return n + "'s"; })) + " cards";
+  }
+  if (kind === "stop_the_bus") {
+    if (s.phase === "showdown") { return "Showdown: " + who + " to show"; }
+    if (s.phase === "final_turns") { return s.stopped_by + " stopped the bus — " + who + " to swap"; }
+    return who + " to swap" + ((s.can_stop || []).indexOf(to[0]) >= 0 ? " or stop" : "");
+  }
+  return who + " to play";
+}
+
+// ------------------------------------------------------------------ the hand just ended
+
+let ended_ = {key: null, line: "", reason: ""};  // the result line of the hand just ended
+
+/* Between hands (a deal due after hand n): "Hand n: Dee won; Bob lost 1 life" from GET
+ * hands/<n>'s `result`, else the timeline's last summary. The page computes no rules. */
+export function renderResult(s) {
+  var box = el("hand-result");
+  var n = s.hand_number || s.round_number || 0;
+  if (kind === "fuji_flush") { renderLastTurn(s, box); return; }
+  // between hands, and once the game is over its last hand's result with the reason (as Fuji Flush's last turn)
+  var shown = s.status === "finished" || (s.status === "in_progress" && s.phase === "deal");
+  if (!shown || !n) { box.hidden = true; return; }
+  var key = gameId + ":" + n + ":" + S.version;
+  if (ended_.key !== key) {
+    ended_ = {key: key, line: "", reason: ""};
+    var word = kind === "toepen" ? "Hand " : "Round ";
+    Promise.all([
+      K.api("GET", base + "/hands/" + n, {token: S.token}).then(function (a) { return a.status === 200 ? a.body : null; }, function () { return null; }),
+      K.api("GET", base + "/timeline", {token: S.token}).then(function (a) { return a.status === 200 ? a.body : null; }, function () { return null; })
+    ]).then(function (both) {
+      if (ended_.key !== key) { return; }
+      var result = (both[0] && both[0].result) || null;
+      var parts = result ? resultParts(result) : [];
+      var steps = (both[1] && both[1].steps) || [];
+      var last = "";
+      for (var i = steps.length - 1; i >= 0 && !last; i--) {
+        if (!steps[i].undone && ["note", "undo", "redo"].indexOf(steps[i].type) < 0) { last = steps[i].summary || ""; }
+      }
+      ended_.line = word + n + ": " + ended(parts.length ? parts.join("; ") : last);
+      ended_.reason = parts.length && result.reason ? ended(result.reason) : "";
+      if (!parts.length && !last) { ended_.line = word + n + " is over."; }
+      render();
+    });
+  }
+  box.hidden = !ended_.line;
+  box.innerHTML = "";
+  box.appendChild(text("strong", null, ended_.line));
+  if (ended_.reason) { box.appendChild(text("span", "hint", " " + ended_.reason)); }
+}
+
+/* Fuji Flush: after each turn, the service's own sentence of the last turn (who was flushed
+ * and must draw, what pushed through), from GET hands/1's turns. */
+function renderLastTurn(s, box) {
+  var count = (s.turns || []).length;
+  /* the line is there from the start, in room kept for it (table.css), so that the deck
+   * never moves when the first turn's sentence arrives (ui.md, "Nothing moves under a finger") */
+  if (!count) { box.hidden = false; box.textContent = "No card played yet."; return; }
+  var key = gameId + ":turn:" + count + ":" + S.version;
+  if (ended_.key !== key) {
+    ended_ = {key: key, line: ended_.line, reason: ""};
+    K.api("GET", base + "/hands/1", {token: S.token}).then(function (a) {
+      if (ended_.key !== key || a.status !== 200) { return; }
+      var turns = (a.body && a.body.turns) || [];
+      ended_.line = turns.length ? ended(turns[turns.length - 1].explanation) : "";
+      render();
+    }, function () { /* offline: keep the last line */ });
+  }
+  box.hidden = !ended_.line;
+  box.innerHTML = "";
+  box.appendChild(text("strong", null, ended_.line));
+}
+
+/* The words of a hand's `result` (GET hands/<n>): who won, who lost what, who is out. */
+export function resultParts(result) {
+  var parts = [];
+  if (kind === "fool") {  // {name: points}: the round's result first, "Ann +10, Bob -9, Cas 0"
+    var scored = [];
+    for (var name in result) {
+      if (Object.prototype.hasOwnProperty.call(result, name) && typeof result[name] === "number") {
+        scored.push(name + " " + (result[name] > 0 ? "+" : "") + result[name]);
+      }
+    }
+    if (scored.length) { parts.push(scored.join(", ")); }
+    return parts;
+  }
+  var won = result.winner ? [result.winner] : (result.winners || []);
+  if (won.length) { parts.push(names(won) + " won"); }
+  if (result.losses) {
+    var lost = [];
+    for (var who in result.losses) {
+      if (!Object.prototype.hasOwnProperty.call(result.losses, who) || !result.losses[who]) { continue; }
+      var n = result.losses[who];
+      lost.push(who + " lost " + n + (kind === "toepen" ? (n === 1 ? " life" : " lives") : ""));
+    }
+    if (lost.length) { parts.push(lost.join(", ")); }
+  } else if ((result.losers || []).length) {
+    parts.push(names(result.losers) + " lost the " + (kind === "toepen" ? "hand" : "round"));
+  }
+  if ((result.eliminated || []).length) { parts.push(names(result.eliminated) + " out of the game"); }
+  if (result.abandoned) { parts.push("abandoned"); }
+  return parts;
+}
+
+// ------------------------------------------------------------------ rendering
+
+/* The whole page drawn from `S` (state.js's `render()` asks for it). */
+export function draw() {
+  if (!S.game) { return; }
+  var s = S.game.state;
+  root.setAttribute("data-version", String(S.version));
+  root.setAttribute("data-pending", String(S.queue.items.length));
+  root.setAttribute("data-offline", S.offline ? "true" : "false");
+  root.setAttribute("data-fresh", fresh() ? "true" : "false");
+  root.setAttribute("data-seats", String(s.players.length));
+  root.classList.toggle("many-seats", s.players.length > 4);
+  /* a phone lays many seats in three columns where each seat's own actions are two words at most
+   * (Stop the Bus keeps two: its seats hold the cards known to be in a hand) */
+  root.classList.toggle("narrow-seats", s.players.length > 4 && seatSlots().length <= 2 && kind !== "stop_the_bus");
+  root.classList.toggle("in-hand", !handOver(s) && !!(s.hand_number || s.round_number));
+  turnBox.textContent = statusSentence();
+  renderResult(s);
+  el("no-token").hidden = !!S.token;
+  renderSeats(s);
+  renderBoard(s);
+  renderActions();
+  renderCompose();
+  renderDeck();
+  renderUndo();
+  renderQueue();
+  renderMenu();
+  renderEnd();
+  fitText(turnBox);
+  if (kind === "fuji_flush") { fitText(el("hand-result")); }
+  var facts = seatsBox.querySelectorAll(".seat-info");
+  for (var f = 0; f < facts.length; f++) { fitLine(facts[f]); }
+  keepPlace(s);
+  document.documentElement.style.setProperty("--bar", el("notices").parentNode.offsetHeight + "px");
+  placeNotices();
+}
+
+/* A sentence in a room of fixed size, set smaller (to 70%) until whole: never cut, never growing. */
+export function fitText(node) {
+  if (!node || node.hidden) { return; }
+  node.style.fontSize = "";
+  if (node.scrollHeight <= node.clientHeight + 1) { return; }
+  var size = parseFloat(window.getComputedStyle(node).fontSize);
+  var least = size * 0.7;
+  while (node.scrollHeight > node.clientHeight + 1 && size > least) {
+    size -= 1;
+    node.style.fontSize = size + "px";
+  }
+}
+
+/* A seat's facts: set smaller (to 75%) until whole in their width. */
+export function fitLine(node) {
+  node.style.fontSize = "";
+  if (node.scrollWidth <= node.clientWidth + 1) { return; }
+  var size = parseFloat(window.getComputedStyle(node).fontSize);
+  var least = size * 0.75;
+  while (node.scrollWidth > node.clientWidth + 1 && size > least) {
+    size -= 0.5;
+    node.style.fontSize = size + "px";
+  }
+}
+
+/* Messages over the board, their foot at the action row, under the last line of seat names (else
+ * over the seats, else down); just under the sticky bar when scrolled away (docs/table-page.md).
+ * Over the board a message covers whole lines: reaching into one (the facts, a trick), it grows up
+ * to that line's top, so no line is left half hidden under it. */
+const BAND_LINES = "#board .facts, #board .trick, #board .group, #board .centre, #hand-result:not([hidden])";
+export function placeNotices() {
+  var notices = el("notices");
+  var bar = notices.parentNode;
+  var shown = !!(el("alert").textContent || el("changes").textContent || el("sending").textContent);
+  notices.classList.toggle("has-message", shown);
+  var message = el("alert").textContent ? el("alert") : el("changes").textContent ? el("changes") : null;
+  el("alert").style.minHeight = el("changes").style.minHeight = "";
+  if (!shown) { return; }
+  var pad = parseFloat(window.getComputedStyle(notices).paddingTop);
+  var barBottom = bar.getBoundingClientRect().bottom;
+  var high = notices.offsetHeight - pad;
+  // Stop the Bus: its actions stand above its board, whose Centre a message may cover
+  var foot = kind === "stop_the_bus" ? boardBox.getBoundingClientRect().bottom : el("action-room").getBoundingClientRect().top;
+  var heads = seatsBox.querySelectorAll(".seat-head");
+  var names = heads.length ? heads[heads.length - 1].getBoundingClientRect().bottom + 2 : barBottom;
+  var top = foot - high;
+  if (top < names) { top = foot - high >= seatsBox.getBoundingClientRect().top ? foot - high : names; }
+  var placed = Math.max(barBottom, Math.min(top, window.innerHeight - notices.offsetHeight - 4));
+  if (message && placed === top && top >= names) {
+    var reach = top;
+    document.querySelectorAll(BAND_LINES).forEach(function (line) {
+      var r = line.getBoundingClientRect();
+      if (r.height && r.top < top - 1 && r.bottom > top + 1) { reach = Math.min(reach, r.top); }
+    });
+    if (reach < top && reach >= Math.max(names, barBottom)) {
+      message.style.minHeight = (message.offsetHeight + top - reach) + "px";
+      placed = reach;
+    }
+  }
+  notices.style.marginTop = Math.max(0, Math.round(placed - barBottom - pad)) + "px";
+}
+// a message set anywhere (say(), the changes line, "Sending…") is placed at once
+new MutationObserver(function () { if (S.game) { placeNotices(); } })
+  .observe(el("notices"), {childList: true, characterData: true, subtree: true});
+window.addEventListener("scroll", function () { if (el("notices").classList.contains("has-message")) { placeNotices(); } }, {passive: true});
+window.addEventListener("resize", function () { if (S.game) { fitText(turnBox); placeNotices(); } });
+
+/* The deck stays where it is for the whole hand: the play area, the action room and the page keep
+ * their tallest height until the next deal; Toepen keeps room for a knock's folds from the deal. */
+let placeKey = null;
+const placeHeights = {};
+export function keepPlace(s) {
+  var key = [s.hand_number || s.round_number || 0, s.status].join(":");
+  // the whole page too: a page that got shorter would pull a phone scrolled to the deck along with it
+  var room = el("action-room");
+  var parts = [el("play-area"), room, root];
+  if (key !== placeKey) {
+    placeKey = key;
+    for (var i = 0; i < parts.length; i++) { parts[i].style.minHeight = ""; placeHeights[parts[i].id] = 0; }
+    if (kind === "toepen" && !handOver(s) && S.token) { room.style.minHeight = foldRoom(s) + "px"; }
+  }
+  for (var j = 0; j < parts.length; j++) {
+    var part = parts[j];
+    if (part.hidden) { continue; }
+    var h = part.offsetHeight;
+    if (h > placeHeights[part.id]) { placeHeights[part.id] = h; part.style.minHeight = h + "px"; }
+  }
+}
+
+/* The height of a knock's folds (and stays), laid out as the action row would, measured. */
+function foldRoom(s) {
+  var names = s.players.filter(stillIn).map(function (p) { return p.name; });
+  names.sort(function (a, b) { return b.length - a.length; });  // the longest names: the widest row
+  var folds = names.slice(0, Math.max(1, names.length - 1)).map(function (name) { return {entry: {player: name}}; });
+  var ghost = text("div", "actions");
+  ghost.style.cssText = "position: absolute; left: 0; right: 0; top: 0; visibility: hidden;";
+  ghost.setAttribute("aria-hidden", "true");
+  if ((S.game.options || {}).knock_responses === "explicit") { ghost.appendChild(actionRow("stay", folds, [])); }
+  ghost.appendChild(actionRow("fold", folds, []));
+  var room = el("action-room");
+  room.appendChild(ghost);
+  var high = ghost.offsetHeight;
+  room.removeChild(ghost);
+  return high;
+}
+
+export function scoreLine(p) {
+  if (kind === "fuji_flush") {  /* cards held as the score sheet counts them: in hand and in front */
+    var held = p.hand_size + (p.table_card !== null && p.table_card !== undefined ? 1 : 0);
+    return [held + (held === 1 ? " card held" : " cards held"), p.pushed_through + " pushed through"];
+  }
+  if (kind === "toepen") { return ["Lives lost " + p.lives_lost + "/" + S.game.options.limit]; }
+  if (kind === "fool") {  // "10 points (+10 this round)": the round just ended, between rounds and at the end
+    var points = p.score + (Math.abs(p.score) === 1 ? " point" : " points");
+    var rounds = p.round_scores || [];
+    if (handOver(S.game.state) && rounds.length) {
+      var last = rounds[rounds.length - 1];
+      points += " (" + (last > 0 ? "+" : "") + last + " this round)";
+    }
+    return [points];
+  }
+  if (kind === "stop_the_bus") { return ["Chips " + p.chips]; }
+  return [p.pushed_through + " pushed through"];
+}
+
+/* Whether the hand (or round) on the board is over: between hands the state keeps the ended hand's
+ * fields (api.md, "Which hand is current") and `phase` says a deal is due. */
+export function handOver(s) { return s.phase === "deal" || s.status !== "in_progress"; }
+
+export function renderSeats(s) {
+  seatsBox.innerHTML = "";
+  var to = s.to_act || [];
+  var list = s.players;
+  var guess = guessing() ? guessNext() : null;
+  var over = handOver(s);
+  var rows = S.token && !over ? seatRows() : 0;
+  for (var i = 0; i < list.length; i++) {
+    var p = list[i];
+    var acting = guess ? p.name === guess : to.indexOf(p.name) >= 0;
+    // between hands only what lasts beyond a hand greys a seat (out of the game), not a fold
+    var sittingOut = over ? !!(p.eliminated || p.out) : !stillIn(p);
+    var seat = text("div", "seat" + (acting ? " to-act" : "") + (sittingOut ? " sitting-out" : ""));
+    seat.setAttribute("data-player", p.name);
+    var head = text("div", "seat-head");  // one line: the name (cut with "…" if need be), then the badges
+    var nameBox = head.appendChild(text("span", "seat-name", p.name));
+    nameBox.title = p.name;
+    var badges = text("span", "seat-badges");  // at the name's right: a badge never moves the seat's name
+    if (acting) { badges.appendChild(text("span", "badge act", guess ? "next?" : "to act")); }
+    // between hands the next dealer; once the game is over nobody deals (api.md: next_dealer null)
+    var dealer = s.status !== "in_progress" ? null : s.phase === "deal" ? (s.next_dealer || s.dealer) : s.dealer;
+    if (kind !== "fuji_flush" && dealer && dealer === p.name) { badges.appendChild(text("span", "badge", "dealer")); }
+    // the hand's own markers only while it is played: they are the ended hand's between hands
+    if (!over && p.in_hand === false) { badges.appendChild(text("span", "badge", "folded")); }
+    if (p.eliminated) { badges.appendChild(text("span", "badge", "out")); }
+    if (p.out) { badges.appendChild(text("span", "badge", "out")); }
+    if (!over && p.is_fool) { badges.appendChild(text("span", "badge fool", "Fool")); }
+    // the winners once the game is over, in every game (Fuji Flush marks a player out of cards at once)
+    if (p.won || (s.status === "finished" && (s.winners || []).indexOf(p.name) >= 0)) { badges.appendChild(text("span", "badge", "won")); }
+    if (!over && kind === "toepen" && s.last_knocker === p.name) { badges.appendChild(text("span", "badge", "knocked")); }
+    if (!over && kind === "stop_the_bus" && s.stopped_by === p.name) { badges.appendChild(text("span", "badge", "stopped")); }
+    head.appendChild(badges);
+    seat.appendChild(head);
+    var info = scoreLine(p);
+    if (kind !== "fuji_flush" && (!over || kind === "fool")) { info.push(p.hand_size + (p.hand_size === 1 ? " card" : " cards")); }
+    var infoBox = text("div", "seat-info");
+    for (var f = 0; f < info.length; f++) {  // each fact kept on one line (count and word together)
+      if (f) { infoBox.appendChild(text("span", "sep", " · ")); }
+      infoBox.appendChild(text("span", "fact", info[f]));
+    }
+    var known = p.hand_known || p.cards_known || [];
+    if (kind === "stop_the_bus") {  // the known cards beside the chips, in a line kept for them all round
+      var line = text("div", "seat-line");
+      line.appendChild(infoBox);
+      if (known.length) { line.appendChild(handGroup(p.name, known, s.phase === "deal")); }
+      seat.appendChild(line);
+    } else {
+      seat.appendChild(infoBox);
+    }
+    if (kind === "fuji_flush") {  // the line is always there, so a card laid down never grows the seat
+      var lying = text("div", "seat-table");
+      if (p.table_card !== null && p.table_card !== undefined) {
+        lying.appendChild(document.createTextNode("In front: "));
+        lying.appendChild(chip(p.table_card));
+      }
+      seat.appendChild(lying);
+    }
+    if (known.length && kind !== "stop_the_bus") { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
+    if (rows) {  // room for the seat's own actions (controls.js fills it), kept whether or not they are offered
+      seat.appendChild(seatRoom(p.name, rows));
+    }
+    seatsBox.appendChild(seat);
+  }
+}
+
+/* A seat's room for its own actions, its places fixed for the hand; a hidden line of each slot's
+ * word sizes a phone's columns. */
+function seatRoom(player, rows) {
+  var slots = seatSlots();
+  var room = text("div", "seat-actions rows-" + rows + " slots-" + slots.length);
+  room.setAttribute("data-player", player);
+  for (var i = 0; i < slots.length; i++) {
+    var size = text("span", "slot-size");
+    size.setAttribute("aria-hidden", "true");
+    size.setAttribute("data-word", WORDS[slots[i][0]] || slots[i][0]);
+    size.style.setProperty("--slot", String(i + 1));
+    room.appendChild(size);
+  }
+  return room;
+}
+
+/* While cards are chosen for a player's action (a swap's give, a show, a reveal): only that
+ * player's own cards can be picked from a hand, those the action may use (its `cards` or
+ * `possible`), and none while the slot being filled takes from the centre. */
+export function composeMayUse(code, owner) {
+  var c = S.compose;
+  // a challenge's cards are those the launderer turns up; every other selection the player's own
+  var owners = c.type === "challenge" ? (c.target ? [c.target] : (c.targets || [])) : [c.player];
+  if (!owner || owners.indexOf(owner) < 0) { return false; }
+  var here = c.slots[c.at];
+  if (here && here.from === "centre") { return false; }
+  return !c.possible || listed(c.possible, code);
+}
+
+/* A player's known cards as a group "Hand: <name>", each card a button (play it, or pick it). */
+export function handGroup(name, known, over) {
+  var group = text("div", "hand");
+  group.setAttribute("role", "group");
+  group.setAttribute("aria-label", "Hand: " + name);
+  for (var i = 0; i < known.length; i++) {
+    var usable = !over && !!S.token && (S.compose ? composeMayUse(known[i], name)
+      : (!waiting() && fresh() && canPlay(known[i], name)) || (guessing() && entries("play").length > 0));
+    if (!usable) { group.appendChild(chip(known[i])); continue; }
+    var b = text("button", "card small " + cardClass(known[i]), cardName(known[i]));
+    b.type = "button";
+    b.setAttribute("data-card", String(known[i]));
+    b.setAttribute("data-owner", name);
+    group.appendChild(b);
+  }
+  return group;
+}
+
+
+export function trickLine(trick, current) {
+  var box = text("div", "trick" + (current ? " current" : " previous"));
+  box.appendChild(text("span", "trick-label", "Trick " + trick.number + (trick.complete && trick.winner ? " → " + trick.winner : "") + ":"));
+  var plays = trick.plays || [];
+  for (var i = 0; i < plays.length; i++) {
+    var one = text("span", "play");
+    one.appendChild(text("span", "play-name", plays[i].player + " "));
+    one.appendChild(chip(plays[i].card));
+    box.appendChild(one);
+  }
+  if (current) {
+    var pending = pendingPlays();
+    for (var j = 0; j < pending.length; j++) {
+      var w = text("span", "play waiting");
+      w.appendChild(text("span", "play-name", pendingWho(pending[j]) + " "));
+      w.appendChild(chip(pending[j].body.card, "waiting"));
+      box.appendChild(w);
+    }
+  }
+  if (kind === "fool" && trick.fools && trick.fools.length && trick.complete) {
+    box.appendChild(text("span", "trick-fools", "Fool: " + names(trick.fools)));
+  }
+  return box;
+}
+
+export function renderBoard(s) {
+  boardBox.innerHTML = "";
+  var facts = [];
+  var handWord = kind === "fool" || kind === "stop_the_bus" ? "Round " : "Hand ";
+  if (s.hand_number) { facts.push((kind === "fuji_flush" ? "" : handWord + s.hand_number + (handOver(s) ? " (over)" : ""))); }
+  if (kind === "toepen" && s.stake) { facts.push("stake " + s.stake); }
+  if (kind === "toepen" && s.stock_size !== null && s.stock_size !== undefined) { facts.push("stock " + s.stock_size); }
+  if (kind === "fool" && s.lead_colour) { facts.push("lead colour " + ({G: "Green", R: "Red", Y: "Yellow", B: "Blue"}[s.lead_colour] || s.lead_colour)); }
+  if (kind === "fool" && !handOver(s) && (s.sitting_out || []).length) { facts.push("sitting out: " + names(s.sitting_out)); }
+  if (kind === "fuji_flush" && s.draw_pile_size !== null && s.draw_pile_size !== undefined) { facts.push("draw pile " + s.draw_pile_size); }
+  if (kind === "fuji_flush" && s.discard_size) { facts.push("discards " + s.discard_size); }
+  if (kind === "stop_the_bus" && s.stopped_by) { facts.push("stopped by " + s.stopped_by + (s.final_turns_left ? ", " + s.final_turns_left + " turn" + (s.final_turns_left > 1 ? "s" : "") + " left" : "")); }
+  var line = facts.filter(function (f) { return f; }).join(" · ");
+  /* the facts with the last trick beside them, then the current trick from the deal on */
+  var head = boardBox.appendChild(text("div", "board-head"));
+  if (line) { head.appendChild(text("p", "facts", line)); }
+
+  if (kind === "toepen" || kind === "fool") {
+    var tricks = s.tricks || [];
+    var playing = s.status === "in_progress" && (s.phase === "playing" || s.phase === "answering");
+    var previous = null, current = null;
+    if (tricks.length) {
+      var last = tricks[tricks.length - 1];
+      if (last.complete && playing) {
+        previous = last;
+        current = {number: last.number + 1, plays: []};
+      } else {
+        if (tricks.length > 1 && !handOver(s)) { previous = tricks[tricks.length - 2]; }
+        current = last;
+      }
+    } else if (playing || pendingPlays().length) {
+      current = {number: 1, plays: []};
+    }
+    if (previous) { head.appendChild(trickLine(previous, false)); }
+    if (current) {
+      var line_ = boardBox.appendChild(trickLine(current, true));
+      if (line_.scrollWidth > line_.clientWidth) { line_.scrollLeft = line_.scrollWidth; }  // one line (many seats, a phone): the newest play in view
+    }
+  }
+  if (kind === "fuji_flush") {
+    var groups = s.groups || [];
+    var box = text("div", "groups");
+    for (var g = 0; g < groups.length; g++) {
+      var one = text("span", "group");
+      one.appendChild(chip(groups[g].number));
+      one.appendChild(text("span", "group-info", " ×" + groups[g].players.length + " = " + groups[g].strength + " (" + names(groups[g].players) + ")"));
+      box.appendChild(one);
+    }
+    var pend = pendingPlays();
+    for (var q = 0; q < pend.length; q++) {
+      var w = text("span", "group waiting");
+      w.appendChild(text("span", "play-name", pendingWho(pend[q]) + " "));
+      w.appendChild(chip(pend[q].body.card, "waiting"));
+      box.appendChild(w);
+    }
+    boardBox.appendChild(box);  // always there (its room kept: table.css), so the first card laid never grows the board
+  }
+  if (kind === "stop_the_bus" && s.centre && s.centre.length) {
+    var centre = text("div", "centre");
+    centre.setAttribute("role", "group");
+    centre.setAttribute("aria-label", "Centre");
+    centre.appendChild(text("span", "row-label", "Centre"));
+    var swap = entries("swap")[0];
+    for (var c = 0; c < s.centre.length; c++) {
+      var b = text("button", "card " + cardClass(s.centre[c]), cardName(s.centre[c]));
+      b.type = "button";
+      b.setAttribute("data-card", s.centre[c]);
+      b.setAttribute("data-place", "centre");
+      var takeable = swap && (!swap.take || swap.take.indexOf(s.centre[c]) >= 0);
+      b.disabled = S.compose ? !(S.compose.type === "swap") : !takeable;
+      if (S.compose && S.compose.type === "swap" && S.compose.slots[0].cards.indexOf(s.centre[c]) >= 0) { b.classList.add("picked"); }
+      centre.appendChild(b);
+    }
+    boardBox.appendChild(centre);
+  }
+}

@@ -178,7 +178,7 @@ def test_a_real_full_disk_is_503_and_recovers_when_a_file_is_deleted(tmp_path):
             game_id, token = served.new_game()
             assert served.note(game_id, token, "before").status_code == 201
             filler = mount / "holiday-photos.bin"
-            with filler.open("wb") as out:  # fill the disk to the last block
+            with filler.open("wb", buffering=0) as out:  # fill the disk to the last block (unbuffered: close has nothing left to write)
                 try:
                     while True:
                         out.write(b"\0" * 65536)

@@ -35,11 +35,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.conftest import OPEN_DEAL, PLAYERS
+from tests.conftest import OPEN_DEAL, PLAYERS, free_port
 from tests.postgres import fresh_schema
 from tests.round_trips import CountingProxy
 from tests.serving import start, stop
-from tests.test_server import _free_port
 
 #: The most a steady-state move may cost.
 MOST_ROUND_TRIPS = 3
@@ -55,7 +54,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def traced_server(folder: Path) -> Iterator[tuple[str, Path]]:
     """A real ``kibitz serve`` on a SQLite file, every statement it runs traced into a file."""
     trace = folder / "trace.txt"
-    port = _free_port()
+    port = free_port()
     log = (folder / "server.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.traced_serve", str(trace), "serve", "--port", str(port),

@@ -47,7 +47,9 @@ def test_a_backup_during_four_writers_holds_every_event_acknowledged_before_it(t
         for writer in writers:
             writer.start()
         try:
+            deadline = time.monotonic() + 120  # a few seconds on a quiet machine
             while sum(len(seqs) for seqs in acknowledged.values()) < 200:
+                assert not failures and time.monotonic() < deadline, (failures, "200 writes not acknowledged in 120 s")
                 time.sleep(0.05)
             before = {game_id: list(seqs) for game_id, seqs in acknowledged.items()}  # acknowledged before it starts
             done = kibitz("backup", str(dest), "--db", str(db))

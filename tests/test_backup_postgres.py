@@ -67,7 +67,9 @@ def test_a_backup_while_kibitz_serve_records_restores_with_pg_restore(postgres_u
         for writer in writers:
             writer.start()
         try:
+            deadline = time.monotonic() + 120  # a few seconds on a quiet machine
             while sum(len(seqs) for seqs in acknowledged.values()) < 100:
+                assert not failures and time.monotonic() < deadline, (failures, "100 writes not acknowledged in 120 s")
                 time.sleep(0.05)
             before = {game_id: list(seqs) for game_id, seqs in acknowledged.items()}
             done = kibitz("backup", str(dest), "--db", postgres_url)

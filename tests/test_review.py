@@ -361,7 +361,9 @@ def test_cli_replay_fits_80_columns(client, database):
     assert lines[0].startswith("Friday club · Ann, Bob, Cas, Dee · open")
     assert max(len(line) for line in lines) <= 80
     assert any(line.startswith("   8  Ann played 10♥ and won trick 1") for line in lines)
-    assert any(line.startswith("   4  [undone by 5] Cas played 8♥") for line in lines)
+    # an undone step says so in words, never by the undo's event number (issue 25)
+    assert any(line.startswith("   4  [undone] Cas played 8♥") for line in lines), lines
+    assert not re.search(r"by \d|[Ee]vents? \d", result.output), result.output
     assert "── hand 1 " in result.output
     hand = CliRunner().invoke(main, ["replay", game.id, "--db", database, "--hand", "1"])
     assert hand.exit_code == 0 and "Toepen for" not in hand.output

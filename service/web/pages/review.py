@@ -437,23 +437,9 @@ def timeline_steps(row: dict[str, Any], full: bool) -> list[dict[str, Any]]:
 
 
 def correction_words(steps: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
-    """For each event that an undo or redo targeted, its story for the replay, by seq (``steps``
-    as :func:`timeline_steps` gives them): ``{"tag": words for the list of steps, "detail":
-    the same for the board's note when there was more than one undo or redo}``, in card
-    players' words, never event numbers (ui.md): ``"undone"``; ``"undone, then redone"``;
-    ``"undone, redone, then undone again"``. The undo and redo steps themselves say what they
-    took back ("Undone: Cas played 8♥.")."""
-    history: dict[int, list[str]] = {}
-    for entry in steps:
-        if entry["type"] in ("undo", "redo") and entry["target"] is not None:
-            history.setdefault(entry["target"], []).append(entry["type"])
-    words: dict[int, dict[str, str]] = {}
-    for seq, done in history.items():
-        said = [("undone" if kind == "undo" else "redone") + (" again" if index > 1 else "")
-                for index, kind in enumerate(done)]
-        tag = said[0] if len(said) == 1 else f"{', '.join(said[:-1])}, then {said[-1]}"
-        words[seq] = {"tag": tag, "detail": tag if len(said) > 1 else ""}
-    return words
+    """For each event that an undo or redo targeted, its story for the replay, by seq, in card
+    players' words (``replays.timeline.undo_stories``, which ``kibitz replay`` prints too)."""
+    return timeline.undo_stories(steps)
 
 
 @bp.get("/watch/<game_id>/replay")

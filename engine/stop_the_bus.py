@@ -655,17 +655,18 @@ def _swap(state: State, action: Action, seq: int) -> State:
             new = Holding(holding.known | {take}, holding.unknown - 1, holding.public | {take})
         centre = tuple(card if c == take else c for c in rnd.centre)
         turn = Turn(seat, seq, "swap", (take,), (card,), rnd.stopped_by is not None)
+    if rnd.stopped_by is None:  # the swapper may stop now; the next player's turn comes after
+        flow: dict[str, Any] = {"may_stop": seat, "next_seat": _next_in_round(rnd, seat)}
+    else:  # one of the turns owed after the stop
+        flow = {"final_due": rnd.final_due[1:]}
     rnd = replace(
         rnd,
         holdings=_set(rnd.holdings, seat, new),
         centre=centre,
         turns=rnd.turns + (turn,),
         turns_taken=_set(rnd.turns_taken, seat, rnd.turns_taken[seat] + 1),
+        **flow,
     )
-    if rnd.stopped_by is None:
-        rnd = replace(rnd, may_stop=seat, next_seat=_next_in_round(rnd, seat))
-    else:
-        rnd = replace(rnd, final_due=rnd.final_due[1:])
     return _settle(replace(state, round=rnd))
 
 

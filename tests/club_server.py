@@ -8,7 +8,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,8 +16,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.lost_answers import LOST
-from tests.test_server import _free_port, _kibitz
+from tests.conftest import free_port
+from tests.serving import kibitz_command, stop, wait_until_up
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 
@@ -50,7 +49,7 @@ class Served:
 
 def kibitz(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the ``kibitz`` CLI; return the finished process (never raises on a failure)."""
-    return subprocess.run([*_kibitz(), *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([*kibitz_command(), *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ, **(env or {})})
 
 
@@ -77,32 +76,17 @@ def serve(db: Path | str, *, env: dict[str, str] | None = None, prefix: Sequence
     ``prefix`` before the command, ``args`` after it); yield once ``/health`` answers; stop it
     (SIGTERM) after. Its log goes beside the database file, or into ``log_dir`` (for a
     ``postgresql://`` URL)."""
-    port = _free_port()
+    port = free_port()
     log = (log_dir or Path(db).parent) / f"server-{port}.log"
     with log.open("w") as out:
-        proc = subprocess.Popen([*prefix, *_kibitz(), "serve", "--port", str(port), "--db", str(db), *args],
+        proc = subprocess.Popen([*prefix, *kibitz_command(), "serve", "--port", str(port), "--db", str(db), *args],
                                 stdout=out, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})
         served = Served(f"http://127.0.0.1:{port}", proc, log)
         try:
-            deadline = time.monotonic() + 90  # a loaded 2-core CI machine met more than 30 s
-            while True:
-                try:
-                    if requests.get(f"{served.base}/health", timeout=1).status_code == 200:
-                        break
-                except LOST:  # not up yet, or too slow to answer under load
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"kibitz serve did not start: {log.read_text()}")
-                time.sleep(0.1)
+            wait_until_up(served.base, proc, log)
             yield served
         finally:
-            if proc.poll() is None:
-                proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc, grace=15)
 
 
 def outside(db: Path, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:

@@ -23,8 +23,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.serving import serving
-from tests.test_server import _kibitz
+from tests.serving import kibitz_command, serving
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 GAME = {"game": "toepen", "players": PLAYERS, "visibility": "open"}
@@ -132,7 +131,7 @@ def test_the_games_own_token_the_club_key_and_a_token_issued_meanwhile_reach_the
     _refused_twice(port, game_id, "junk")
     status, _headers, body = _app_answer(port, game_id, good)
     assert status == 201, body
-    issued = subprocess.run([*_kibitz(), "token", game_id, "--db", str(db), "--no-qr"], capture_output=True,
+    issued = subprocess.run([*kibitz_command(), "token", game_id, "--db", str(db), "--no-qr"], capture_output=True,
                             text=True, timeout=60, check=True).stdout.splitlines()[1].strip()
     status, _headers, body = _app_answer(port, game_id, issued)
     assert status == 201, body
@@ -153,7 +152,7 @@ def test_a_token_issued_by_another_process_on_postgresql_is_not_refused_from_mem
                 break  # refused from memory
             except TimeoutError:
                 assert time.monotonic() < deadline, "the refusal never came from memory"
-        issued = subprocess.run([*_kibitz(), "token", game_id, "--db", postgres_url, "--no-qr"], capture_output=True,
+        issued = subprocess.run([*kibitz_command(), "token", game_id, "--db", postgres_url, "--no-qr"], capture_output=True,
                                 text=True, timeout=60, check=True).stdout.splitlines()[1].strip()
         deadline = time.monotonic() + 30
         while True:  # the notification arrives within milliseconds; until then the app decides

@@ -20,10 +20,7 @@ Skipped with a clear reason when Playwright or ``/usr/bin/chromium`` is missing,
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +29,7 @@ import pytest
 import requests
 
 from tests.conftest import free_port
-from tests.lost_answers import LOST
+from tests.serving import kibitz_command, stop, wait_until_up
 
 CHROMIUM = os.environ.get("KIBITZ_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -74,14 +71,6 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-def kibitz_command() -> list[str]:
-    script = Path(sys.executable).parent / "kibitz"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("kibitz")
-    return [found] if found else [sys.executable, "-m", "service.cli"]
-
-
 class KibitzServer:
     """One ``kibitz serve`` subprocess on ``port`` with the database ``db``."""
 
@@ -106,27 +95,16 @@ class KibitzServer:
              "--threads", "4", "--allowed-host", LAN_NAME, *self.args],
             stdout=self._log, stderr=subprocess.STDOUT, text=True, cwd=self.folder if self.command else None,
             env=self.env)
-        deadline = time.monotonic() + 90  # a loaded 2-core CI machine met more than 30 s
-        while True:
-            try:
-                if requests.get(f"{self.base}/health", timeout=1).status_code == 200:
-                    return
-            except LOST:  # not up yet, or too slow to answer under load
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                pytest.fail(f"kibitz serve did not start: {(self.folder / 'server.log').read_text()}")
-            time.sleep(0.05)
+        try:
+            wait_until_up(self.base, self.proc, self.folder / "server.log", poll=0.05)
+        except BaseException:
+            self.stop()
+            raise
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            stop(self.proc)
             self.proc = None
         if self._log is not None:
             self._log.close()

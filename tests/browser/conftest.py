@@ -45,6 +45,8 @@ TABLET = {"width": 1024, "height": 768}
 PHONE = {"width": 390, "height": 844}
 #: The non-local name mapped to 127.0.0.1 (plain HTTP under it is not a secure context).
 LAN_NAME = "kibitz.test"
+#: How long an assertion (``expect``), and an action or a navigation, waits on a page (ms).
+EXPECT_MS, ACTION_MS = 20_000, 20_000
 
 
 def _missing_browser() -> str | None:
@@ -138,8 +140,13 @@ class KibitzServer:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Playwright's assertions wait 5 s by default, its actions and navigations (set per context
+    # below) 30 s; here both wait 20 s: a page that answers in milliseconds on a quiet machine may take seconds on a
+    # loaded 2-core one. What an assertion waits for either comes or never does; the room costs
+    # time only when a test fails.
+    expect.set_options(timeout=EXPECT_MS)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
@@ -177,7 +184,7 @@ def new_context(browser: Any) -> Iterator[Callable[..., Any]]:
 
     def make(viewport: dict[str, int] | None = None, **kwargs: Any) -> Any:
         context = browser.new_context(viewport=viewport or TABLET, **kwargs)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(ACTION_MS)
         context.on("page", lambda page: page.on("pageerror", lambda error: _page_error(page, error, errors)))
         contexts.append(context)
         return context

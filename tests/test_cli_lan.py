@@ -14,8 +14,9 @@ import time
 import requests
 
 from service.cli import lan
-from tests.browser.conftest import free_port, kibitz_command
+from tests.conftest import free_port
 from tests.lost_answers import LOST
+from tests.serving import kibitz_command
 
 
 def _serve(tmp_path, *args: str) -> tuple[subprocess.Popen[str], list[str]]:

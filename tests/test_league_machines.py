@@ -45,8 +45,8 @@ from tests.clusters import as_owner, no_server_found, pg_bin
 from tests.conftest import PLAYERS
 from tests.lost_answers import ACKNOWLEDGED, LOST, LOST_ANSWER, REFUSED, Attempt, check_log
 from tests.round_trips import CountingProxy
+from tests.serving import kibitz_command
 from tests.test_round_trips import MOST_ROUND_TRIPS
-from tests.test_server import _kibitz
 
 MACHINES = {"db": 2, "a": 11, "b": 12, "tablets": 100}
 PG_PORT, HTTP_PORT = 5432, 8080
@@ -131,7 +131,7 @@ class Server:
         self.machine = machine
         self.base = f"http://{network.address(machine)}:{HTTP_PORT}"
         self.log = folder / f"server-{machine}.log"
-        command = [*_kibitz(), "serve", "--host", network.address(machine), "--port", str(HTTP_PORT)]
+        command = [*kibitz_command(), "serve", "--host", network.address(machine), "--port", str(HTTP_PORT)]
         env = {**os.environ, "KIBITZ_DB": url} if environment else {**os.environ}
         if not environment:
             command += ["--db", url]
@@ -372,7 +372,7 @@ def test_a_league_over_several_machines(tmp_path: Path, network: netns.Network, 
             assert row is not None and row["record_hash"] == expected and row["version"] == len(stored)
     finally:
         db.close()
-    checked = subprocess.run([*_kibitz(), "check", "--db", league_db.local_url()], capture_output=True, text=True,
+    checked = subprocess.run([*kibitz_command(), "check", "--db", league_db.local_url()], capture_output=True, text=True,
                              timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     for server in servers:

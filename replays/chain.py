@@ -103,7 +103,8 @@ def _quick_hash(previous: str, event: Mapping[str, Any]) -> str | None:
     surrogate, an integer beyond 64 bits). Where its text could differ from
     :func:`canonical` (a float written otherwise), the hash differs and :func:`first_break`
     asks :func:`event_hash`."""
-    body = {key: event.get(key) if key == "at" else event[key] for key in KEYS}
+    body = {"seq": event["seq"], "type": event["type"], "data": event["data"], "recorded_at": event["recorded_at"],
+            "at": event.get("at"), "salt": event["salt"]}  # :data:`KEYS`
     try:
         raw = previous.encode("utf-8") + orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
     except (TypeError, UnicodeEncodeError):  # orjson.JSONEncodeError is a TypeError

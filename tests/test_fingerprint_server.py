@@ -13,8 +13,7 @@ import subprocess
 import pytest
 import requests
 
-from tests.serving import serving
-from tests.test_server import _kibitz
+from tests.serving import kibitz_command, serving
 
 
 def _grouped(digits: str) -> str:
@@ -22,7 +21,7 @@ def _grouped(digits: str) -> str:
 
 
 def _verify(db, game_id: str, fingerprint: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*_kibitz(), "verify", game_id, fingerprint, "--db", str(db)], capture_output=True,
+    return subprocess.run([*kibitz_command(), "verify", game_id, fingerprint, "--db", str(db)], capture_output=True,
                           text=True, timeout=60)
 
 

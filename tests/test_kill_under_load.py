@@ -28,8 +28,7 @@ from service.storage import backend as store
 from tests.conftest import PLAYERS
 from tests.lost_answers import ACKNOWLEDGED, LOST_ANSWER, REFUSED, Attempt, check_log, send
 from tests.postgres import postgres_url  # noqa: F401  (the fixture)
-from tests.serving import start, stop
-from tests.test_server import _kibitz
+from tests.serving import kibitz_command, start, stop
 
 #: Seconds of load before the kill, and after it.
 BEFORE_KILL, AFTER_KILL = 2.0, 1.5
@@ -194,5 +193,5 @@ def test_a_kill_9_of_a_sqlite_server_loses_no_acknowledged_event(tmp_path: Path)
         for proc in (doomed, restarted):
             if proc is not None:
                 stop(proc)
-    checked = subprocess.run([*_kibitz(), "check", "--db", database], capture_output=True, text=True, timeout=60)
+    checked = subprocess.run([*kibitz_command(), "check", "--db", database], capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -33,8 +33,7 @@ import requests
 
 from tests.clusters import Cluster, cluster  # noqa: F401  (the fixture)
 from tests.conftest import PLAYERS
-from tests.serving import serving_process
-from tests.test_server import _kibitz
+from tests.serving import kibitz_command, serving_process
 
 #: The promise: any request answers within this many seconds while the database is paused.
 BOUND = 15.0
@@ -267,7 +266,7 @@ def test_a_paused_postgresql_is_a_503_within_15_s_and_recording_resumes_by_itsel
             for text, seq in tablet.acknowledged.items():
                 assert at.get(text) == seq, (text, seq, at.get(text))
             assert set(tablet.sent) - set(tablet.acknowledged) <= {tablet.sent[-1]}  # only its last may be unanswered
-        checked = subprocess.run([*_kibitz(), "check", "--db", cluster.url], capture_output=True, text=True,
+        checked = subprocess.run([*kibitz_command(), "check", "--db", cluster.url], capture_output=True, text=True,
                                  timeout=120)
         assert checked.returncode == 0, checked.stdout + checked.stderr
     for folder in ("a", "b"):

@@ -18,9 +18,10 @@ import pytest
 import requests
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, TABLET, KibitzServer, kibitz_command
+from tests.browser.conftest import PHONE, TABLET, KibitzServer
 from tests.browser.pages_checks import keep_token, small_tap_targets
 from tests.browser.recorded import create, fuji_game, toepen_open_game
+from tests.serving import kibitz_command
 
 CLUB = "Pacific/Auckland"
 

@@ -20,8 +20,9 @@ import pytest
 import requests
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, KibitzServer, kibitz_command
+from tests.browser.conftest import PHONE, KibitzServer
 from tests.browser.recorded import fool_game, toepen_open_game
+from tests.serving import kibitz_command
 
 CLUB = "Pacific/Auckland"
 DEVICE = "America/New_York"

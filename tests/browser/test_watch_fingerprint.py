@@ -22,7 +22,7 @@ def test_the_fingerprint_follows_the_game_and_a_noted_one_is_checked(server, pag
 
     game.post({"type": "play", "player": "Bob", "card": "7H"})
     now = server.get(f"/games/{game.id}")["record_hash"][:16]
-    expect(page.locator("#fingerprint .fingerprint-code")).to_have_text(_grouped(now), timeout=5000)  # live, no reload
+    expect(page.locator("#fingerprint .fingerprint-code")).to_have_text(_grouped(now))  # live, no reload
 
     page.get_by_label("Check a fingerprint you noted").fill(noted.upper())
     page.get_by_role("button", name="Check").click()

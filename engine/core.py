@@ -7,7 +7,7 @@ clock, no randomness, no I/O, and nothing from Flask, SQLite or marshmallow.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -224,6 +224,37 @@ def _copier(cls: type) -> Any:
         return out
 
     return copy_dict
+
+
+def fast_init(cls: type[T]) -> type[T]:
+    """Give the frozen, slotted dataclass ``cls`` (the reducers' small records: a card played,
+    a hand's holding, a turn) an ``__init__`` compiled once for the class, as :func:`evolve`'s
+    copier is: the same parameters, defaults and result as the one ``dataclasses`` writes,
+    which sets each field through ``object.__setattr__`` looked up anew per field; this one
+    stores through the class's own slots (about twice as fast, and a rebuild builds several
+    records per event). Use it above ``@dataclass(frozen=True, slots=True)``. A class with a
+    ``__post_init__``, a default factory, a keyword-only or ``init=False`` field keeps
+    the ``__init__`` ``dataclasses`` wrote. Returns ``cls``."""
+    fields = list(cls.__dataclass_fields__.values())  # type: ignore[attr-defined]
+    plain = all(f.init and not f.kw_only and f.default_factory is MISSING and f.name in cls.__dict__ for f in fields)
+    if hasattr(cls, "__post_init__") or not plain or not hasattr(cls, "__slots__"):
+        return cls
+    scope: dict[str, Any] = {}
+    params, lines = [], []
+    for f in fields:
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            scope[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        scope[f"_store_{f.name}"] = cls.__dict__[f.name].__set__  # the slot's own descriptor
+        lines.append(f"    _store_{f.name}(self, {f.name})")
+    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines or ["    pass"]), scope)
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
+    setattr(cls, "__init__", init)  # noqa: B010 - a class attribute set on purpose
+    return cls
 
 
 def no_upcast(version: int, action: Mapping[str, Any]) -> dict[str, Any]:

@@ -37,12 +37,8 @@ def shown(iso: str, zone: str, fmt: str = "%Y-%m-%d %H:%M %Z") -> str:
 
 @pytest.fixture(scope="module")
 def club_server(tmp_path_factory: pytest.TempPathFactory):
-    running = KibitzServer(tmp_path_factory.mktemp("clubtime"), args=("--timezone", CLUB))
-    running.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("clubtime"), args=("--timezone", CLUB)) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -151,12 +151,14 @@ _ENTRY_WORDS = {"note": "a note", "undo": "an undo", "redo": "a redo"}
 def moments(steps: Iterable[Mapping[str, Any]]) -> dict[int, str]:
     """Every moment of a record by seq, from its timeline ``steps`` (as the reader may see
     them), in :func:`moment_words`' words, a note, undo or redo named as such ("after a note
-    in hand 1, trick 1"): what :func:`verdict` names a fingerprint's moment by."""
+    in hand 1, trick 1", "after a note before the first deal"): what :func:`verdict` names a
+    fingerprint's moment by."""
     named = {}
     for step in steps:
         entry = _ENTRY_WORDS.get(str(step["type"])) if not step.get("brief") else None
         place = step.get("place") or ""
-        named[int(step["seq"])] = (f"after {entry}" + (f" in {place}" if place else "")) if entry else moment_words(step)
+        named[int(step["seq"])] = (f"after {entry} " + (f"in {place}" if place else "before the first deal")
+                                   if entry else moment_words(step))
     return named
 
 

@@ -62,7 +62,8 @@ def test_a_check_names_every_digit_it_was_given(recorded, length):
     # the moment in card players' words, the event number only as small print at the end (issue 25)
     words = (f"The fingerprint {_grouped(now)} matches the record as it stands now, after a note in hand 1, trick 1: "
              "nothing recorded up to the moment it was noted has changed.")
-    assert said.status_code == 200 and f'{words} <small class="event-number">(event 4)</small>' in html.unescape(said.text)
+    shown = re.sub(r"<[^>]+>", "", html.unescape(said.text))  # the page: its number the replay's step, a link
+    assert said.status_code == 200 and f"{words} (step 4 of the replay)" in shown, shown
     done = _verify(db, game_id, now)
     assert done.returncode == 0 and done.stdout == f"{words} (event 4)\n", done.stdout
     earlier = hashes[1][:length]  # noted after the deal, event 2

@@ -47,3 +47,4 @@ def verify(game_id: str) -> Any:
     moments = chain.moments(review.timeline_steps(row, secrecy.reader(row)))
     context["verdict"] = chain.verdict(normal, [(event["seq"], event["hash"]) for event in events], moments)
     return render_template("watch_verify.html", **context)
+

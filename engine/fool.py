@@ -42,6 +42,7 @@ from engine.core import (
     RulesError,
     SheetColumns,
     check_seats,
+    fast_init,
     finished_status,
     name_list,
     no_upcast,
@@ -141,6 +142,7 @@ def _cards(cards: Iterable[str]) -> str:
 # --------------------------------------------------------------------------- options
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Options:
     """Every option of ``rules/fool.md`` ("Setup"); the defaults depend on the seat count."""
@@ -183,6 +185,7 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
 # --------------------------------------------------------------------------- state
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Holding:
     """What is known of one player's hand: ``known`` cards (sorted, a ``1`` may repeat) plus
@@ -200,6 +203,7 @@ class Holding:
         return self.unknown == 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Play:
     """A card played to a trick, with the ``seq`` of the event that recorded it."""
@@ -209,6 +213,7 @@ class Play:
     seq: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Trick:
     """One trick: leader, who sits out, the plays, and (once complete) winner and Fools.
@@ -226,6 +231,7 @@ class Trick:
     complete: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Void:
     """A play that did not follow the lead colour: the player showed out of ``colour``."""
@@ -236,6 +242,7 @@ class Void:
     trick: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Revoke:
     """A revoke proven by later knowledge (recording.md, "Knowledge" 2)."""
@@ -249,6 +256,7 @@ class Revoke:
     proof: str  # "played" or "revealed"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Reveal:
     """A ``reveal``: the cards named, and whether it came after the round's last trick."""
@@ -295,6 +303,7 @@ class Round:
         return ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Adjustment:
     """An ``adjust`` ruling (recording.md, "Bookkeeping actions"): ``amount`` points (positive

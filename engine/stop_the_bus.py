@@ -45,6 +45,7 @@ from engine.core import (
     SheetColumns,
     check_card_list,
     check_seats,
+    fast_init,
     finished_status,
     name_list,
     no_upcast,
@@ -88,6 +89,7 @@ def parse_card(value: object) -> str:
 # --------------------------------------------------------------------------- options
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Options:
     """Every option of ``rules/stop_the_bus.md`` with its default (the seed document's rules)."""
@@ -132,6 +134,7 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
 # --------------------------------------------------------------------------- state
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Holding:
     """One player's hand: ``known`` cards plus ``unknown`` unseen ones.
@@ -150,6 +153,7 @@ class Holding:
         return len(self.known) + self.unknown
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One recorded turn: a ``swap``, a ``swap_all`` or a ``stop``, with its ``seq``.
@@ -165,6 +169,7 @@ class Turn:
     final: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Show:
     """The three cards a player showed at the showdown (``seq`` of the ``show`` event)."""
@@ -174,6 +179,7 @@ class Show:
     cards: tuple[str, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Result:
     """How a round ended: who lost a chip, the ranks compared, and why, in words.
@@ -215,9 +221,10 @@ class Round:
 
     @property
     def shown(self) -> frozenset[int]:
-        return frozenset(show.seat for show in self.shows)
+        return frozenset([show.seat for show in self.shows])
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Adjustment:
     """A ruling (recording.md, "Bookkeeping actions"): ``amount`` chips asked for ``seat``,

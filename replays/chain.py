@@ -22,7 +22,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,11 +147,16 @@ class Verdict:
         return self.seq is not None and self.seq == self.last
 
 
-def verdict(fingerprint_text: str, hashes: Iterable[tuple[int, str]]) -> Verdict:
+def verdict(fingerprint_text: str, hashes: Iterable[tuple[int, str]],
+            moment: Callable[[int], str] | None = None) -> Verdict:
     """Compare a normalised fingerprint (:func:`normal_fingerprint`) with a record's
     ``(seq, hash)`` pairs, oldest first, whose chain is known to hold; the sentence says
     whether the record still matches, or matched as it stood after an earlier event, naming
-    the fingerprint as given (every digit, in groups of four), never a part of it."""
+    the fingerprint as given (every digit, in groups of four), never a part of it.
+
+    ``moment(seq)``, where given (the pages), names the moment after event ``seq`` as card
+    players do ("after Ann dealt in hand 1"): the sentence then holds no event number (ui.md,
+    "Words for card players"); without it (``kibitz verify``) the events are numbered."""
     pairs = list(hashes)
     last = pairs[-1][0] if pairs else 0
     found = None
@@ -159,6 +164,16 @@ def verdict(fingerprint_text: str, hashes: Iterable[tuple[int, str]]) -> Verdict
         if value.startswith(fingerprint_text):
             found = seq
     shown = grouped(fingerprint_text)
+    if moment is not None and found is not None:
+        later = last - found
+        if found == last:
+            words = (f"The fingerprint {shown} matches the record as it stands now, {moment(last)}: nothing "
+                     "recorded up to the moment it was noted has changed.")
+        else:
+            words = (f"The fingerprint {shown} matches the record as it stood {moment(found)}: everything "
+                     f"recorded up to then is unchanged, and {later} more {'entry was' if later == 1 else 'entries were'}"
+                     " recorded after it was noted.")
+        return Verdict(fingerprint_text, found, last, words)
     if found is None:
         words = (f"The fingerprint {shown} matches no moment of this game's record: the record is not the one "
                  "it was noted from (or the fingerprint was copied wrongly).")

@@ -8,6 +8,9 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import threading
+import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,6 +48,56 @@ class Served:
             headers["Idempotency-Key"] = key
         return requests.post(f"{self.base}/games/{game_id}/events", json={"type": "note", "text": text},
                              headers=headers, timeout=60)
+
+
+class Burst:
+    """One thread per game noting into it (:meth:`Served.note`, a fresh key each time) until
+    :func:`burst`'s block ends: four tablets recording at once, while the test does something
+    else to the database (a backup). ``acknowledged`` holds each game's acknowledged seqs,
+    ``failures`` the body of any answer that was not 201 (its thread stops there)."""
+
+    def __init__(self, served: Served, games: Sequence[tuple[str, str]]) -> None:
+        self.acknowledged: dict[str, list[int]] = {game_id: [] for game_id, _ in games}
+        self.failures: list[str] = []
+        self.stopped = threading.Event()
+        self.threads = [threading.Thread(target=self._record, args=(served, *game)) for game in games]
+
+    def _record(self, served: Served, game_id: str, token: str) -> None:
+        while not self.stopped.is_set():
+            response = served.note(game_id, token, "burst", str(uuid.uuid4()))
+            if response.status_code != 201:
+                self.failures.append(response.text)
+                return
+            self.acknowledged[game_id].append(response.json()["seq"])
+
+    def count(self) -> int:
+        """How many notes have been acknowledged so far, in every game."""
+        return sum(len(seqs) for seqs in self.acknowledged.values())
+
+    def wait_for(self, count: int, within: float = 120) -> dict[str, list[int]]:
+        """Wait until ``count`` notes are acknowledged (failing the test on a refusal or after
+        ``within`` seconds: a few seconds on a quiet machine); return each game's seqs then."""
+        deadline = time.monotonic() + within
+        while self.count() < count:
+            assert not self.failures and time.monotonic() < deadline, (
+                self.failures, f"{count} writes not acknowledged in {within:.0f} s")
+            time.sleep(0.05)
+        return {game_id: list(seqs) for game_id, seqs in self.acknowledged.items()}
+
+
+@contextmanager
+def burst(served: Served, games: int = 4) -> Iterator[Burst]:
+    """Start a :class:`Burst` into ``games`` new games of ``served``; stop its threads and wait
+    for them when the block ends."""
+    noting = Burst(served, [served.new_game() for _ in range(games)])
+    for thread in noting.threads:
+        thread.start()
+    try:
+        yield noting
+    finally:
+        noting.stopped.set()
+        for thread in noting.threads:
+            thread.join()
 
 
 def kibitz(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import random
 import socket
@@ -28,6 +29,9 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 needs_examples = pytest.mark.skipif(
     not (SHARED / "examples").is_dir(), reason=f"{SHARED / 'examples'} is absent (../shared is not beside the repo)"
 )
+#: The folder of the shared example games, and the games in it (none when it is absent).
+EXAMPLES_DIR = SHARED / "examples"
+EXAMPLES = sorted(EXAMPLES_DIR.glob("*.json"))
 
 
 
@@ -204,6 +208,22 @@ def create(client: Any, **overrides: Any) -> Game:
     response = client.post("/games", json=body)
     assert response.status_code == 201, response.get_json()
     return Game(client, response.get_json())
+
+
+def play_scenario(client: Any, path: Path) -> Game:
+    """Create the game of the shared example ``path`` through ``client`` and send each of its
+    steps (a post, an undo or a redo; refusals included, its expectations not checked)."""
+    scenario = json.loads(path.read_text())
+    response = client.post("/games", json=scenario["create"])
+    assert response.status_code == 201, response.get_json()
+    game = Game(client, response.get_json())
+    for step in scenario["steps"]:
+        for kind in ("undo", "redo"):
+            if kind in step:
+                game.post(step[kind], kind)
+        if "post" in step:
+            game.post(step["post"])
+    return game
 
 
 @pytest.fixture

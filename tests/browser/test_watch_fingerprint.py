@@ -15,9 +15,10 @@ def test_the_fingerprint_follows_the_game_and_a_noted_one_is_checked(server, pag
     page.goto(server.url(f"/watch/{game.id}"))
     noted = server.get(f"/games/{game.id}")["record_hash"][:16]
     expect(page.locator("#fingerprint .fingerprint-code")).to_have_text(_grouped(noted))
-    # the moment named as card players name it; the event number only as small print (issue 25)
-    expect(page.locator("#fingerprint")).to_contain_text("(after Ann dealt in hand 1 · event 2)")
-    expect(page.locator("#fingerprint small.event-number")).to_have_text("event 2")
+    # the moment named as card players name it; its number only as small print, the replay's step
+    # (a link into it), never "event 2" (issue 25)
+    expect(page.locator("#fingerprint")).to_contain_text("(after Ann dealt in hand 1 · step 2 of the replay)")
+    expect(page.locator("#fingerprint small.step-number")).to_have_text("step 2 of the replay")
 
     game.post({"type": "play", "player": "Bob", "card": "7H"})
     now = server.get(f"/games/{game.id}")["record_hash"][:16]
@@ -26,8 +27,8 @@ def test_the_fingerprint_follows_the_game_and_a_noted_one_is_checked(server, pag
     page.get_by_label("Check a fingerprint you noted").fill(noted.upper())
     page.get_by_role("button", name="Check").click()
     expect(page.locator("#verdict")).to_have_text(
-        f"The fingerprint {_grouped(noted)} matches the record as it stood after event 2: events 1 to 2 are unchanged, "
-        "and event 3 was recorded after it was noted.")
+        f"The fingerprint {_grouped(noted)} matches the record as it stood after Ann dealt in hand 1: everything "
+        "recorded up to then is unchanged, and 1 more entry was recorded after it was noted.")
     page.get_by_label("Check a fingerprint you noted").fill("0123 4567 89ab")
     page.get_by_role("button", name="Check").click()
     expect(page.locator("#verdict")).to_contain_text("matches no moment of this game's record")
@@ -41,7 +42,7 @@ def test_the_fingerprint_follows_the_game_and_a_noted_one_is_checked(server, pag
         "it was noted from (or the fingerprint was copied wrongly).")
     page.get_by_label("Check a fingerprint you noted").fill(noted[:12])  # noted before fingerprints had 16 digits
     page.get_by_role("button", name="Check").click()
-    expect(page.locator("#verdict")).to_contain_text(f"The fingerprint {_grouped(noted[:12])} matches the record as it stood after event 2")
+    expect(page.locator("#verdict")).to_contain_text(f"The fingerprint {_grouped(noted[:12])} matches the record as it stood after Ann dealt in hand 1")
 
 
 def _grouped(digits: str) -> str:

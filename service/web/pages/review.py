@@ -475,8 +475,8 @@ def replay_board(game_id: str) -> Any:
     full = secrecy.reader(row)
     step = _step()
     if step is None or not 1 <= step <= row["version"]:
-        raise ApiError(404, "not_found", f"This game has no event {request.args.get('step', '')[:20]}: "
-                       f"its events are 1 to {row['version']}.", version=row["version"])
+        raise ApiError(404, "not_found", f"This game's replay has no step {request.args.get('step', '')[:20]}: "
+                       f"its steps are 1 to {row['version']}.", version=row["version"])
     timeline_list = timeline_steps(row, full)
     steps = {entry["seq"]: entry for entry in timeline_list}
     context = replay_context(row, step, full)

@@ -221,7 +221,7 @@ class Round:
 
     @property
     def shown(self) -> frozenset[int]:
-        return frozenset(show.seat for show in self.shows)
+        return frozenset([show.seat for show in self.shows])
 
 
 @fast_init

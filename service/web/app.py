@@ -123,7 +123,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
                                                             on_lost=connections.found_lost)
     cache = app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"], on_suspect=boards.suspect)
     app.extensions["kibitz_writer"] = Writer(app.config["DATABASE"], app.config["SYNCHRONOUS"],
-                                             on_commit=boards.committed, **db.connect_options(app))
+                                             on_commit=boards.committed, on_abandon=cache.forget,
+                                             **db.connect_options(app))
     db.init_app(app, connections)
     seen = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"], **db.connect_options(app))
     try:  # the guard as the server starts: a change after it sends every cached game through the check again

@@ -5,6 +5,7 @@ Usage::
 
     python bench/move_cpu_bench.py [--servers kibitz,granian,gunicorn-gthread,waitress,cheroot,kibitz=DIR]
                                    [--moves 3000] [--clients 8] [--source DIR] [--profile DIR] [--json FILE]
+                                   [--syncs]
 
 For each server named (``kibitz``: the real ``kibitz serve``; the others: the same Flask app
 under another WSGI server, ``bench/wsgi_servers.py``), on a fresh SQLite database with
@@ -17,7 +18,9 @@ under another WSGI server, ``bench/wsgi_servers.py``), on a fresh SQLite databas
    be a 201;
 3. the server's CPU time (user + system, ``psutil``, the process and its children) over
    exactly that phase, divided by the moves: **server CPU per move**; also the wall-clock
-   moves/s and the load average (1 min) at the start and end.
+   moves/s, the load average (1 min) at the start and end, the server's voluntary context
+   switches per move (a thread that waited) and, with ``--syncs``, how many moves shared
+   one ``fsync``/``fdatasync`` of the server (``perf stat`` on the system calls).
 
 Before the first server and after each one, the reference: the ``eventsourcing`` library
 (its SQLite persistence, a file in the same temporary folder, WAL with ``synchronous=FULL``,

@@ -17,7 +17,12 @@ Who goes first:
   in a ``SAVEPOINT``, so a refusal rolls back alone), still in its own thread; the last
   write of such a run (no one waiting, or :data:`MAX_BATCH` in it) commits for all of them,
   one ``fsync``, and each answers only then. One connection serves them all (kept in a
-  pool, so there is one while writes are one at a time).
+  pool, so there is one while writes are one at a time). A caller that need not wait in a
+  thread of its own (``kibitz serve``'s direct route) queues its move instead
+  (:meth:`Writer.later`): one thread drains the queue (:meth:`Writer.drain`), taking the
+  turn as any write does and running the queued moves one after another in one transaction,
+  so no thread per move waits for the turn or the commit; each is told how it ended once
+  its transaction ended (``then``), by the thread that ended it.
 - **PostgreSQL**: each write is a transaction of its own (PostgreSQL flushes the commits of
   concurrent transactions together by itself). Each game takes its turns (in the process,
   in the order asked), then its advisory lock across processes (``store.begin_move``,
@@ -29,7 +34,8 @@ Who goes first:
 A storage fault (disk full, read-only, I/O error, a lock held past the timeout, a lost
 PostgreSQL connection: ``store.fault``) rolls the transaction back (nothing of it is stored:
 on SQLite every write that had joined it fails with the fault, a refusal among them keeping
-its own error) and raises ``store.StorageUnavailable`` (503); its connection is dropped, so
+its own error, and ``on_abandon`` forgets the games its writes named before the next write
+begins) and raises ``store.StorageUnavailable`` (503); its connection is dropped, so
 the next write opens a new one (a connection SQLite opened read-only would stay read-only
 after the file became writable again; one a PostgreSQL server ended stays closed). A
 connection found lost when its transaction begins (the server restarted while it lay idle) is

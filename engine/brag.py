@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from engine.core import fast_init
+
 RANKS = "23456789TJQKA"
 #: Card rank → value, 2 low, A high (14).
 VALUES = {rank: value for value, rank in enumerate(RANKS, start=2)}
@@ -33,6 +35,7 @@ PRIAL_ORDERS = ("aces_high", "threes_high")
 ACE_LOW_RUNS = ("invalid", "top", "bottom")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HandRank:
     """A hand's ``category`` (API name), its comparable ``key`` and the rank in ``words``.

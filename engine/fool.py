@@ -42,6 +42,7 @@ from engine.core import (
     RulesError,
     SheetColumns,
     check_seats,
+    fast_init,
     finished_status,
     name_list,
     no_upcast,
@@ -77,6 +78,8 @@ COLOURS = {"G": 27, "R": 23, "Y": 21, "B": 15}
 COLOUR_NAMES = {"G": "green", "R": "red", "Y": "yellow", "B": "blue"}
 DECK = (WILD,) * WILD_COPIES + tuple(f"{c}{n}" for c, top in COLOURS.items() for n in range(2, top + 1))
 DECK_SIZE = len(DECK)  # 88
+#: The number on each card of the deck ("Cards"; a ``1`` is worth 1 in a trick).
+VALUES = {card: 1 if card == WILD else int(card[1:]) for card in DECK}
 MIN_PLAYERS, MAX_PLAYERS = 4, 8
 MAX_HAND = DECK_SIZE // MIN_PLAYERS  # 22: the longest hand any table can be dealt
 WILD_PENALTY = 5  # a 1 left in hand counts -5 ("End of a round and scoring")
@@ -113,8 +116,12 @@ def colour_of(card: str) -> str | None:
 
 
 def value_of(card: str) -> int:
-    """The number on a card; a ``1`` is worth 1 in a trick ("A trick")."""
-    return 1 if card == WILD else int(card[1:])
+    """The number on a card; a ``1`` is worth 1 in a trick ("A trick"). Read from :data:`VALUES`
+    for the deck's cards (a rebuild asks for thousands), parsed for any other code."""
+    value = VALUES.get(card)
+    if value is None:
+        return 1 if card == WILD else int(card[1:])
+    return value
 
 
 def penalty(card: str) -> int:
@@ -141,6 +148,7 @@ def _cards(cards: Iterable[str]) -> str:
 # --------------------------------------------------------------------------- options
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Options:
     """Every option of ``rules/fool.md`` ("Setup"); the defaults depend on the seat count."""
@@ -183,6 +191,7 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
 # --------------------------------------------------------------------------- state
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Holding:
     """What is known of one player's hand: ``known`` cards (sorted, a ``1`` may repeat) plus
@@ -200,6 +209,7 @@ class Holding:
         return self.unknown == 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Play:
     """A card played to a trick, with the ``seq`` of the event that recorded it."""
@@ -209,6 +219,7 @@ class Play:
     seq: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Trick:
     """One trick: leader, who sits out, the plays, and (once complete) winner and Fools.
@@ -226,6 +237,7 @@ class Trick:
     complete: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Void:
     """A play that did not follow the lead colour: the player showed out of ``colour``."""
@@ -236,6 +248,7 @@ class Void:
     trick: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Revoke:
     """A revoke proven by later knowledge (recording.md, "Knowledge" 2)."""
@@ -249,6 +262,7 @@ class Revoke:
     proof: str  # "played" or "revealed"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Reveal:
     """A ``reveal``: the cards named, and whether it came after the round's last trick."""
@@ -295,6 +309,7 @@ class Round:
         return ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Adjustment:
     """An ``adjust`` ruling (recording.md, "Bookkeeping actions"): ``amount`` points (positive

@@ -45,6 +45,7 @@ from engine.core import (
     RulesError,
     SheetColumns,
     check_seats,
+    fast_init,
     finished_status,
     name_list,
     no_upcast,
@@ -104,6 +105,7 @@ def parse_card(value: object) -> int:
 # --------------------------------------------------------------------------- options
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Options:
     """The resolved options: ``hand_size`` and the ``deck`` as copies by value (index 0..20)."""
@@ -178,6 +180,7 @@ def _options(resolved: Mapping[str, Any]) -> Options:
 # --------------------------------------------------------------------------- state
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Holding:
     """What is known of one hand: ``known`` cards (sorted, with repeats) + ``unknown`` ones."""
@@ -197,6 +200,7 @@ class Holding:
         return Holding(self.known, self.unknown - 1)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Group:
     """Cards on the table with the same printed ``number``, in front of ``seats`` ("A turn", 4)."""
@@ -210,6 +214,7 @@ class Group:
         return self.number * len(self.seats)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One recorded play and everything the engine derived from it.
@@ -238,6 +243,7 @@ class Turn:
     winners: tuple[int, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Named:
     """A ``draw`` event: ``seat`` is recorded to have drawn ``card`` (open visibility)."""

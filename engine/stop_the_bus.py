@@ -45,6 +45,7 @@ from engine.core import (
     SheetColumns,
     check_card_list,
     check_seats,
+    fast_init,
     finished_status,
     name_list,
     no_upcast,
@@ -88,6 +89,7 @@ def parse_card(value: object) -> str:
 # --------------------------------------------------------------------------- options
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Options:
     """Every option of ``rules/stop_the_bus.md`` with its default (the seed document's rules)."""
@@ -132,6 +134,7 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
 # --------------------------------------------------------------------------- state
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Holding:
     """One player's hand: ``known`` cards plus ``unknown`` unseen ones.
@@ -150,6 +153,7 @@ class Holding:
         return len(self.known) + self.unknown
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One recorded turn: a ``swap``, a ``swap_all`` or a ``stop``, with its ``seq``.
@@ -165,6 +169,7 @@ class Turn:
     final: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Show:
     """The three cards a player showed at the showdown (``seq`` of the ``show`` event)."""
@@ -174,6 +179,7 @@ class Show:
     cards: tuple[str, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Result:
     """How a round ended: who lost a chip, the ranks compared, and why, in words.
@@ -215,9 +221,10 @@ class Round:
 
     @property
     def shown(self) -> frozenset[int]:
-        return frozenset(show.seat for show in self.shows)
+        return frozenset([show.seat for show in self.shows])
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Adjustment:
     """A ruling (recording.md, "Bookkeeping actions"): ``amount`` chips asked for ``seat``,
@@ -305,10 +312,7 @@ def hand_rank(state: State, cards: Iterable[str]) -> HandRank:
 
 def seen(rnd: Round) -> frozenset[str]:
     """Cards whose place is known: the middle and every known card in a hand (recording.md, 1)."""
-    out = set(rnd.centre)
-    for seat in rnd.players:
-        out |= rnd.holdings[seat].known
-    return frozenset(out)
+    return frozenset(rnd.centre).union(*[rnd.holdings[seat].known for seat in rnd.players])
 
 
 def _available(rnd: Round, seat: int, card: str) -> bool:
@@ -655,17 +659,18 @@ def _swap(state: State, action: Action, seq: int) -> State:
             new = Holding(holding.known | {take}, holding.unknown - 1, holding.public | {take})
         centre = tuple(card if c == take else c for c in rnd.centre)
         turn = Turn(seat, seq, "swap", (take,), (card,), rnd.stopped_by is not None)
+    if rnd.stopped_by is None:  # the swapper may stop now; the next player's turn comes after
+        flow: dict[str, Any] = {"may_stop": seat, "next_seat": _next_in_round(rnd, seat)}
+    else:  # one of the turns owed after the stop
+        flow = {"final_due": rnd.final_due[1:]}
     rnd = replace(
         rnd,
         holdings=_set(rnd.holdings, seat, new),
         centre=centre,
         turns=rnd.turns + (turn,),
         turns_taken=_set(rnd.turns_taken, seat, rnd.turns_taken[seat] + 1),
+        **flow,
     )
-    if rnd.stopped_by is None:
-        rnd = replace(rnd, may_stop=seat, next_seat=_next_in_round(rnd, seat))
-    else:
-        rnd = replace(rnd, final_due=rnd.final_due[1:])
     return _settle(replace(state, round=rnd))
 
 

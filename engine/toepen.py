@@ -43,6 +43,7 @@ from engine.core import (
     SheetColumns,
     check_card_list,
     check_seats,
+    fast_init,
     finished_status,
     name_list,
     no_upcast,
@@ -96,6 +97,7 @@ def beats(card: str, other: str) -> bool:
 # --------------------------------------------------------------------------- options
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Options:
     """Every option of ``rules/toepen.md`` with its default (the seed document's rules)."""
@@ -136,6 +138,7 @@ def resolve_options(raw: Mapping[str, Any], players: list[str]) -> dict[str, Any
 # --------------------------------------------------------------------------- state
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Holding:
     """What is known of one player's hand: ``known`` cards plus ``unknown`` unseen ones."""
@@ -148,6 +151,7 @@ class Holding:
         return len(self.known) + self.unknown
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Play:
     """A card played to a trick, with the ``seq`` of the event that recorded it."""
@@ -157,6 +161,7 @@ class Play:
     seq: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Trick:
     """One trick: its leader, the plays so far, the led suit and (when complete) the winner."""
@@ -175,14 +180,16 @@ class Trick:
     def best(self, eligible: Callable[[int], bool] | None = None) -> Play | None:
         """The highest card of the led suit among plays by ``eligible`` seats (all by default)."""
         top: Play | None = None
+        lead = self.lead_suit
         for play in self.plays:
-            if suit_of(play.card) != self.lead_suit or (eligible is not None and not eligible(play.seat)):
+            if suit_of(play.card) != lead or (eligible is not None and not eligible(play.seat)):
                 continue
             if top is None or beats(play.card, top.card):
                 top = play
         return top
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Knock:
     """A knock ("Knocking"): who knocked, at which event, and the stake it raised to."""
@@ -192,6 +199,7 @@ class Knock:
     stake: int  # the stake after this knock
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Fold:
     """A fold ("Answering a knock"): ``lost`` is what the folder actually lost, the stake
@@ -202,6 +210,7 @@ class Fold:
     lost: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Laundry:
     """A laundry: what went face down (``known`` cards + ``unknown`` count) and any challenge."""
@@ -216,6 +225,7 @@ class Laundry:
     genuine: bool | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Void:
     """A play that did not follow the led suit: the player showed out of ``suit``."""
@@ -226,6 +236,7 @@ class Void:
     trick: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Revoke:
     """A revoke proven by later knowledge (``recording.md``, "Knowledge")."""
@@ -239,6 +250,7 @@ class Revoke:
     proof: str  # "played" or "revealed"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Reveal:
     """A ``reveal`` ("Actions"): cards a player is seen to hold (a dispute; enables revoke checks)."""
@@ -248,6 +260,7 @@ class Reveal:
     cards: tuple[str, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Result:
     """How a hand ended: its ``winner`` (or None), the ``reason`` in words, ``abandoned``."""
@@ -299,6 +312,7 @@ class Hand:
         return None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Adjustment:
     """An ``adjust`` ruling (``recording.md``, "Bookkeeping actions"): ``amount`` as recorded,

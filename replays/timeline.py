@@ -185,13 +185,16 @@ def for_hand(steps: Sequence[Mapping[str, Any]], n: int) -> list[dict[str, Any]]
 
 def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80, word: str = "hand") -> list[str]:
     """The timeline as terminal lines no wider than ``width``: a ``title`` line, a heading
-    before each hand (``── round 2 ──`` with ``word`` the game's ``HAND_WORD``), then one step per line (its seq, then the summary, wrapped under
-    itself when it is long); an undone step says which undo cancelled it."""
+    before each hand (``── round 2 ──`` with ``word`` the game's ``HAND_WORD``), then one step per line (its seq in the margin, as the replay page's
+    "Step 4", then the summary, wrapped under itself when it is long); a step that was undone or
+    redone says so in words first ("[undone]", "[undone, then redone]": :func:`undo_stories`),
+    never by the undo's number."""
     import textwrap
 
     from replays.export import one_line
 
     lines = [textwrap.shorten(one_line(title), width, placeholder="…")]
+    stories = undo_stories(steps)
     hand: int | None = None
     indent = " " * 6
     for step in steps:
@@ -201,8 +204,9 @@ def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80, word
                 heading = f"── {word} {hand} "
                 lines.append(heading + "─" * max(0, width - 2 - len(heading)))
         text = one_line(str(step["summary"]))
-        if step["undone"]:
-            text = f"[undone by {step['undone_by']}] {text}"
+        story = stories.get(step["seq"])
+        if story:  # in card players' words, never the undo's event number (issue 25)
+            text = f"[{story['tag']}] {text}"
         if step.get("corrected"):
             text = f"{text} [{one_line(str(step['corrected']))}]"
         lines.extend(
@@ -211,3 +215,23 @@ def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80, word
             or [f"{step['seq']:>4}"]
         )
     return lines
+
+
+def undo_stories(steps: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, str]]:
+    """For each step that an undo or redo targeted, its story, by seq (``steps`` as
+    :func:`timeline` gives them): ``{"tag": words for a list of steps, "detail": the same for a
+    board's note when there was more than one undo or redo}``, in card players' words, never event
+    numbers (ui.md): ``"undone"``; ``"undone, then redone"``; ``"undone, redone, then undone
+    again"``. The undo and redo steps themselves say what they took back ("Undone: Cas played
+    8♥.")."""
+    history: dict[int, list[str]] = {}
+    for entry in steps:
+        if entry["type"] in (streams.UNDO, streams.REDO) and entry["target"] is not None:
+            history.setdefault(entry["target"], []).append(entry["type"])
+    words: dict[int, dict[str, str]] = {}
+    for seq, done in history.items():
+        said = [("undone" if kind == streams.UNDO else "redone") + (" again" if index > 1 else "")
+                for index, kind in enumerate(done)]
+        tag = said[0] if len(said) == 1 else f"{', '.join(said[:-1])}, then {said[-1]}"
+        words[seq] = {"tag": tag, "detail": tag if len(said) > 1 else ""}
+    return words

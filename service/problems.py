@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException, SecurityError
 
 from schemas.games import flatten
 from service.storage import backend as store
-from service.storage import connections as db
+from service.storage import connections
 
 PROBLEM_TYPE = "urn:kibitz:problem:"
 PROBLEM_JSON = "application/problem+json"
@@ -152,7 +152,7 @@ def register(app: Flask) -> None:
             return _internal(err)
         app.logger.warning("storage unavailable: %s", unavailable.name)
         try:
-            db.drop_connection()
+            connections.drop_connection()
         except Exception:  # noqa: BLE001 - closing a broken connection must not hide the 503
             app.logger.exception("closing the connection after a storage fault")
         return problem(503, "storage_unavailable", unavailable.detail,

@@ -8,7 +8,9 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import threading
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,8 +19,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.lost_answers import LOST
-from tests.test_server import _free_port, _kibitz
+from tests.conftest import free_port
+from tests.serving import kibitz_command, stop, wait_until_up
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
 
@@ -48,9 +50,59 @@ class Served:
                              headers=headers, timeout=60)
 
 
+class Burst:
+    """One thread per game noting into it (:meth:`Served.note`, a fresh key each time) until
+    :func:`burst`'s block ends: four tablets recording at once, while the test does something
+    else to the database (a backup). ``acknowledged`` holds each game's acknowledged seqs,
+    ``failures`` the body of any answer that was not 201 (its thread stops there)."""
+
+    def __init__(self, served: Served, games: Sequence[tuple[str, str]]) -> None:
+        self.acknowledged: dict[str, list[int]] = {game_id: [] for game_id, _ in games}
+        self.failures: list[str] = []
+        self.stopped = threading.Event()
+        self.threads = [threading.Thread(target=self._record, args=(served, *game)) for game in games]
+
+    def _record(self, served: Served, game_id: str, token: str) -> None:
+        while not self.stopped.is_set():
+            response = served.note(game_id, token, "burst", str(uuid.uuid4()))
+            if response.status_code != 201:
+                self.failures.append(response.text)
+                return
+            self.acknowledged[game_id].append(response.json()["seq"])
+
+    def count(self) -> int:
+        """How many notes have been acknowledged so far, in every game."""
+        return sum(len(seqs) for seqs in self.acknowledged.values())
+
+    def wait_for(self, count: int, within: float = 120) -> dict[str, list[int]]:
+        """Wait until ``count`` notes are acknowledged (failing the test on a refusal or after
+        ``within`` seconds: a few seconds on a quiet machine); return each game's seqs then."""
+        deadline = time.monotonic() + within
+        while self.count() < count:
+            assert not self.failures and time.monotonic() < deadline, (
+                self.failures, f"{count} writes not acknowledged in {within:.0f} s")
+            time.sleep(0.05)
+        return {game_id: list(seqs) for game_id, seqs in self.acknowledged.items()}
+
+
+@contextmanager
+def burst(served: Served, games: int = 4) -> Iterator[Burst]:
+    """Start a :class:`Burst` into ``games`` new games of ``served``; stop its threads and wait
+    for them when the block ends."""
+    noting = Burst(served, [served.new_game() for _ in range(games)])
+    for thread in noting.threads:
+        thread.start()
+    try:
+        yield noting
+    finally:
+        noting.stopped.set()
+        for thread in noting.threads:
+            thread.join()
+
+
 def kibitz(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the ``kibitz`` CLI; return the finished process (never raises on a failure)."""
-    return subprocess.run([*_kibitz(), *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([*kibitz_command(), *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ, **(env or {})})
 
 
@@ -77,32 +129,17 @@ def serve(db: Path | str, *, env: dict[str, str] | None = None, prefix: Sequence
     ``prefix`` before the command, ``args`` after it); yield once ``/health`` answers; stop it
     (SIGTERM) after. Its log goes beside the database file, or into ``log_dir`` (for a
     ``postgresql://`` URL)."""
-    port = _free_port()
+    port = free_port()
     log = (log_dir or Path(db).parent) / f"server-{port}.log"
     with log.open("w") as out:
-        proc = subprocess.Popen([*prefix, *_kibitz(), "serve", "--port", str(port), "--db", str(db), *args],
+        proc = subprocess.Popen([*prefix, *kibitz_command(), "serve", "--port", str(port), "--db", str(db), *args],
                                 stdout=out, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})
         served = Served(f"http://127.0.0.1:{port}", proc, log)
         try:
-            deadline = time.monotonic() + 90  # a loaded 2-core CI machine met more than 30 s
-            while True:
-                try:
-                    if requests.get(f"{served.base}/health", timeout=1).status_code == 200:
-                        break
-                except LOST:  # not up yet, or too slow to answer under load
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"kibitz serve did not start: {log.read_text()}")
-                time.sleep(0.1)
+            wait_until_up(served.base, proc, log)
             yield served
         finally:
-            if proc.poll() is None:
-                proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc, grace=15)
 
 
 def outside(db: Path, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:

@@ -9,7 +9,7 @@ validators are cached, so checking every response of the suite stays cheap.
 
 A request that matches no documented operation (an unknown route, a method no route
 takes) and answers JSON must answer with a problem body that validates against ``Problem``;
-the HTML pages and their files (``service/pages``) are not part of the API.
+the HTML pages and their files (``service/web/pages``) are not part of the API.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def check_response(method: str, path: str, status: int, media_type: str | None, 
     found = operation(method, path)
     if found is None:
         if not (media_type == openapi.JSON or media_type.endswith("+json")):
-            return  # the pages and their static files (service/pages) are not part of the API
+            return  # the pages and their static files (service/web/pages) are not part of the API
         assert media_type == openapi.PROBLEM, f"{method} {path} -> {status} {media_type}: undocumented, not a problem"
         _validate("/components/schemas/Problem", body, f"{method} {path} -> {status}")
         return

@@ -6,14 +6,12 @@ from __future__ import annotations
 import shutil
 import signal
 import sqlite3
-import threading
 import time
-import uuid
 
 import pytest
 import requests
 
-from tests.club_server import kibitz, serve
+from tests.club_server import burst, kibitz, serve
 
 
 def immutable_counts(path) -> dict[str, int]:
@@ -30,34 +28,12 @@ def test_a_backup_during_four_writers_holds_every_event_acknowledged_before_it(t
     dest = tmp_path / "copies" / "friday.db"
     dest.parent.mkdir()
     with serve(db) as served:
-        games = [served.new_game() for _ in range(4)]
-        acknowledged: dict[str, list[int]] = {game_id: [] for game_id, _ in games}
-        stop = threading.Event()
-        failures: list[str] = []
-
-        def record(game_id: str, token: str) -> None:
-            while not stop.is_set():
-                response = served.note(game_id, token, "burst", str(uuid.uuid4()))
-                if response.status_code != 201:
-                    failures.append(response.text)
-                    return
-                acknowledged[game_id].append(response.json()["seq"])
-
-        writers = [threading.Thread(target=record, args=game) for game in games]
-        for writer in writers:
-            writer.start()
-        try:
-            while sum(len(seqs) for seqs in acknowledged.values()) < 200:
-                time.sleep(0.05)
-            before = {game_id: list(seqs) for game_id, seqs in acknowledged.items()}  # acknowledged before it starts
+        with burst(served) as noting:
+            before = noting.wait_for(200)  # acknowledged before the backup starts
             done = kibitz("backup", str(dest), "--db", str(db))
-            during = sum(len(seqs) for seqs in acknowledged.values()) - sum(len(seqs) for seqs in before.values())
+            during = noting.count() - sum(len(seqs) for seqs in before.values())
             time.sleep(0.3)
-        finally:
-            stop.set()
-            for writer in writers:
-                writer.join()
-        assert not failures
+        assert not noting.failures
         assert during > 0  # the server kept recording while the copy was made
         assert done.returncode == 0, done.stderr
         copied = immutable_counts(dest)

@@ -10,7 +10,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
-from tests.club_server import kibitz, serve
+from tests.club_server import burst, kibitz, serve
 from tests.postgres import fresh_schema, with_schema
 from tests.test_check_database import make_database
 
@@ -49,34 +48,11 @@ def fresh_database(postgres_url: str) -> Iterator[str]:
 
 def test_a_backup_while_kibitz_serve_records_restores_with_pg_restore(postgres_url, fresh_database, tmp_path):
     dest = tmp_path / "league.dump"
-    with serve(postgres_url, log_dir=tmp_path) as served:
-        games = [served.new_game() for _ in range(4)]
-        acknowledged: dict[str, list[int]] = {game_id: [] for game_id, _ in games}
-        stop = threading.Event()
-        failures: list[str] = []
-
-        def record(game_id: str, token: str) -> None:
-            while not stop.is_set():
-                response = served.note(game_id, token, "burst", str(uuid.uuid4()))
-                if response.status_code != 201:
-                    failures.append(response.text)
-                    return
-                acknowledged[game_id].append(response.json()["seq"])
-
-        writers = [threading.Thread(target=record, args=game) for game in games]
-        for writer in writers:
-            writer.start()
-        try:
-            while sum(len(seqs) for seqs in acknowledged.values()) < 100:
-                time.sleep(0.05)
-            before = {game_id: list(seqs) for game_id, seqs in acknowledged.items()}
-            done = kibitz("backup", str(dest), "--db", postgres_url)
-            time.sleep(0.2)
-        finally:
-            stop.set()
-            for writer in writers:
-                writer.join()
-    assert not failures
+    with serve(postgres_url, log_dir=tmp_path) as served, burst(served) as noting:
+        before = noting.wait_for(100)
+        done = kibitz("backup", str(dest), "--db", postgres_url)
+        time.sleep(0.2)
+    assert not noting.failures
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     said, how = done.stdout.splitlines()

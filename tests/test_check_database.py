@@ -19,9 +19,9 @@ import pytest
 from service.storage import backend
 from service.web.app import create_app
 from tests.club_server import kibitz
-from tests.conftest import OPEN_DEAL, PLAYERS
+from tests.conftest import OPEN_DEAL, PLAYERS, free_port
+from tests.serving import kibitz_command
 from tests.tampering import lifted
-from tests.test_server import _free_port, _kibitz
 
 
 def make_database(path: Path | str, games: int = 3, notes: int = 5) -> list[str]:
@@ -134,7 +134,7 @@ def test_a_damaged_page_is_found_and_kibitz_serve_refuses_the_file_in_one_senten
     assert any(line.startswith("database: SQLite integrity check: ") for line in done.stdout.splitlines()), done.stdout
     assert f"{path}: " in done.stderr
 
-    proc = subprocess.run([*_kibitz(), "serve", "--port", str(_free_port()), "--db", str(path)],
+    proc = subprocess.run([*kibitz_command(), "serve", "--port", str(free_port()), "--db", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stdout == ""
@@ -147,7 +147,7 @@ def test_a_damaged_page_is_found_and_kibitz_serve_refuses_the_file_in_one_senten
 def test_kibitz_serve_refuses_a_file_that_is_not_a_database_in_one_sentence(tmp_path):
     path = tmp_path / "kibitz.db"
     path.write_bytes(b"these are the minutes of the club meeting, not a database\n" * 100)
-    proc = subprocess.run([*_kibitz(), "serve", "--port", str(_free_port()), "--db", str(path)],
+    proc = subprocess.run([*kibitz_command(), "serve", "--port", str(free_port()), "--db", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     [sentence] = proc.stderr.splitlines()

@@ -10,8 +10,8 @@ import pytest
 
 from service.storage import admin as store_admin
 from tests.club_server import kibitz
+from tests.conftest import free_port
 from tests.test_check_database import make_database, tamper
-from tests.test_server import _free_port
 
 
 def test_the_schema_is_what_the_migrations_create(tmp_path):
@@ -39,7 +39,7 @@ def test_check_names_and_serve_refuses_a_missing_table_or_column(tmp_path, sql, 
     checked = kibitz("check", "--db", str(path))
     assert checked.returncode == 1, checked.stdout
     assert f"database: the schema lacks what the service needs: {what}" in checked.stdout.splitlines()
-    served = kibitz("serve", "--port", str(_free_port()), "--db", str(path))
+    served = kibitz("serve", "--port", str(free_port()), "--db", str(path))
     assert served.returncode == 1
     assert served.stderr.strip() == (
         f"Error: Cannot serve {path}: the database file is missing part of its schema ({what}); restore it from "

@@ -58,14 +58,14 @@ def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
     import socket
     import subprocess
 
-    from tests.test_server import _kibitz
+    from tests.serving import kibitz_command
 
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
         result = subprocess.run(
-            [*_kibitz(), "serve", "--port", str(port), "--db", str(tmp_path / "k.db")],
+            [*kibitz_command(), "serve", "--port", str(port), "--db", str(tmp_path / "k.db")],
             capture_output=True, text=True, timeout=60,
         )
     assert result.returncode == 1

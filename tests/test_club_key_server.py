@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from tests.club_server import PLAYERS, kibitz, serve
-from tests.test_server import _free_port
+from tests.conftest import free_port
 
 KEY = "Friday-night-club-2026"
 GAME = {"game": "toepen", "players": PLAYERS, "visibility": "open"}
@@ -99,7 +99,7 @@ def test_an_unusable_key_file_stops_serve_with_one_sentence(tmp_path, content, s
     path = tmp_path / "club.key"
     if content is not None:
         path.write_text(content)
-    done = kibitz("serve", "--port", str(_free_port()), "--db", str(tmp_path / "club.db"),
+    done = kibitz("serve", "--port", str(free_port()), "--db", str(tmp_path / "club.db"),
                   "--club-key-file", str(path))
     assert done.returncode == 1
     assert done.stderr.strip() == sentence.format(path=path)
@@ -107,7 +107,7 @@ def test_an_unusable_key_file_stops_serve_with_one_sentence(tmp_path, content, s
 
 
 def test_an_unusable_environment_key_stops_serve_with_one_sentence(tmp_path):
-    done = kibitz("serve", "--port", str(_free_port()), "--db", str(tmp_path / "club.db"),
+    done = kibitz("serve", "--port", str(free_port()), "--db", str(tmp_path / "club.db"),
                   env={"KIBITZ_CLUB_KEY": "abc"})
     assert done.returncode == 1
     assert done.stderr.strip() == "Error: The club key in KIBITZ_CLUB_KEY has 3 characters: give 8 to 200."

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from tests.club_server import kibitz
-from tests.test_server import _free_port
+from tests.conftest import free_port
 
 
 @pytest.mark.parametrize("blank", ["        ", " ", "\t\t", " \n "])
 def test_a_whitespace_environment_key_stops_serve(tmp_path, blank):
-    done = kibitz("serve", "--port", str(_free_port()), "--db", str(tmp_path / "club.db"),
+    done = kibitz("serve", "--port", str(free_port()), "--db", str(tmp_path / "club.db"),
                   env={"KIBITZ_CLUB_KEY": blank})
     assert done.returncode == 1
     assert done.stderr.strip() == ("Error: The club key in KIBITZ_CLUB_KEY is only whitespace: give 8 to 200 "
@@ -23,7 +23,7 @@ def test_a_whitespace_environment_key_stops_serve(tmp_path, blank):
 def test_a_whitespace_key_file_stops_serve(tmp_path, blank):
     path = tmp_path / "club.key"
     path.write_text(blank)
-    done = kibitz("serve", "--port", str(_free_port()), "--db", str(tmp_path / "club.db"),
+    done = kibitz("serve", "--port", str(free_port()), "--db", str(tmp_path / "club.db"),
                   "--club-key-file", str(path))
     assert done.returncode == 1
     assert done.stderr.strip() == (f"Error: The club key in the file {path} is only whitespace: give 8 to 200 "

@@ -53,11 +53,10 @@ def test_past_the_connection_limit_the_longest_idle_are_closed_and_the_scorekeep
         for _ in range(60):
             idle.append(socket.create_connection(("127.0.0.1", _port(base)), timeout=10))
             time.sleep(0.01)
-        started = time.monotonic()
-        assert _note(base, game_id, token, "still here") == 2
-        assert time.monotonic() - started < 10
-        time.sleep(0.5)
-        closed = [_closed_by_server(each) for each in idle]
+        assert _note(base, game_id, token, "still here") == 2  # got in (a client timeout of 30 s)
+        deadline = time.monotonic() + 30  # the server's closes reach the sockets (at once; room for load)
+        while sum(closed := [_closed_by_server(each) for each in idle]) < 60 - 32 and time.monotonic() < deadline:
+            time.sleep(0.05)
         for each in idle:
             each.close()
     assert sum(closed) >= 60 - 32
@@ -70,7 +69,7 @@ def test_a_connection_that_trickles_its_headers_is_closed_after_the_idle_timeout
         silent = socket.create_connection(("127.0.0.1", _port(base)), timeout=10)
         slow.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         started, gone = time.monotonic(), False
-        while time.monotonic() - started < 8:
+        while time.monotonic() - started < 20:
             try:
                 slow.sendall(b"X-Slow: a\r\n")
             except OSError:
@@ -82,7 +81,9 @@ def test_a_connection_that_trickles_its_headers_is_closed_after_the_idle_timeout
             slow.setblocking(True)
             time.sleep(0.3)
         elapsed = time.monotonic() - started
-        assert gone and 0.9 < elapsed < 5
+        # closed after the idle timeout (1 s) counted from the first byte, not kept open by the
+        # trickle (then never closed); the upper bound's room is for a loaded machine
+        assert gone and 0.9 < elapsed < 10, (gone, elapsed)
         assert _closed_by_server(silent)
         slow.close()
         silent.close()

@@ -20,7 +20,7 @@ from service.storage import backend, migrations
 from service.storage import sqlite as store
 from tests.club_server import kibitz, outside, serve, unprivileged
 from tests.conftest import ON_BOTH_BACKENDS, OPEN_DEAL, PLAYERS, assert_problem, create
-from tests.test_server import _kibitz
+from tests.serving import kibitz_command
 
 NOTE = {"type": "note", "text": "who dealt?"}
 LINK = re.compile(r"^Share link \(opens the table page with the token\): (\S+)$", re.M)
@@ -162,7 +162,7 @@ def test_a_read_only_database_says_nothing_was_issued(client, db_path):
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     db_path.chmod(0o444)
-    done = subprocess.run([*prefix, *_kibitz(), "token", game.id, "--db", str(db_path), "--no-qr"],
+    done = subprocess.run([*prefix, *kibitz_command(), "token", game.id, "--db", str(db_path), "--no-qr"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stdout
     assert done.stderr.startswith("Error: No token was issued: The server cannot write to its database"), done.stderr

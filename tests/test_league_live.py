@@ -27,14 +27,20 @@ from tests.serving import serving_process
 CREATED = {"game": "toepen", "players": ["Ann", "Bob"], "visibility": "public", "options": {"target": 10}}
 WHEN = "2026-12-03T08:00:00.000Z"
 #: How long a move through one process may take to reach a poll on the other in these tests
-#: (measured: a few milliseconds; bench/live_bench.py, docs/performance.md).
-BOUND = 3.0
+#: (measured: a few milliseconds; bench/live_bench.py, docs/performance.md). What it guards is
+#: that the move is heard at all: a notification missed leaves the page's memory trusted, and the
+#: poll answers 304 for ever; the room above the measure is for a loaded 2-core machine.
+BOUND = 10.0
 
 
-def _heard(conn: Any, game_id: str, timeout: float) -> list[str]:
-    """The notifications of ``game_id`` heard on ``conn`` within ``timeout`` seconds (other
-    tests on the same server notify the same channel)."""
-    deadline, found = time.monotonic() + timeout, []
+def _heard(conn: Any, game_id: str, count: int, bound: float = 10.0, after: float = 0.3) -> list[str]:
+    """The notifications of ``game_id`` heard on ``conn`` (other tests on the same server
+    notify the same channel): listens until ``count`` have come (or ``bound`` seconds passed),
+    then ``after`` seconds more, so that one too many is heard too."""
+    deadline, found = time.monotonic() + bound, []
+    while len(found) < count and time.monotonic() < deadline:
+        found += [heard for heard in postgres.changes(conn, 0.05) if heard == game_id]
+    deadline = time.monotonic() + after
     while time.monotonic() < deadline:
         found += [heard for heard in postgres.changes(conn, 0.05) if heard == game_id]
     return found
@@ -49,14 +55,14 @@ def test_an_append_notifies_the_channel_when_its_transaction_commits(postgres_ur
         postgres.begin_write(db)
         postgres.insert_game(db, game_id, CREATED, "ab" * 32, WHEN, "in_progress")
         postgres.append(db, game_id, 1, "game_created", CREATED, WHEN)
-        assert _heard(listener, game_id, 0.3) == []  # nothing before the commit
+        assert _heard(listener, game_id, 0) == []  # nothing before the commit
         postgres.commit(db)
-        assert _heard(listener, game_id, 1.0) == [game_id]
+        assert _heard(listener, game_id, 1) == [game_id]
 
         postgres.begin_write(db)
         postgres.append(db, game_id, 2, "note", {"text": "rolled back"}, WHEN)
         postgres.rollback(db)
-        assert _heard(listener, game_id, 0.3) == []  # a rolled-back append is never heard of
+        assert _heard(listener, game_id, 0) == []  # a rolled-back append is never heard of
 
         postgres.begin_write(db)
         postgres.savepoint(db, "job")
@@ -64,11 +70,11 @@ def test_an_append_notifies_the_channel_when_its_transaction_commits(postgres_ur
         postgres.release(db, "job")
         postgres.append(db, game_id, 3, "note", {"text": "kept too"}, WHEN)
         postgres.commit(db)
-        assert _heard(listener, game_id, 1.0) == [game_id, game_id]  # one per event, delivered at commit
+        assert _heard(listener, game_id, 2) == [game_id, game_id]  # one per event, delivered at commit
 
         with postgres.immediate(db):  # revoked tokens: the game's remembered answers go stale too
             postgres.revoke_tokens(db, game_id, WHEN)
-        assert _heard(listener, game_id, 1.0) == [game_id]
+        assert _heard(listener, game_id, 1) == [game_id]
     finally:
         listener.close()
         db.close()
@@ -85,12 +91,13 @@ def test_a_lost_listening_connection_is_a_storage_fault(postgres_url: str) -> No
             admin.execute("SELECT pg_terminate_backend(%s)", [listener.info.backend_pid])
         started = time.monotonic()
         try:
-            postgres.changes(listener, 5.0)
+            postgres.changes(listener, 60.0)
         except postgres.StorageUnavailable as err:
             assert err.kind == "cannot_open"
         else:
             raise AssertionError("a terminated backend went unnoticed")
-        assert time.monotonic() - started < 2
+        # noticed when the connection ends, not when the wait runs out (room for a loaded machine)
+        assert time.monotonic() - started < 20
     finally:
         listener.close()
 
@@ -142,7 +149,9 @@ def _answered_from_memory(url: str, base: str, game_id: str, shown: int) -> None
     with psycopg.connect(url, autocommit=False) as lock:
         lock.execute("LOCK TABLE games IN ACCESS EXCLUSIVE MODE")
         for _ in range(20):
-            answer = _board(base, game_id, shown, timeout=2)
+            # a query waits for the lock until the rollback below: the timeout ends it, with
+            # room for a poll's round trip on a loaded machine
+            answer = _board(base, game_id, shown, timeout=10)
             assert answer.status_code == 304 and answer.headers["ETag"] == f'"{shown}"'
         lock.rollback()
 
@@ -152,6 +161,25 @@ def _listener_pid(url: str, server: subprocess.Popen[str]) -> int | None:
         row = admin.execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s",
                             [f"kibitz listener {server.pid}"]).fetchone()
     return None if row is None else int(row[0])
+
+
+def _listening_again(url: str, server: subprocess.Popen[str], killed: int, bound: float = 30.0) -> None:
+    """Wait until ``server``'s listener, on a connection other than ``killed``, trusts its memory
+    again: it asks for the guard once after its ``LISTEN``, says it listens, then asks again
+    after each wait for notifications (service/record/listener.py), so a second guard query
+    seen on the new connection comes after it listens. Fails after ``bound`` seconds."""
+    deadline, first = time.monotonic() + bound, None
+    with psycopg.connect(url, autocommit=True) as admin:
+        while True:
+            row = admin.execute("SELECT pid, query, query_start FROM pg_stat_activity WHERE application_name = %s",
+                                [f"kibitz listener {server.pid}"]).fetchone()
+            if row is not None and row[0] != killed and "AS guard" in row[1]:
+                if first is None:
+                    first = row[2]
+                elif row[2] > first:
+                    return
+            assert time.monotonic() < deadline, f"the listener did not listen again within {bound} s"
+            time.sleep(0.02)
 
 
 def _game(base: str) -> dict[str, Any]:
@@ -206,13 +234,7 @@ def test_the_listener_connects_again_after_its_connection_is_killed_and_still_de
         took, answer = _seen_within(first, game["id"], version - 1)
         assert answer.headers["ETag"] == f'"{version}"'
 
-        deadline = time.monotonic() + 10
-        again = _listener_pid(postgres_url, process)
-        while again is None or again == killed:
-            assert time.monotonic() < deadline, "the listener did not connect again within 10 s"
-            time.sleep(0.05)
-            again = _listener_pid(postgres_url, process)
-        time.sleep(0.2)  # its LISTEN follows the connection
+        _listening_again(postgres_url, process, killed)
 
         for n in range(3):  # trusted again, and the new connection hears the moves
             _answered_from_memory(postgres_url, first, game["id"], version)
@@ -259,7 +281,7 @@ def test_while_the_listener_is_away_nothing_is_trusted_and_what_was_remembered_i
         with psycopg.connect(postgres_url, autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
                           [listener.name])
-        _until(lambda: answers.epoch(game_id) is None, "noticing the lost connection", 2.0)
+        _until(lambda: answers.epoch(game_id) is None, "noticing the lost connection")
         assert answers.current(game_id) is None and answers.current("other") is None
         with postgres.immediate(db):  # a move nobody hears of
             postgres.append(db, game_id, 3, "note", {"text": "missed"}, WHEN)

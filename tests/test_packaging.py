@@ -1,7 +1,7 @@
 """What a user's install ships (issue 24): the sdist, the wheel built from it, and the two pipx
 installs of README's "On a club's laptop" hold every template and static file of the checkout,
 in every subfolder, and nothing else there (``tests/installed.py`` builds and installs once per
-run). A file added under service/templates or service/static that the packaging would leave
+run). A file added under service/web/templates or service/web/static that the packaging would leave
 out fails here; so did ``package_data = static/*``, which took none of service/web/static/table/ nor
 the vendored NoSleep.js with its licence.
 

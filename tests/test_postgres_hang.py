@@ -33,8 +33,7 @@ import requests
 
 from tests.clusters import Cluster, cluster  # noqa: F401  (the fixture)
 from tests.conftest import PLAYERS
-from tests.serving import serving_process
-from tests.test_server import _kibitz
+from tests.serving import kibitz_command, serving_process
 
 #: The promise: any request answers within this many seconds while the database is paused.
 BOUND = 15.0
@@ -204,7 +203,9 @@ def test_a_paused_postgresql_is_a_503_within_15_s_and_recording_resumes_by_itsel
                 last = answers[-1]
                 assert last.status == 503, (last.status, last.body)
                 assert last.body["code"] == "storage_unavailable" and last.body["database"] == "not answering", last
-                assert all(answer.status in (200, 503) and answer.seconds < 2 for answer in answers), answers
+                # "at once": milliseconds, never waiting on the database (a wait on the paused server
+                # lasts until the watchdog gives it up, 5 s at least); the room is for a loaded machine
+                assert all(answer.status in (200, 503) and answer.seconds < 4 for answer in answers), answers
             noticed = [answers[-1].seconds + answers[-1].started - paused_at for answers in healths]
             assert max(noticed) < BOUND, noticed
             time.sleep(max(0.0, 20 - (time.monotonic() - paused_at)))  # a long stall: still bounded
@@ -267,7 +268,7 @@ def test_a_paused_postgresql_is_a_503_within_15_s_and_recording_resumes_by_itsel
             for text, seq in tablet.acknowledged.items():
                 assert at.get(text) == seq, (text, seq, at.get(text))
             assert set(tablet.sent) - set(tablet.acknowledged) <= {tablet.sent[-1]}  # only its last may be unanswered
-        checked = subprocess.run([*_kibitz(), "check", "--db", cluster.url], capture_output=True, text=True,
+        checked = subprocess.run([*kibitz_command(), "check", "--db", cluster.url], capture_output=True, text=True,
                                  timeout=120)
         assert checked.returncode == 0, checked.stdout + checked.stderr
     for folder in ("a", "b"):

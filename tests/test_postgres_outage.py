@@ -21,7 +21,7 @@ from tests.clusters import Cluster, cluster  # noqa: F401  (the fixture)
 from tests.conftest import PLAYERS
 from tests.serving import start, stop
 
-TIMEOUT = 15  # seconds any one request may take: a hang fails the test
+TIMEOUT = 30  # seconds any one request may take: a hang fails the test (room for 36 at once on a loaded machine)
 
 
 def _unavailable(answer: requests.Response) -> None:

@@ -50,3 +50,27 @@ def test_correction_words_by_seq():
                                            "detail": "undone, redone, then undone again"}}
     assert correction_words(steps[:3])[7]["tag"] == "undone, then redone"
     assert correction_words(steps[:2])[7] == {"tag": "undone", "detail": ""}
+
+
+def test_kibitz_replay_tells_the_same_story_in_words(client, database):
+    """The terminal's timeline (``kibitz replay``) names an undone step's story as the replay page
+    does, never "[undone by 6]" (issue 25: no event numbers where people read)."""
+    from click.testing import CliRunner
+
+    from service.cli.main import main
+
+    game = create(client)
+    game.post({"type": "deal"})
+    game.post({"type": "play", "player": "Bob", "card": "7H"})  # 3
+    game.post({}, "undo")
+    game.post({}, "redo")
+    game.post({}, "undo")
+    game.post({"type": "play", "player": "Bob", "card": "8H"})  # 7
+    game.post({}, "undo")
+    game.post({}, "redo")
+    result = CliRunner().invoke(main, ["replay", game.id, "--db", database])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert any(line.startswith("   3  [undone, redone, then undone again] Bob led 7♥") for line in lines), lines
+    assert any(line.startswith("   7  [undone, then redone] Bob led 8♥") for line in lines), lines
+    assert not re.search(r"by \d|[Ee]vents? \d", result.output), result.output

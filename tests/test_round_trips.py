@@ -26,20 +26,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
 import requests
 
-from tests.conftest import OPEN_DEAL, PLAYERS
+from tests.conftest import OPEN_DEAL, PLAYERS, free_port
 from tests.postgres import fresh_schema
 from tests.round_trips import CountingProxy
-from tests.serving import start, stop
-from tests.test_server import _free_port
+from tests.serving import start, stop, wait_until_up
 
 #: The most a steady-state move may cost.
 MOST_ROUND_TRIPS = 3
@@ -55,23 +52,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def traced_server(folder: Path) -> Iterator[tuple[str, Path]]:
     """A real ``kibitz serve`` on a SQLite file, every statement it runs traced into a file."""
     trace = folder / "trace.txt"
-    port = _free_port()
+    port = free_port()
     log = (folder / "server.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.traced_serve", str(trace), "serve", "--port", str(port),
          "--db", str(folder / "kibitz.db")], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if requests.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"kibitz serve did not start: {(folder / 'server.log').read_text()}")
-            time.sleep(0.1)
+        wait_until_up(base, proc, folder / "server.log")
         yield base, trace
     finally:
         stop(proc)

@@ -7,7 +7,8 @@ import subprocess
 
 from service.web.app import create_app
 from tests.club_server import unprivileged
-from tests.test_server import _free_port, _kibitz
+from tests.conftest import free_port
+from tests.serving import kibitz_command
 
 
 def test_a_database_file_that_cannot_be_read_is_refused_in_one_sentence(tmp_path):
@@ -15,7 +16,7 @@ def test_a_database_file_that_cannot_be_read_is_refused_in_one_sentence(tmp_path
     path = tmp_path / "kibitz.db"
     create_app({"TESTING": True, "DATABASE": str(path)})  # the tables, then closed
     path.chmod(0o000)
-    proc = subprocess.run([*prefix, *_kibitz(), "serve", "--port", str(_free_port()), "--db", str(path)],
+    proc = subprocess.run([*prefix, *kibitz_command(), "serve", "--port", str(free_port()), "--db", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr

@@ -8,63 +8,27 @@ is not beside the repository.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 import requests
 
 import engine
-from tests.conftest import free_port
-from tests.lost_answers import LOST
+from tests.serving import serving
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
-_free_port = free_port  # one port picker for every real server (safe under pytest-xdist)
-
-
-def _kibitz() -> list[str]:
-    script = Path(sys.executable).parent / "kibitz"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("kibitz")
-    return [found] if found else [sys.executable, "-m", "service.cli"]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = _free_port()
     folder = tmp_path_factory.mktemp("server")
-    db, log = folder / "kibitz.db", (folder / "server.log").open("w")
-    proc = subprocess.Popen([*_kibitz(), "serve", "--port", str(port), "--db", str(db)],
-                            stdout=log, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90  # a loaded 2-core CI machine met more than 30 s
-        while True:
-            try:
-                if requests.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except LOST:  # not up yet, or too slow to answer under load
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"kibitz serve did not start: {(folder / 'server.log').read_text()}")
-            time.sleep(0.1)
+    db = folder / "kibitz.db"
+    with serving(folder, database=db) as base:
         assert db.exists()
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def _scenarios() -> list[Path]:

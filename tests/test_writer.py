@@ -135,7 +135,9 @@ def test_a_busy_game_waits_alone_keeps_its_order_and_fails_alone(committer):
     from service.storage import postgres
 
     path, _writer = committer
-    writer = Writer(path, "FULL", busy_timeout_ms=1500)
+    # the lock timeout is long enough that game B's write, which must not wait for A's lock,
+    # ends well before it on a loaded machine: B done while A's write still waits is the claim
+    writer = Writer(path, "FULL", busy_timeout_ms=4000)
     holder = psycopg.connect(path, autocommit=True)
     holder.execute("BEGIN")
     holder.execute("SELECT pg_advisory_xact_lock(%s, %s)", (postgres.GAME_LOCK, postgres.game_lock_key("A")))
@@ -155,19 +157,25 @@ def test_a_busy_game_waits_alone_keeps_its_order_and_fails_alone(committer):
         except store.StorageUnavailable as err:
             outcomes[n] = err.kind
 
+    def queued(game: str, count: int) -> None:
+        """Wait until ``count`` writes of ``game`` hold or wait for its turn in the writer."""
+        deadline = time.monotonic() + 60
+        while len(writer._turns._queues.get(game, ())) < count:
+            assert time.monotonic() < deadline, f"{count} writes of {game} never came to the writer"
+            time.sleep(0.01)
+
     first = threading.Thread(target=run, args=(1, "A"))
     first.start()
-    time.sleep(0.3)
-    started = time.monotonic()
+    queued("A", 1)  # the first write has A's turn and tries for A's lock until its timeout
     run(10, "B")  # another game: committed at once, not after A's lock
-    assert time.monotonic() - started < 0.5 and outcomes[10] == "ok 10"
-    first.join(10)
+    assert outcomes == {10: "ok 10"}, outcomes  # while A's write still waits for its lock
+    first.join(30)
     assert outcomes[1] == "busy"  # after the lock timeout, for A's write alone
 
     later = [threading.Thread(target=run, args=(n, "A")) for n in range(2, 7)]
-    for thread in later:  # queued behind each other while A is still held
+    for count, thread in enumerate(later, start=1):  # queued behind each other while A is still held
         thread.start()
-        time.sleep(0.05)
+        queued("A", count)
     run(11, "B")
     assert outcomes[11] == "ok 11" and len(outcomes) == 3
     holder.execute("ROLLBACK")

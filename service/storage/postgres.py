@@ -51,7 +51,7 @@ from replays import chain
 from schemas.common import scrub
 from service.storage import postgres_bounds as bounds
 from service.storage.interface import Moment, RecordDamaged, StorageUnavailable
-from service.storage.sqlite import decode_cursor, encode_cursor
+from service.storage.sqlite import decode_cursor, encode_cursor, loads
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -626,7 +626,7 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
     """A stored JSON column decoded as ``service.storage.sqlite`` decodes it; raises
     :class:`RecordDamaged` for text that is not JSON, or not of ``shape`` when given one."""
     try:
-        value = json.loads(text)
+        value = loads(text)
     except (TypeError, ValueError) as err:
         raise RecordDamaged(game_id, seq, what) from err
     if shape is not None and not isinstance(value, shape):

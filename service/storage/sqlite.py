@@ -30,12 +30,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlite_utils import Database
 
 from replays import chain
@@ -235,12 +237,31 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
     ``game_id``, event ``seq``: ``what``, a 503 naming kibitz check) for text that is not
     JSON, or not of ``shape`` (``dict``, ``list``) when given one."""
     try:
-        value = json.loads(text)
+        value = loads(text)
     except (TypeError, ValueError) as err:
         raise damaged(game_id, seq, what) from err
     if shape is not None and not isinstance(value, shape):
         raise damaged(game_id, seq, what)
     return scrub(value) if "\\ud" in text or "\\uD" in text else value
+
+
+#: Nineteen digits in a row: a number there may be an integer beyond 64 bits, which ``orjson``
+#: reads as a float where ``json`` keeps it whole.
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
+def loads(text: str) -> Any:
+    """``json.loads(text)``: the same value, read by ``orjson`` (several times faster; a rebuild
+    decodes every event) wherever the two read alike, by ``json`` where they may not: text
+    ``orjson`` refuses (a lone surrogate escape, ``NaN``, a number beyond a float) and text
+    with nineteen digits in a row. Raises ``ValueError`` (``json``'s) for text that is not
+    JSON, ``TypeError`` for a value that is not text."""
+    if isinstance(text, str) and not _LONG_NUMBER.search(text):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
 
 
 def version_of(db: Database, game_id: str) -> int | None:
@@ -526,13 +547,14 @@ def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) 
         sql += " AND seq <= ?"
         params.append(upto)
     try:
-        rows = list(db.query(sql + " ORDER BY seq", params))
+        rows = db.execute(sql + " ORDER BY seq", params).fetchall()
     except sqlite3.OperationalError as err:
         if "decode to UTF-8" not in str(err):
             raise
         raise damaged(game_id, _unreadable_event(db, game_id, after, upto), "its stored text is not UTF-8") from err
-    return [{**row, "data": _decode(row["data"], dict, game_id, row["seq"], "its data is not a JSON object")}
-            for row in rows]
+    return [{"seq": seq, "type": kind, "data": _decode(data, dict, game_id, seq, "its data is not a JSON object"),
+             "recorded_at": recorded_at, "at": at, "salt": salt, "hash": hashed}
+            for seq, kind, data, recorded_at, at, salt, hashed in rows]
 
 
 def _unreadable_event(db: Database, game_id: str, after: int, upto: int | None) -> int | None:

@@ -15,7 +15,7 @@ from service.record import club_key, secrecy
 from service.record.cache import FoldCache
 from service.record.writer import Writer
 from service.storage import backend as store
-from service.storage import connections as db
+from service.storage import connections
 from service.web import pages
 from service.web.boards import BoardAnswers
 from service.web.views import games, history, meta, recording, replays, review, transfer
@@ -118,15 +118,15 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.converters["game"] = GameIdConverter
     app.url_map.converters["int"] = WholeNumberConverter
     app.url_map.converters["player"] = PlayerNameConverter
-    connections = db.Connections()
+    per_thread = connections.Connections()
     boards = app.extensions["kibitz_boards"] = BoardAnswers(app.config["DATABASE"], app.config["SYNCHRONOUS"],
-                                                            on_lost=connections.found_lost)
+                                                            on_lost=per_thread.found_lost)
     cache = app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"], on_suspect=boards.suspect)
     app.extensions["kibitz_writer"] = Writer(app.config["DATABASE"], app.config["SYNCHRONOUS"],
                                              on_commit=boards.committed, on_abandon=cache.forget,
-                                             **db.connect_options(app))
-    db.init_app(app, connections)
-    seen = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"], **db.connect_options(app))
+                                             **connections.connect_options(app))
+    connections.init_app(app, per_thread)
+    seen = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"], **connections.connect_options(app))
     try:  # the guard as the server starts: a change after it sends every cached game through the check again
         cache.observe(store.guard(seen))
     finally:

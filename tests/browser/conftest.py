@@ -20,10 +20,7 @@ Skipped with a clear reason when Playwright or ``/usr/bin/chromium`` is missing,
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +29,7 @@ import pytest
 import requests
 
 from tests.conftest import free_port
-from tests.lost_answers import LOST
+from tests.serving import kibitz_command, stop, wait_until_up
 
 CHROMIUM = os.environ.get("KIBITZ_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -48,6 +45,8 @@ TABLET = {"width": 1024, "height": 768}
 PHONE = {"width": 390, "height": 844}
 #: The non-local name mapped to 127.0.0.1 (plain HTTP under it is not a secure context).
 LAN_NAME = "kibitz.test"
+#: How long an assertion (``expect``), and an action or a navigation, waits on a page (ms).
+EXPECT_MS, ACTION_MS = 20_000, 20_000
 
 
 def _missing_browser() -> str | None:
@@ -70,14 +69,6 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.skip(reason=reason))
-
-
-def kibitz_command() -> list[str]:
-    script = Path(sys.executable).parent / "kibitz"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("kibitz")
-    return [found] if found else [sys.executable, "-m", "service.cli"]
 
 
 class KibitzServer:
@@ -104,27 +95,24 @@ class KibitzServer:
              "--threads", "4", "--allowed-host", LAN_NAME, *self.args],
             stdout=self._log, stderr=subprocess.STDOUT, text=True, cwd=self.folder if self.command else None,
             env=self.env)
-        deadline = time.monotonic() + 90  # a loaded 2-core CI machine met more than 30 s
-        while True:
-            try:
-                if requests.get(f"{self.base}/health", timeout=1).status_code == 200:
-                    return
-            except LOST:  # not up yet, or too slow to answer under load
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                pytest.fail(f"kibitz serve did not start: {(self.folder / 'server.log').read_text()}")
-            time.sleep(0.05)
+        try:
+            wait_until_up(self.base, self.proc, self.folder / "server.log", poll=0.05)
+        except BaseException:
+            self.stop()
+            raise
+
+    def __enter__(self) -> KibitzServer:
+        """``with KibitzServer(...) as running``: started, and stopped when the block ends."""
+        self.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            stop(self.proc)
             self.proc = None
         if self._log is not None:
             self._log.close()
@@ -160,8 +148,13 @@ class KibitzServer:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Playwright's assertions wait 5 s by default, its actions and navigations (set per context
+    # below) 30 s; here both wait 20 s: a page that answers in milliseconds on a quiet machine may take seconds on a
+    # loaded 2-core one. What an assertion waits for either comes or never does; the room costs
+    # time only when a test fails.
+    expect.set_options(timeout=EXPECT_MS)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
@@ -173,23 +166,15 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KibitzServer]:
     """One ``kibitz serve`` shared by the tests that never stop it (each test makes its own games)."""
-    running = KibitzServer(tmp_path_factory.mktemp("kibitz"))
-    running.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("kibitz")) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
 def own_server(tmp_path: Path) -> Iterator[KibitzServer]:
     """A ``kibitz serve`` of this test alone, which it may stop and start again."""
-    running = KibitzServer(tmp_path)
-    running.start()
-    try:
+    with KibitzServer(tmp_path) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
@@ -199,7 +184,7 @@ def new_context(browser: Any) -> Iterator[Callable[..., Any]]:
 
     def make(viewport: dict[str, int] | None = None, **kwargs: Any) -> Any:
         context = browser.new_context(viewport=viewport or TABLET, **kwargs)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(ACTION_MS)
         context.on("page", lambda page: page.on("pageerror", lambda error: _page_error(page, error, errors)))
         contexts.append(context)
         return context

@@ -48,7 +48,7 @@ class Latency:
                 return
             self.page.wait_for_timeout(min(5, left * 1000))
 
-    def wait_until(self, script: str, timeout_ms: float = 10_000) -> None:
+    def wait_until(self, script: str, timeout_ms: float = 30_000) -> None:
         """Release held writes until ``script`` (a JS expression) is true on the page."""
         end = time.monotonic() + timeout_ms / 1000
         while not self.page.evaluate(script):

@@ -18,32 +18,25 @@ import pytest
 import requests
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, TABLET, KibitzServer, kibitz_command
+from tests.browser.conftest import PHONE, TABLET, KibitzServer
 from tests.browser.pages_checks import keep_token, small_tap_targets
 from tests.browser.recorded import create, fuji_game, toepen_open_game
+from tests.serving import kibitz_command
 
 CLUB = "Pacific/Auckland"
 
 
 @pytest.fixture(scope="module")
 def club_server(tmp_path_factory: pytest.TempPathFactory):
-    running = KibitzServer(tmp_path_factory.mktemp("exports"), args=("--timezone", CLUB))
-    running.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("exports"), args=("--timezone", CLUB)) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(scope="module")
 def other_server(tmp_path_factory: pytest.TempPathFactory):
     """The club's other server, which takes what was downloaded."""
-    running = KibitzServer(tmp_path_factory.mktemp("other"))
-    running.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("other")) as running:
         yield running
-    finally:
-        running.stop()
 
 
 def download(page, link) -> bytes:
@@ -126,13 +119,9 @@ def club_day(iso: str) -> str:
 
 
 def test_the_home_page_downloads_a_nights_games_that_import_back(new_context, tmp_path):
-    server = KibitzServer(tmp_path / "night", args=("--timezone", CLUB))
     (tmp_path / "night").mkdir()
-    server.start()
-    other = KibitzServer(tmp_path / "other")
     (tmp_path / "other").mkdir()
-    other.start()
-    try:
+    with KibitzServer(tmp_path / "night", args=("--timezone", CLUB)) as server, KibitzServer(tmp_path / "other") as other:
         games = [toepen_open_game(server.base, ["Dee", "Eve", "Fay"], seed=seed, title=f"Night {seed}")
                  for seed in (41, 42)]  # finished, each with a fold: dead cards stay hidden from the public
         games.append(fuji_game(server.base))  # a table game still in play
@@ -187,9 +176,6 @@ def test_the_home_page_downloads_a_nights_games_that_import_back(new_context, tm
             answer = requests.post(f"{other.base}/games/import", json=full[game.id], timeout=30)
             assert answer.status_code == 201, answer.text
             assert answer.json()["record_hash"] == game.read()["record_hash"]
-    finally:
-        server.stop()
-        other.stop()
 
 
 def test_a_night_is_a_day_in_club_time(club_server):

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import PHONE, TABLET, KibitzServer
+from tests.browser.conftest import ACTION_MS, PHONE, TABLET, KibitzServer
 from tests.browser.pages_checks import axe_violations, keep_token, sideways_overflow, small_tap_targets
 from tests.browser.recorded import Recorder, club_evening
 from tests.browser.screenshots import pages
@@ -25,12 +25,8 @@ READ_PAGES = ["game", "game-stop-the-bus", "replay", "audit-hand", "audit-trick"
 
 @pytest.fixture(scope="module")
 def evening(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KibitzServer, dict[str, Recorder]]]:
-    server = KibitzServer(tmp_path_factory.mktemp("evening"))
-    server.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("evening")) as server:
         yield server, club_evening(server.base)
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +38,7 @@ def devices(browser: Any, evening: tuple[KibitzServer, dict[str, Recorder]]) -> 
     out, contexts = {}, []
     for size, viewport in (("tablet", TABLET), ("phone", PHONE)):
         context = browser.new_context(viewport=viewport)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(ACTION_MS)
         for _name, (_path, holder) in pages(games).items():
             if holder is not None:
                 keep_token(context, holder.id, holder.token)

@@ -9,6 +9,7 @@ only (the reads come from the real ``kibitz serve``)."""
 from __future__ import annotations
 
 import json
+import time
 
 from playwright.sync_api import expect
 
@@ -64,10 +65,11 @@ def test_storage_unavailable_is_cannot_be_reached_and_retried(server, new_contex
     seen = _answer_503(page, "storage_unavailable", "The database cannot take the write now.")
     deck(page, "7♣").click()
     expect(page.locator("#table")).to_have_attribute("data-offline", "true")
-    page.wait_for_function(f"() => {len(seen)} >= 0")  # let the retry timer run
-    page.wait_for_timeout(2500)
-    assert len(seen) >= 2  # asked again: the tap waits for the service
+    deadline = time.monotonic() + 30  # the retry timer asks again within seconds; room for a loaded machine
+    while len(seen) < 2:  # asked again: the tap waits for the service
+        assert time.monotonic() < deadline, f"the tap was not sent again within 30 s ({len(seen)} sent)"
+        page.wait_for_timeout(100)  # Playwright runs the route's handler meanwhile
     page.unroute("**/games/*/events*")
-    page.wait_for_function("() => document.getElementById('table').dataset.pending === '0'", timeout=15_000)
+    page.wait_for_function("() => document.getElementById('table').dataset.pending === '0'", timeout=30_000)
     plays = [e["data"]["card"] for e in server.events(game) if e["type"] == "play"]
     assert plays == ["7C"]

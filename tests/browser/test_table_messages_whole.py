@@ -97,7 +97,7 @@ def test_moves_recorded_on_another_device_are_read_whole_with_the_turn_line_in_v
     toolbar = page.evaluate(TOOLBAR)
     for card, player in (("7C", "Annabel"), ("8C", "Bartholomew"), ("9C", "Cassandra")):
         server.post(game, {"type": "play", "player": player, "card": card})
-    expect(page.locator("#changes")).to_have_text(re.compile(r"^Recorded on another device: .*Cassandra"), timeout=12000)
+    expect(page.locator("#changes")).to_have_text(re.compile(r"^Recorded on another device: .*Cassandra"), timeout=30_000)
     settle(page)
     seen = whole(page, "changes")
     assert "Annabel" in seen["text"] and "Bartholomew" in seen["text"]

@@ -4,8 +4,10 @@ the page lives"; issue 25), found by looking at the screenshots at both sizes:
 - a message laid over the board (a refusal, "Undone: …") covers whole lines of the board, never
   half a line (the facts cut through their middle);
 - the Undo button's two lines never break a card's name ("Undo: Anja played Yellow / 2");
-- a Reveal that is not due (a dispute's) is drawn quieter than the actions of play (Knock), its word
-  still read at WCAG AA contrast; once due (Fool!'s reveals at a round's end) it is the primary one;
+- a Reveal that is not due (a dispute's) is drawn quieter than the actions of play (Knock), but
+  never like a disabled button: its word in the same ink as Knock's, on a tinted face, its border
+  solid (a grey word read as "not available" at a glance); once due (Fool!'s reveals at a round's
+  end) it is the primary one;
 - Fuji Flush's seat facts (cards held, pushed through) are read at their size on a tablet too, in
   two lines, not set smaller to share one;
 - only a message takes taps: "Sending: …" and the room around a message let a tap through to what
@@ -106,7 +108,8 @@ def test_undo_never_breaks_a_cards_name(server, new_context, viewport):
 #: a seat button's word colour and border colour, and the seat's background behind it
 LOOK = """b => { const s = getComputedStyle(b); const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
   return {text: rgb(s.color), border: rgb(s.borderTopColor), back: rgb(s.backgroundColor),
-          width: s.borderTopWidth, primary: b.classList.contains('primary')}; }"""
+          width: s.borderTopWidth, style: s.borderTopStyle, opacity: s.opacity,
+          primary: b.classList.contains('primary')}; }"""
 
 
 @pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
@@ -121,6 +124,11 @@ def test_a_reveal_not_due_is_quieter_than_a_knock(server, new_context, viewport)
     assert contrast(reveal["border"], reveal["back"]) < contrast(knock["border"], knock["back"]) - 2, (reveal, knock)
     assert contrast(reveal["border"], reveal["back"]) >= 3, reveal  # still seen as a button (WCAG 1.4.11)
     assert contrast(reveal["text"], reveal["back"]) >= 4.5, reveal  # its word at AA
+    # available, so not drawn as a disabled button is (faded, dashed, a grey word): its word in the
+    # ink of Knock's, its border solid, its face tinted apart from a disabled button's white
+    assert reveal["text"] == knock["text"], (reveal, knock)
+    assert reveal["style"] == "solid" and reveal["opacity"] == "1", reveal
+    assert reveal["back"] != knock["back"], (reveal, knock)
 
 
 def test_a_fool_reveal_once_due_is_the_primary_one(server, new_context):

@@ -106,7 +106,7 @@ def test_abandon_from_the_menu_and_undo_reopens(server, page):
     page.get_by_role("button", name="Abandon the game", exact=True).click()
     settle(page, before + 1)
     expect_status(page, "The game was abandoned.")
-    assert requests.get(server.url(f"/games/{game['id']}"), timeout=5).json()["status"] == "abandoned"
+    assert requests.get(server.url(f"/games/{game['id']}"), timeout=30).json()["status"] == "abandoned"
     undo = page.locator("#undo")
     expect(undo).to_have_accessible_name(re.compile(r"^Undo: .*abandon", re.I))
     undo.click()

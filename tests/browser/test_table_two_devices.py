@@ -28,5 +28,5 @@ def test_a_stale_device_gets_the_new_board_and_what_changed(server, new_context)
     plays = [(e["data"]["player"], e["data"]["card"]) for e in server.events(game) if e["type"] == "play"]
     assert plays == [("Bob", "7H"), ("Cas", "8H")]
     # the first device sees the move made elsewhere on its next check
-    first.wait_for_function("document.getElementById('table').dataset.version === '4'", timeout=12_000)
+    first.wait_for_function("document.getElementById('table').dataset.version === '4'", timeout=30_000)
     expect(first.locator("#changes")).to_contain_text("Cas played 8♥")

@@ -45,10 +45,10 @@ def test_a_move_recorded_through_another_process_appears_without_reload(league: 
     through_b = Recorder(second.base, game.game)
     through_b.post({"type": "play", "player": "Bob", "card": "7H"})
     board = page.locator("#live-board")
-    expect(board.locator(".plays")).to_contain_text("Bob 7♥", timeout=5000)
+    expect(board.locator(".plays")).to_contain_text("Bob 7♥")
     expect(page.locator("#headline")).to_have_text("Cas to play")
 
     through_b.post({"type": "play", "player": "Cas", "card": "8H"})
-    expect(board.locator(".plays")).to_contain_text("Cas 8♥", timeout=5000)
+    expect(board.locator(".plays")).to_contain_text("Cas 8♥")
     expect(page.locator("#headline")).to_have_text("Dee to play")
     assert page.evaluate("window.notReloaded") is True

@@ -18,14 +18,13 @@ def test_a_move_recorded_through_the_api_appears_without_reload(server, page):
 
     game.post({"type": "play", "player": "Bob", "card": "7H"})
     board = page.locator("#live-board")
-    expect(board.locator(".plays")).to_contain_text("Bob 7♥", timeout=5000)
+    expect(board.locator(".plays")).to_contain_text("Bob 7♥")
     expect(page.locator("#headline")).to_have_text("Cas to play")
     expect(page.get_by_role("row", name="Cas to act")).to_be_visible()
 
     game.post({"type": "play", "player": "Cas", "card": "8H"})
     game.post({"type": "knock", "player": "Dee"})
-    expect(page.locator("#headline")).to_have_text("Dee to play — Dee knocked (stake 2): Ann, Bob and Cas may fold",
-                                                   timeout=5000)
+    expect(page.locator("#headline")).to_have_text("Dee to play — Dee knocked (stake 2): Ann, Bob and Cas may fold")
     expect(board).to_contain_text("Stake: 2")
     assert page.evaluate("window.notReloaded") is True
 

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, settings
 
 from bench.playouts import NAMES, Playout, play
 from engine.stream import replay
-from service.storage import backend
+from service.storage import backend, migrations, postgres
 from service.web.app import create_app
 from tests.installed import installed_kibitz  # noqa: F401  (built and installed once per run)
 from tests.openapi_check import check_response
@@ -142,6 +143,19 @@ def database(request, db_path):
     if getattr(request, "param", "sqlite") == "postgresql":
         return request.getfixturevalue("migrated_postgres_url")
     return str(db_path)
+
+
+@pytest.fixture
+def db(database: str) -> Iterator[Any]:
+    """A connection of the storage interface (``backend.connect``) to ``database``, either
+    backend, with every migration applied; closed after the test."""
+    conn = backend.connect(database)
+    if backend.is_postgres(conn):
+        postgres.migrate(conn)
+    else:
+        migrations.migrate(conn)
+    yield conn
+    conn.close()
 
 
 def stored_events(database: str, game_id: str) -> list[dict[str, Any]]:

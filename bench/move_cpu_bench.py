@@ -37,9 +37,7 @@ import argparse
 import http.client
 import json
 import os
-import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -54,23 +52,13 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.playouts import play  # noqa: E402
+from bench._common import HOST, PLAYERS, free_port, toepen_games  # noqa: E402
 
-HOST = "127.0.0.1"
-PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
-SIDE_RATE = (0.12, 0.12)  # knocks, folds and laundries now and then, as real tables do
 #: more options for ``kibitz serve`` (``--serve-args``)
 SERVE_ARGS: list[str] = []
 #: py-spy samples per second (``--profile``)
 SPY_RATE = int(os.environ.get("KIBITZ_BENCH_SPY_RATE", "200"))
 CANDIDATES = ("kibitz", "granian", "gunicorn-gthread", "waitress", "cheroot")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def load_average() -> float:
@@ -168,18 +156,6 @@ class Client:
         self.conn.request(method, path, json.dumps(body), headers)
         reply = self.conn.getresponse()
         return reply.status, reply.read()
-
-
-def games_for(moves: int, seed: int) -> list[list[dict[str, Any]]]:
-    """Random Toepen games (their actions after ``game_created``) holding at least ``moves`` moves."""
-    rng = random.Random(seed)
-    logs: list[list[dict[str, Any]]] = []
-    total = 0
-    while total < moves:
-        actions = play("toepen", rng, PLAYERS, {"limit": 10}, side_rate=SIDE_RATE).actions
-        logs.append(actions)
-        total += len(actions)
-    return logs
 
 
 @dataclass
@@ -412,7 +388,7 @@ def main() -> None:
     for name in names:
         if name.split("=", 1)[0] not in CANDIDATES:
             parser.error(f"unknown server {name!r}")
-    logs = games_for(args.moves, args.seed)
+    logs = toepen_games(args.moves, args.seed)
     runs: list[Run] = []
     refs: list[Reference] = []
     with tempfile.TemporaryDirectory(prefix="move-cpu-bench-") as tmp:

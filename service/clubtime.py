@@ -97,6 +97,14 @@ def written(iso: str, where: tzinfo, style: str = "minute") -> str:
     return str(iso) if moment is None else moment.strftime(STYLES[style])
 
 
+def zone_name(where: tzinfo, moment: datetime | None = None) -> str:
+    """The zone's short name at ``moment`` (now by default), as a person reads it after a time:
+    ``"CET"``, ``"BST"``, ``"NZDT"``; ``"UTC-03"`` where the zone has no letters for it."""
+    moment = (moment or datetime.now(UTC)).astimezone(where)
+    name = moment.tzname() or ""
+    return f"UTC{name}" if not name or name[0] in "+-" else name
+
+
 def zone_words(where: ZoneInfo, moment: datetime | None = None) -> str:
     """The zone as a person reads it beside a time: ``"Pacific/Auckland, UTC+13:00"``."""
     moment = moment or datetime.now(UTC)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import random
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,7 +18,7 @@ from flask.testing import FlaskClient
 
 from bench.playouts import NAMES, Playout, play
 from engine.stream import replay
-from service.storage import backend
+from service.storage import backend, migrations, postgres
 from service.web.app import create_app
 from tests.installed import installed_kibitz  # noqa: F401  (built and installed once per run)
 from tests.openapi_check import check_response
@@ -28,6 +30,9 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 needs_examples = pytest.mark.skipif(
     not (SHARED / "examples").is_dir(), reason=f"{SHARED / 'examples'} is absent (../shared is not beside the repo)"
 )
+#: The folder of the shared example games, and the games in it (none when it is absent).
+EXAMPLES_DIR = SHARED / "examples"
+EXAMPLES = sorted(EXAMPLES_DIR.glob("*.json"))
 
 
 
@@ -132,6 +137,19 @@ def database(request, db_path):
     return str(db_path)
 
 
+@pytest.fixture
+def db(database: str) -> Iterator[Any]:
+    """A connection of the storage interface (``backend.connect``) to ``database``, either
+    backend, with every migration applied; closed after the test."""
+    conn = backend.connect(database)
+    if backend.is_postgres(conn):
+        postgres.migrate(conn)
+    else:
+        migrations.migrate(conn)
+    yield conn
+    conn.close()
+
+
 def stored_events(database: str, game_id: str) -> list[dict[str, Any]]:
     """The events of ``game_id`` as stored in ``database`` (a ``database`` fixture's value, either
     backend), read through the storage interface on a connection of their own."""
@@ -204,6 +222,22 @@ def create(client: Any, **overrides: Any) -> Game:
     response = client.post("/games", json=body)
     assert response.status_code == 201, response.get_json()
     return Game(client, response.get_json())
+
+
+def play_scenario(client: Any, path: Path) -> Game:
+    """Create the game of the shared example ``path`` through ``client`` and send each of its
+    steps (a post, an undo or a redo; refusals included, its expectations not checked)."""
+    scenario = json.loads(path.read_text())
+    response = client.post("/games", json=scenario["create"])
+    assert response.status_code == 201, response.get_json()
+    game = Game(client, response.get_json())
+    for step in scenario["steps"]:
+        for kind in ("undo", "redo"):
+            if kind in step:
+                game.post(step[kind], kind)
+        if "post" in step:
+            game.post(step["post"])
+    return game
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.conftest import free_port
+from tests.conftest import OPEN_DEAL, PLAYERS, free_port
 from tests.lost_answers import LOST
 
 
@@ -98,6 +98,19 @@ def serving_process(folder: Path, args: Sequence[str] = (),
         yield base, proc
     finally:
         stop(proc)
+
+
+def recorded(base: str, steps: Sequence[tuple[str, dict[str, object]]]) -> tuple[str, dict[str, str]]:
+    """An open Toepen game for four on the real server at ``base``, dealt (``OPEN_DEAL``), then
+    each ``(path, body)`` of ``steps`` posted to ``/games/<id>/<path>`` (each must answer 201):
+    returns the game's URL and the token's ``Authorization`` header."""
+    made = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
+                         timeout=10).json()
+    url, auth = f"{base}/games/{made['id']}", {"Authorization": f"Bearer {made['token']}"}
+    for path, body in [("events", OPEN_DEAL), *steps]:
+        done = requests.post(f"{url}/{path}", json=body, headers=auth, timeout=10)
+        assert done.status_code == 201, done.text
+    return url, auth
 
 
 def raw_exchange(port: int, request: bytes) -> tuple[str, dict[str, str], bytes]:

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from service.cli.main import main
 from service.storage import backend
-from tests.conftest import needs_examples
-from tests.test_transfer import EXAMPLES, comparable, play_scenario
+from tests.conftest import EXAMPLES, needs_examples, play_scenario
+from tests.test_transfer import comparable
 
 pytestmark = needs_examples
 

@@ -7,7 +7,6 @@ runner over ``service.cli.main``), against a real PostgreSQL server (``tests/pos
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,31 +20,15 @@ from service.cli.main import main
 from service.record import copying
 from service.storage import backend as store
 from service.web.app import create_app
-from tests.conftest import OPEN_DEAL, SHARED, Game, create, needs_examples
+from tests.conftest import EXAMPLES, OPEN_DEAL, Game, create, needs_examples, play_scenario
 from tests.postgres import fresh_schema, postgres_url  # noqa: F401  (the fixture)
 
-EXAMPLES = sorted((SHARED / "examples").glob("*.json"))
 TRICKS = [("Bob", "7H"), ("Cas", "JH"), ("Dee", "AH"), ("Ann", "TH"),
           ("Ann", "9C"), ("Bob", "8C"), ("Cas", "TC"), ("Dee", "7C")]
 
 
 def play(player: str, card: str) -> dict[str, Any]:
     return {"type": "play", "player": player, "card": card}
-
-
-def play_scenario(client: Any, path: Path) -> Game:
-    """Create the scenario's game and send its steps (refusals included)."""
-    scenario = json.loads(path.read_text())
-    response = client.post("/games", json=scenario["create"])
-    assert response.status_code == 201
-    game = Game(client, response.get_json())
-    for step in scenario["steps"]:
-        for kind in ("undo", "redo"):
-            if kind in step:
-                game.post(step[kind], kind)
-        if "post" in step:
-            game.post(step["post"])
-    return game
 
 
 def ok(response: Any) -> dict[str, Any]:

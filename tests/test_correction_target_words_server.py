@@ -11,24 +11,13 @@ import re
 import pytest
 import requests
 
-from tests.conftest import OPEN_DEAL, PLAYERS
-from tests.serving import serving
+from tests.serving import recorded, serving
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
     with serving(tmp_path_factory.mktemp("fix-words")) as url:
         yield url
-
-
-def _recorded(base: str, steps: list[tuple[str, dict]]) -> tuple[str, dict[str, str]]:
-    made = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                         timeout=10).json()
-    url, auth = f"{base}/games/{made['id']}", {"Authorization": f"Bearer {made['token']}"}
-    for path, body in [("events", OPEN_DEAL), *steps]:
-        done = requests.post(f"{url}/{path}", json=body, headers=auth, timeout=10)
-        assert done.status_code == 201, done.text
-    return url, auth
 
 
 def _target(url: str, kind: str, headers: dict[str, str] | None = None) -> str:
@@ -47,7 +36,7 @@ def _one(kind: str, player: str) -> tuple[str, dict]:
 
 
 def test_while_the_hand_is_played_the_public_reads_what_stands_and_that_another_card_was_first(base):
-    url, auth = _recorded(base, [_play("Bob", "8C"), ("correct", {
+    url, auth = recorded(base, [_play("Bob", "8C"), ("correct", {
         "target": 3, "action": {"type": "play", "player": "Bob", "card": "7H"}})])
     assert _target(url, "undo", auth) == "Fix: Bob played 7♥, not 8♣"
     assert _target(url, "undo") == "Fix: Bob played 7♥; another card was first recorded"
@@ -57,8 +46,8 @@ def test_while_the_hand_is_played_the_public_reads_what_stands_and_that_another_
     assert _target(url, "redo") == "Fix: Bob played a card"  # 7♥ is back in Bob's hand now
 
 
-def test_once_the_hand_is_over_the_public_reads_the_card_first_recorded(base):
-    url, auth = _recorded(base, [_play("Bob", "7H"), _play("Cas", "JH"), _one("knock", "Cas"), _one("fold", "Dee"),
+def test_once_the_hand_is_over_the_public_reads_the_card_firstrecorded(base):
+    url, auth = recorded(base, [_play("Bob", "7H"), _play("Cas", "JH"), _one("knock", "Cas"), _one("fold", "Dee"),
                                  _one("fold", "Ann"), _one("fold", "Bob"),
                                  ("correct", {"target": 4, "action": {"type": "play", "player": "Cas", "card": "8H"}})])
     assert requests.get(url, timeout=10).json()["state"]["phase"] == "deal"  # the hand is over: Cas won it
@@ -67,7 +56,7 @@ def test_once_the_hand_is_over_the_public_reads_the_card_first_recorded(base):
 
 
 def test_a_folded_players_card_first_recorded_is_never_named(base):
-    url, auth = _recorded(base, [_play("Bob", "8C"), _one("knock", "Cas"), _one("fold", "Dee"), _one("fold", "Ann"),
+    url, auth = recorded(base, [_play("Bob", "8C"), _one("knock", "Cas"), _one("fold", "Dee"), _one("fold", "Ann"),
                                  _one("fold", "Bob"),
                                  ("correct", {"target": 3, "action": {"type": "play", "player": "Bob", "card": "7H"}})])
     assert requests.get(url, timeout=10).json()["state"]["phase"] == "deal"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import io
-from pathlib import Path
 
 import pytest
 
@@ -14,26 +13,24 @@ import engine
 from engine import stream as streams
 from service.storage import backend as store
 from service.storage import history
-from tests.conftest import Game, assert_problem, create, needs_examples
-from tests.test_transfer import play_scenario
+from tests.conftest import EXAMPLES_DIR, Game, assert_problem, create, needs_examples, play_scenario
 
 pytestmark = needs_examples
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples"
 
 
 @pytest.fixture
 def club(client) -> dict[str, Game]:
     """Four games: the open Toepen hand (ended by a ruling), Stop the Bus (ended by rulings),
     a short Toepen game with 'ann ' and Eve, and the Fuji Flush walkthrough (in progress)."""
-    toepen = play_scenario(client, EXAMPLES / "toepen-open-hand.json")
+    toepen = play_scenario(client, EXAMPLES_DIR / "toepen-open-hand.json")
     assert toepen.post({"type": "adjust", "player": "Ann", "amount": 8, "reason": "ruling"}).status_code == 201
-    bus = play_scenario(client, EXAMPLES / "stop-the-bus-rounds.json")
+    bus = play_scenario(client, EXAMPLES_DIR / "stop-the-bus-rounds.json")
     for player, amount in (("Bob", -5), ("Cas", -5)):
         bus.post({"type": "adjust", "player": player, "amount": amount, "reason": "left early"})
     short = create(client, players=[" ann ", "Eve", "Fay"], options={"limit": 2})
     assert short.post({"type": "adjust", "player": "Eve", "amount": 2, "reason": "ruling"}).status_code == 201
-    fuji = play_scenario(client, EXAMPLES / "fuji-flush-walkthrough.json")
+    fuji = play_scenario(client, EXAMPLES_DIR / "fuji-flush-walkthrough.json")
     return {"toepen": toepen, "bus": bus, "short": short, "fuji": fuji}
 
 

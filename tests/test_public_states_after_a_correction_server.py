@@ -14,24 +14,13 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.conftest import OPEN_DEAL, PLAYERS
-from tests.serving import serving
+from tests.serving import recorded, serving
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
     with serving(tmp_path_factory.mktemp("corrected-states")) as url:
         yield url
-
-
-def _recorded(base: str, steps: list[tuple[str, dict]]) -> tuple[str, dict[str, str]]:
-    made = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                         timeout=10).json()
-    url, auth = f"{base}/games/{made['id']}", {"Authorization": f"Bearer {made['token']}"}
-    for path, body in [("events", OPEN_DEAL), *steps]:
-        done = requests.post(f"{url}/{path}", json=body, headers=auth, timeout=10)
-        assert done.status_code == 201, done.text
-    return url, auth
 
 
 def _play(player: str, card: str) -> tuple[str, dict]:
@@ -47,7 +36,7 @@ def _public(url: str, seq: int) -> requests.Response:
 
 
 def test_the_moments_after_a_correction_are_public(base):
-    url, auth = _recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), _play("Cas", "JH")])
+    url, auth = recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), _play("Cas", "JH")])
     now = requests.get(url, timeout=10).json()
     assert now["version"] == 5
     for seq in (4, 5):
@@ -65,7 +54,7 @@ def test_the_moments_after_a_correction_are_public(base):
 
 
 def test_a_moment_of_a_correction_replaced_later_stays_refused(base):
-    url, _auth = _recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), _correct(3, "Bob", "AD"),
+    url, _auth = recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), _correct(3, "Bob", "AD"),
                                   _play("Cas", "JH")])
     assert [_public(url, seq).status_code for seq in (2, 3, 4, 5, 6)] == [200, 401, 401, 200, 200]
     assert _public(url, 4).json()["shows_seq"] == 4  # 7♥, back in Bob's hand
@@ -74,7 +63,7 @@ def test_a_moment_of_a_correction_replaced_later_stays_refused(base):
 
 
 def test_a_moment_of_a_correction_undone_later_stays_refused(base):
-    url, _auth = _recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), ("undo", {})])
+    url, _auth = recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), ("undo", {})])
     assert [_public(url, seq).status_code for seq in (2, 3, 4, 5)] == [200, 200, 401, 200]
     assert _public(url, 4).json()["shows_seq"] == 4  # 7♥ is back in Bob's hand
     assert "7H" not in _public(url, 5).text

@@ -44,7 +44,7 @@ def test_open_hands_are_hidden_without_the_token_and_shown_with_it(client):
     ("/watch/nope", 404, "There is no game 'nope'."),
     ("/watch/{id}/hands/9", 404, "This game has no hand 9."),
     ("/watch/{id}/hands/1/tricks/5", 404, "This game has no trick 5 in hand 1."),
-    ("/watch/{id}/replay/board?step=99", 404, "its events are 1 to 2"),
+    ("/watch/{id}/replay/board?step=99", 404, "its steps are 1 to 2"),  # the replay's word, not "event"
     ("/watch/{id}/fork?seq=0", 422, "Give an event of this game, 1 to 2."),
     ("/people/nobody", 404, "Nobody called 'nobody' has played a game here."),
     ("/club?since=2026-13-01", 422, "The query parameters are not valid."),

@@ -5,29 +5,22 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from engine.cards import pretty
 from service.cli.main import main
-from tests.conftest import ON_BOTH_BACKENDS, OPEN_DEAL, assert_problem, create
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples"
-SCENARIOS = sorted(EXAMPLES.glob("*.json")) if EXAMPLES.is_dir() else []
-
-
-def run_scenario(client, path):
-    """Create the scenario's game and send its posts, undos and redos (refusals included)."""
-    scenario = json.loads(path.read_text())
-    game = create(client, **{k: v for k, v in scenario["create"].items() if k != "game"},
-                  game=scenario["create"]["game"])
-    for step in scenario["steps"]:
-        for kind in ("post", "undo", "redo"):
-            if kind in step:
-                game.post(step[kind], "events" if kind == "post" else kind)
-    return game
+from tests.conftest import (
+    EXAMPLES,
+    EXAMPLES_DIR,
+    ON_BOTH_BACKENDS,
+    OPEN_DEAL,
+    assert_problem,
+    create,
+    needs_examples,
+    play_scenario,
+)
 
 
 def play_all(game, actions):
@@ -44,10 +37,10 @@ def plays(*moves):
 # --- timeline --------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not SCENARIOS, reason="../shared/examples is not beside the repository")
-@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+@needs_examples
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_timeline_of_every_example(client, path):
-    game = run_scenario(client, path)
+    game = play_scenario(client, path)
     events = game.get("/events").get_json()["events"]
     for token in (True, False):
         body = game.get("/timeline", token=token).get_json()
@@ -66,11 +59,11 @@ def test_timeline_of_every_example(client, path):
 
 
 def test_timeline_summaries_carry_the_consequences(client):
-    fuji = run_scenario(client, EXAMPLES / "fuji-flush-walkthrough.json") if SCENARIOS else None
+    fuji = play_scenario(client, EXAMPLES_DIR / "fuji-flush-walkthrough.json") if EXAMPLES else None
     if fuji is not None:
         summaries = [s["summary"] for s in fuji.get("/timeline").get_json()["steps"]]
         assert "Jisu played 20: Nami, Gahee and Yeonsu are flushed and draw." in summaries
-        bus = run_scenario(client, EXAMPLES / "stop-the-bus-rounds.json")
+        bus = play_scenario(client, EXAMPLES_DIR / "stop-the-bus-rounds.json")
         summaries = [s["summary"] for s in bus.get("/timeline").get_json()["steps"]]
         assert any(s.startswith("Bob stopped the bus: Cas and Ann take one more turn") for s in summaries)
         assert any("Bob has the weakest hand" in s for s in summaries)
@@ -214,9 +207,9 @@ def test_trick_corrections_are_per_trick(open_game):
     assert [c.get("trick") for c in hand["corrections"]] == [1, 1, 2]
 
 
-@pytest.mark.skipif(not SCENARIOS, reason="../shared/examples is not beside the repository")
+@needs_examples
 def test_turn_corrections_and_explanations(client):
-    fuji = run_scenario(client, EXAMPLES / "fuji-flush-walkthrough.json")
+    fuji = play_scenario(client, EXAMPLES_DIR / "fuji-flush-walkthrough.json")
     turns = fuji.get("/hands/1").get_json()["turns"]
     last = turns[-1]
     fuji.post({}, "undo")
@@ -224,7 +217,7 @@ def test_turn_corrections_and_explanations(client):
     turns = fuji.get("/hands/1").get_json()["turns"]
     assert [c["type"] for c in turns[-1]["corrections"]] == ["undo"]
     assert all(t["explanation"] for t in turns) and all(t["corrections"] == [] for t in turns[:-1])
-    bus = run_scenario(client, EXAMPLES / "stop-the-bus-rounds.json")
+    bus = play_scenario(client, EXAMPLES_DIR / "stop-the-bus-rounds.json")
     round1 = bus.get("/hands/1").get_json()
     assert all(t["explanation"] for t in round1["turns"]) and all(s["explanation"] for s in round1["shows"])
     assert "weakest hand" in round1["result"]["reason"] and "rules/" not in round1["result"]["reason"]
@@ -276,10 +269,10 @@ def without_seqs(value):
     return value
 
 
-@pytest.mark.skipif(not SCENARIOS, reason="../shared/examples is not beside the repository")
-@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+@needs_examples
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_fork_at_the_last_event_rebuilds_the_same_state(client, path):
-    game = run_scenario(client, path)
+    game = play_scenario(client, path)
     version = game.get("").get_json()["version"]
     response = game.post({"seq": version}, "fork")
     assert response.status_code == 201, response.get_json()
@@ -370,9 +363,9 @@ def test_cli_replay_fits_80_columns(client, database):
     assert "Q♠" not in CliRunner().invoke(main, ["replay", game.id, "--db", database, "--public"]).output
 
 
-@pytest.mark.skipif(not SCENARIOS, reason="../shared/examples is not beside the repository")
+@needs_examples
 def test_cli_replay_of_long_summaries_wraps(client, db_path):
-    game = run_scenario(client, EXAMPLES / "fuji-flush-walkthrough.json")
+    game = play_scenario(client, EXAMPLES_DIR / "fuji-flush-walkthrough.json")
     result = CliRunner().invoke(main, ["replay", game.id, "--db", str(db_path)])
     assert result.exit_code == 0 and max(len(line) for line in result.output.splitlines()) <= 80
     assert "  12  Jisu played 20: Nami, Gahee and Yeonsu are flushed and draw." in result.output.splitlines()

@@ -16,25 +16,9 @@ import pytest
 
 import engine
 from service.web.app import create_app
-from tests.conftest import OPEN_DEAL, Game, assert_problem, create, needs_examples
+from tests.conftest import EXAMPLES, OPEN_DEAL, Game, assert_problem, create, needs_examples, play_scenario
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "shared" / "examples").glob("*.json"))
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "export.schema.json").read_text())
-
-
-def play_scenario(client: Any, path: Path) -> Game:
-    """Create the scenario's game and send its steps (refusals included; expects skipped)."""
-    scenario = json.loads(path.read_text())
-    response = client.post("/games", json=scenario["create"])
-    assert response.status_code == 201
-    game = Game(client, response.get_json())
-    for step in scenario["steps"]:
-        for kind in ("undo", "redo"):
-            if kind in step:
-                game.post(step[kind], kind)
-        if "post" in step:
-            game.post(step["post"])
-    return game
 
 
 def export(client: Any, game_id: str, token: str | None, fmt: str = "json") -> Any:

@@ -40,8 +40,9 @@ RUN_TOGETHER = re.compile(
     r"(?:won|lost|loses|played|folded|knocked|has|is|showed|took|drew|led|wins)\b"
     r"|\.\.(?!\.)|\s\.(?!\w)|\.\s+\.")
 #: An event number where a person reads (issue 25): "Event 18: …", "(event 21)", "undone by event
-#: 5", "events 8 and 10"; positions are named as card players name them ("hand 2, trick 1"). The
-#: fingerprint's small print (``<small class="event-number">``) is skipped by :class:`_Text`.
+#: 5", "events 8 and 10"; positions are named as card players name them ("hand 2, trick 1"). Small
+#: print is read too (a fresh user read "event 14" in the fingerprint's): a moment's number there
+#: is the replay's "step 14", a link into it.
 EVENT_NUMBER = re.compile(r"\b[Ee]vents? \d+")
 #: Fields of the API that hold a whole sentence (a reason that is part of another sentence,
 #: such as a hand result's ``reason``, is scanned but not asked for a full stop).
@@ -93,14 +94,10 @@ class _Text(HTMLParser):
         self.lines: list[str] = [""]
         self.links: list[str] = []
         self._hidden = 0
-        self._small_print = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("script", "style"):
             self._hidden += 1
-        if tag == "small" and "event-number" in (dict(attrs).get("class") or ""):
-            self._hidden += 1  # an event number as small print, where a dispute needs it
-            self._small_print += 1
         if tag in BLOCKS:
             self.lines.append("")
         href = dict(attrs).get("href")
@@ -110,9 +107,6 @@ class _Text(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style"):
             self._hidden -= 1
-        if tag == "small" and self._small_print:
-            self._hidden -= 1
-            self._small_print -= 1
         if tag in BLOCKS:
             self.lines.append("")
 
@@ -239,3 +233,30 @@ def test_refusals_are_written_for_card_players(game):
     assert len(messages) > 5
     problems = [p for message in messages for p in _problems(f"{game} refusal", message, True)]
     assert problems == [], "\n".join(problems)
+
+
+def test_the_fingerprint_and_its_check_name_moments_not_event_numbers(client):
+    """A fresh user read "event 14" in the fingerprint's small print, and the check of a noted
+    fingerprint said "after event 2: events 1 to 2 are unchanged, and event 3 was recorded…"
+    (issue 25): the game page and the check name the moment as card players do, the number only
+    as the replay's "step 2", a link into it."""
+    from tests.conftest import create
+
+    game = create(client)
+    game.post({"type": "deal"})
+    noted = game.get().get_json()["record_hash"][:16]
+    game.post({"type": "play", "player": "Bob", "card": "7H"})
+    game.post({"type": "play", "player": "Cas", "card": "8H"})
+    lines: list[str] = []
+    for path in (f"/watch/{game.id}", f"/watch/{game.id}/verify?fingerprint={noted}",
+                 f"/watch/{game.id}/verify?fingerprint={game.get().get_json()['record_hash'][:16]}"):
+        page = _page(client, path, {})
+        lines += page.text()
+        assert f"/watch/{game.id}/replay?step=4" in page.links, (path, page.links)  # the small print's step
+    problems = [p for line in lines for p in _problems("fingerprint", line, False)]
+    assert problems == [], "\n".join(problems)
+    text = " ".join(lines)
+    assert "matches the record as it stood after Ann dealt in hand 1: everything recorded up to then is " \
+           "unchanged, and 2 more entries were recorded after it was noted (the record now stands after Cas " \
+           "played 8♥ in hand 1, trick 1)." in text, text
+    assert "step 4 of the replay" in text

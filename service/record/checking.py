@@ -40,7 +40,7 @@ from typing import Any
 import engine
 from engine import stream as streams
 from engine.core import RulesError
-from replays import chain, replay
+from replays import chain, replay, timeline
 from service.record import writes
 from service.record.cache import fixed_fields
 from service.storage import admin as store_admin
@@ -453,11 +453,14 @@ def verify(path: str | Path, game_id: str, fingerprint: str) -> Verified:
                                                               "with kibitz serve or kibitz init-db to add them"))
             else:
                 _check_chain(adm, conn, row, report)
-            hashes = [(int(event["seq"]), str(event["hash"])) for event in adm.chain_events(conn, game_id)]
+            stored = list(adm.chain_events(conn, game_id))
     except FileNotFoundError as err:
         return Verified(None, [Problem(None, None, str(err))])
     except adm.Error as err:
         return Verified(None, [Problem(None, None, f"cannot be read: {backend.failure(err, str(report.path))}")])
     if report.problems:
         return Verified(None, report.problems)
-    return Verified(chain.verdict(fingerprint, hashes), [])
+    hashes = [(int(event["seq"]), str(event["hash"])) for event in stored]
+    # each moment named as card players name it, as the scorekeeper sees it (whoever can read the database can)
+    moments = chain.moments(timeline.timeline(engine.GAMES[row["game"]], stored, True))
+    return Verified(chain.verdict(fingerprint, hashes, moments), [])

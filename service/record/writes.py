@@ -26,6 +26,7 @@ from sqlite_utils import Database
 import engine
 from engine import stream as streams
 from engine.core import OptionError, RulesError
+from engine.interface import GameRules
 from replays import audit, chain, replay
 from schemas.common import utc_text
 from service import http
@@ -309,6 +310,20 @@ def check_answer(db: Database, rules: Any, game_id: str, key: str, seen: Mapping
                                           "log): it was changed after it was stored")
 
 
+def no_longer_passes(rules: GameRules, original: replay.Folded, copy: replay.Folded, seq: int,
+                     event: Mapping[str, Any], message: str) -> str:
+    """A fork's refusal in card players' words (ui.md, "Words for card players"; issue 25):
+    "In hand 1, trick 2, Cas played 8♣, which no longer passes the rules: Cas must follow
+    clubs." The entry (event ``seq`` of the game folded as ``original``) is named by where it
+    was recorded and who did what, never by its event number (the problem's ``seq`` carries
+    that); ``copy`` is the fork folded up to it."""
+    fact = next((fact for fact in reversed(original.facts) if fact.seq == seq), None)
+    where = streams.place_words(rules, fact.hand, fact.position, fact.type) if fact is not None else ""
+    what = streams.summary(rules, streams.Step(seq, replay.action(event), copy.stream.state), True)
+    said = f"In {where}, {what}" if where else what[:1].upper() + what[1:]
+    return f"{said}, which no longer passes the rules: {message}"
+
+
 def fork(writer: Writer, cache: FoldCache | None, db: Database, row: Mapping[str, Any],
          seq: int) -> NewGame:
     """A new game from the actions of game ``row`` effective right after its event ``seq``
@@ -317,7 +332,8 @@ def fork(writer: Writer, cache: FoldCache | None, db: Database, row: Mapping[str
 
     ``db`` is a read connection (the log up to ``seq`` never changes). Raises ``ApiError``
     422 for a ``seq`` beyond the log, 409 with the rules code when an action (or the
-    set-up) no longer passes the rules.
+    set-up) no longer passes the rules (the action named in words: :func:`no_longer_passes`,
+    its event in the problem's ``seq``).
     """
     game_id, version = row["id"], row["version"]
     if seq > version:
@@ -343,8 +359,8 @@ def fork(writer: Writer, cache: FoldCache | None, db: Database, row: Mapping[str
             try:
                 folded = replay.extend(folded, number, replay.action(event))
             except RulesError as err:
-                raise ApiError(409, err.code, f"Event {original} ({event['type']}) no longer passes the rules: "
-                               f"{err.message}", version=version) from err
+                raise ApiError(409, err.code, no_longer_passes(rules, folded_at, folded, original, event, err.message),
+                               version=version, extra={"seq": original}) from err
             copies.append({"seq": number, "type": event["type"], "data": event["data"], "recorded_at": now,
                            "at": event["at"] or event["recorded_at"]})
     except OptionError as err:

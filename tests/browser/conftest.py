@@ -101,6 +101,14 @@ class KibitzServer:
             self.stop()
             raise
 
+    def __enter__(self) -> KibitzServer:
+        """``with KibitzServer(...) as running``: started, and stopped when the block ends."""
+        self.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
         if self.proc is not None:
@@ -158,23 +166,15 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KibitzServer]:
     """One ``kibitz serve`` shared by the tests that never stop it (each test makes its own games)."""
-    running = KibitzServer(tmp_path_factory.mktemp("kibitz"))
-    running.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("kibitz")) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
 def own_server(tmp_path: Path) -> Iterator[KibitzServer]:
     """A ``kibitz serve`` of this test alone, which it may stop and start again."""
-    running = KibitzServer(tmp_path)
-    running.start()
-    try:
+    with KibitzServer(tmp_path) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture

@@ -28,23 +28,15 @@ CLUB = "Pacific/Auckland"
 
 @pytest.fixture(scope="module")
 def club_server(tmp_path_factory: pytest.TempPathFactory):
-    running = KibitzServer(tmp_path_factory.mktemp("exports"), args=("--timezone", CLUB))
-    running.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("exports"), args=("--timezone", CLUB)) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(scope="module")
 def other_server(tmp_path_factory: pytest.TempPathFactory):
     """The club's other server, which takes what was downloaded."""
-    running = KibitzServer(tmp_path_factory.mktemp("other"))
-    running.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("other")) as running:
         yield running
-    finally:
-        running.stop()
 
 
 def download(page, link) -> bytes:
@@ -127,13 +119,9 @@ def club_day(iso: str) -> str:
 
 
 def test_the_home_page_downloads_a_nights_games_that_import_back(new_context, tmp_path):
-    server = KibitzServer(tmp_path / "night", args=("--timezone", CLUB))
     (tmp_path / "night").mkdir()
-    server.start()
-    other = KibitzServer(tmp_path / "other")
     (tmp_path / "other").mkdir()
-    other.start()
-    try:
+    with KibitzServer(tmp_path / "night", args=("--timezone", CLUB)) as server, KibitzServer(tmp_path / "other") as other:
         games = [toepen_open_game(server.base, ["Dee", "Eve", "Fay"], seed=seed, title=f"Night {seed}")
                  for seed in (41, 42)]  # finished, each with a fold: dead cards stay hidden from the public
         games.append(fuji_game(server.base))  # a table game still in play
@@ -188,9 +176,6 @@ def test_the_home_page_downloads_a_nights_games_that_import_back(new_context, tm
             answer = requests.post(f"{other.base}/games/import", json=full[game.id], timeout=30)
             assert answer.status_code == 201, answer.text
             assert answer.json()["record_hash"] == game.read()["record_hash"]
-    finally:
-        server.stop()
-        other.stop()
 
 
 def test_a_night_is_a_day_in_club_time(club_server):

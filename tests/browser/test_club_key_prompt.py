@@ -30,11 +30,8 @@ def keyed_server(tmp_path: Path) -> Iterator[KibitzServer]:
     key_file.write_text(KEY + "\n")
     running = KibitzServer(tmp_path, args=("--club-key-file", str(key_file)))
     running.key_file = key_file  # type: ignore[attr-defined]
-    running.start()
-    try:
+    with running:
         yield running
-    finally:
-        running.stop()
 
 
 def fill_seats(page) -> None:

@@ -29,18 +29,16 @@ DEVICE = "America/New_York"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def shown(iso: str, zone: str, fmt: str = "%Y-%m-%d %H:%M") -> str:
+def shown(iso: str, zone: str, fmt: str = "%Y-%m-%d %H:%M %Z") -> str:
+    """``iso`` as the pages write it in ``zone``: a start time with the zone's name after it
+    ("2026-12-05 19:42 NZDT": club time says which zone it is in, issue 25)."""
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(ZoneInfo(zone)).strftime(fmt)
 
 
 @pytest.fixture(scope="module")
 def club_server(tmp_path_factory: pytest.TempPathFactory):
-    running = KibitzServer(tmp_path_factory.mktemp("clubtime"), args=("--timezone", CLUB))
-    running.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("clubtime"), args=("--timezone", CLUB)) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +61,7 @@ def test_without_script_the_pages_show_club_time(club_server, games, new_context
     expect(item).to_have_text(shown(fool["created_at"], CLUB))
     expect(item).to_have_attribute("datetime", fool["created_at"])  # the machine-readable time stays UTC
     expect(item).to_have_attribute("title", f"{CLUB}, UTC+{shown(fool['created_at'], CLUB, '%z')[1:3]}:00")
+    assert item.inner_text().endswith((" NZDT", " NZST")), item.inner_text()  # the zone is named
     assert "UTC" not in page.locator("main").inner_text()
     log = (club_server.folder / "server.log").read_text()
     assert "Times on the pages in club time, Pacific/Auckland, UTC+1" in log
@@ -81,7 +80,7 @@ def test_without_script_the_pages_show_club_time(club_server, games, new_context
     page.goto(club_server.url("/people/Ann"))
     expect(page.locator(".recent time").first).to_have_text(shown(ann["date"], CLUB))
     option = page.locator("#chart-game option").first
-    expect(option).to_have_text(f"{shown(ann['date'], CLUB)} · Toepen · \u2068Late night\u2069 · "
+    expect(option).to_have_text(f"{shown(ann['date'], CLUB, '%Y-%m-%d %H:%M')} · Toepen · \u2068Late night\u2069 · "
                                 f"{ann['result']} ({ann['score']} {'life lost' if ann['score'] == 1 else 'lives lost'})")
 
 
@@ -90,7 +89,7 @@ def test_with_script_the_pages_show_the_devices_zone(club_server, games, new_con
     page = new_context(timezone_id=DEVICE).new_page()
     page.goto(club_server.url("/"))
     item = page.locator(f"li[data-game-id='{fool['id']}'] time")
-    expect(item).to_have_text(shown(fool["created_at"], DEVICE))
+    expect(item).to_have_text(shown(fool["created_at"], DEVICE))  # "… EST": the device's zone named
     expect(item).to_have_attribute("data-zone", DEVICE)
     assert shown(fool["created_at"], DEVICE) != shown(fool["created_at"], CLUB)
 
@@ -105,7 +104,8 @@ def test_with_script_the_pages_show_the_devices_zone(club_server, games, new_con
 
     ann = club_server.get("/players/Ann")["games"][0]
     page.goto(club_server.url("/people/Ann"))
-    expect(page.locator("#chart-game option").first).to_contain_text(shown(ann["date"], DEVICE) + " · Toepen")
+    expect(page.locator("#chart-game option").first).to_contain_text(shown(ann["date"], DEVICE, "%Y-%m-%d %H:%M")
+                                                                      + " · Toepen")
 
     # a device in the club's own zone reads what the server wrote
     same = new_context(timezone_id=CLUB).new_page()

@@ -1,7 +1,8 @@
 """Times on the pages in club time (``service.clubtime``): the ``clock`` template filter.
 
 ``{{ iso | clock }}`` writes a stored UTC time as ``<time datetime="…Z" data-clock="minute"
-data-zone="Europe/London" title="Europe/London, UTC+00:00">2026-12-05 06:42</time>``, in the
+data-zone="Europe/London" title="Europe/London, UTC+00:00">2026-12-05 06:42 GMT</time>``
+(a date and minute with the zone's short name after it; a play's "06:42:05" bare), in the
 zone the server was started with (``TIMEZONE`` in the app's config); ``static/kibitz.js``
 writes every ``time[data-clock]`` again in the device's own zone where the page runs script.
 """
@@ -31,8 +32,11 @@ def clock(iso: Any, style: str = "minute") -> Markup:
     where = club_zone()
     moment = clubtime.local(str(iso), where)
     words = clubtime.zone_words(where, moment)
+    text = clubtime.written(str(iso), where, style)
+    if style == "minute" and moment is not None:  # a start time says which zone it is in: "19:42 CET"
+        text = f"{text} {clubtime.zone_name(where, moment)}"
     return Markup('<time datetime="{}" data-clock="{}" data-zone="{}" title="{}">{}</time>').format(
-        iso, style, where.key, words, clubtime.written(str(iso), where, style))
+        iso, style, where.key, words, text)
 
 
 @bp.app_template_filter("clock_text")

@@ -39,6 +39,7 @@ from engine.cards import SUIT_NAMES
 from engine.core import plural
 from replays import audit, timeline
 from replays import replay as replays_replay
+from replays.chain import moment_words
 from schemas.common import whole_number
 from service import clubtime, http
 from service.problems import ApiError
@@ -273,19 +274,6 @@ def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
     return context
 
 
-def moment_words(step: dict[str, Any] | None, cards: bool = True) -> str:
-    """A moment of a game as card players name it, from its timeline ``step`` (the moment
-    right after it): "after Cas played 10♠ in hand 1, trick 2"; "in hand 1, trick 2" for an
-    undo, redo or note (or without ``cards``); "at the start" before anything was played.
-    Never an event number (ui.md, "Words for card players")."""
-    if step is None or step["type"] == "game_created":
-        return "at the start"
-    place = step.get("place") or ""
-    if cards and step.get("brief"):
-        return f"after {step['brief']}" + (f" in {place}" if place else "")
-    return f"in {place}" if place else "later in the game"
-
-
 def record_moment(row: dict[str, Any], full: bool) -> str:
     """The moment the record of ``row`` has reached, in :func:`moment_words`' words, from the
     folded game alone (no refold, no timeline): what the record's fingerprint is of. The card
@@ -475,8 +463,8 @@ def replay_board(game_id: str) -> Any:
     full = secrecy.reader(row)
     step = _step()
     if step is None or not 1 <= step <= row["version"]:
-        raise ApiError(404, "not_found", f"This game has no event {request.args.get('step', '')[:20]}: "
-                       f"its events are 1 to {row['version']}.", version=row["version"])
+        raise ApiError(404, "not_found", f"This game's replay has no step {request.args.get('step', '')[:20]}: "
+                       f"its steps are 1 to {row['version']}.", version=row["version"])
     timeline_list = timeline_steps(row, full)
     steps = {entry["seq"]: entry for entry in timeline_list}
     context = replay_context(row, step, full)

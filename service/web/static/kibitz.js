@@ -8,7 +8,7 @@
  *   or rejects with {unreachable: true} when there was no answer at all.
  * - Kibitz.clocks(root): every <time data-clock> (written by the server in club time,
  *   service/web/pages/clock.py) written again in this device's own time zone, in the same shape
- *   ("2026-12-05 19:42", "19:42:05", "2026-12-05"); run on load and on every piece of page
+ *   ("2026-12-05 19:42 EST", "19:42:05", "2026-12-05"); run on load and on every piece of page
  *   added later (the game page's live board, the replay's steps).
  */
 (function () {
@@ -142,6 +142,17 @@
     return day + " " + minute;
   }
 
+  /* The device's zone's short name at that date ("EST", "CET"; "UTC+13" where the browser has only an offset). */
+  function zoneName(date) {
+    try {
+      var parts = new Intl.DateTimeFormat(undefined, {timeZoneName: "short"}).formatToParts(date);
+      for (var i = 0; i < parts.length; i++) {
+        if (parts[i].type === "timeZoneName") { return parts[i].value.replace(/^GMT(?=[+-]|$)/, "UTC"); }
+      }
+    } catch (e) { /* no Intl: the tooltip names the zone */ }
+    return "";
+  }
+
   function zoneWords(date) {
     var offset = -date.getTimezoneOffset();
     var sign = offset >= 0 ? "+" : "-";
@@ -154,10 +165,13 @@
     var found = root.matches && root.matches("time[data-clock]") ? [root] : root.querySelectorAll("time[data-clock]");
     for (var i = 0; i < found.length; i++) {
       var box = found[i];
-      if (box.getAttribute("data-zone") === deviceZone && box.hasAttribute("data-device")) { continue; }
+      if (box.hasAttribute("data-device")) { continue; }
+      if (box.getAttribute("data-zone") === deviceZone) { box.setAttribute("data-device", ""); continue; }  // the server wrote it in this zone
       var date = new Date(box.getAttribute("datetime"));
       if (isNaN(date.getTime())) { continue; }
-      var text = written(date, box.getAttribute("data-clock"));
+      var style = box.getAttribute("data-clock");
+      var text = written(date, style);
+      if (style === "minute") { var zone = zoneName(date); if (zone) { text += " " + zone; } }  // "19:42 EST"
       if (box.textContent !== text) { box.textContent = text; }
       box.setAttribute("title", zoneWords(date));
       box.setAttribute("data-zone", deviceZone);

@@ -381,7 +381,8 @@ def known_types(rules: GameRules) -> frozenset[str]:
 
 
 def checked_events(db: Database, rules: GameRules, game_id: str, *, after: int = 0, upto: int,
-                   record_hash: str | None = None, version: int | None = None) -> list[dict[str, Any]]:
+                   record_hash: str | None = None, version: int | None = None,
+                   read: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The stored events of ``game_id`` with ``after < seq <= upto`` (``store.events``),
     checked before anything folds them: numbered ``after + 1`` to ``upto`` without a gap,
     each ``hash`` following the one before (from event ``after``'s stored hash, read along),
@@ -391,12 +392,15 @@ def checked_events(db: Database, rules: GameRules, game_id: str, *, after: int =
     (``service.record.games.events``), so a record edited under a running server is a 503, never a
     500 or an edited event served.
 
+    ``read``: those events, read already (by ``store.events_through_key``, say).
+
     Raises ``store.RecordDamaged`` naming the game and the first event that fails.
     """
     if upto <= after:
         return []
     first = max(after, 1)
-    read = store.events(db, game_id, after=first - 1, upto=upto)
+    if read is None:
+        read = store.events(db, game_id, after=first - 1, upto=upto)
     seqs = [event["seq"] for event in read]
     if seqs != list(range(first, first + len(seqs))) or not seqs or seqs[-1] != upto:
         missing = next((want for want, seq in enumerate(seqs, first) if seq != want), first + len(seqs))

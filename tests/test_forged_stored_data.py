@@ -54,7 +54,7 @@ COVERED = {
               "source_game": "not derived: the game an import came from", "record_hash": "record_hash",
               "stored_events": "stored_events"},
     "events": "under the hash chain",
-    "idempotency": "not derived: the stored first answers of Idempotency-Keys",
+    "idempotency": "the stored first answers, checked against the log (tests/test_stored_answers_checked.py)",
     "tokens": "not derived: the write tokens' hashes",
     "player_results": "results, results_extra, results_missing, orphan, and every column on its own "
                       "(test_every_column_of_player_results_forged_is_found)",

@@ -145,10 +145,10 @@ def test_the_api_and_exports_keep_utc(club_server, games):
     fool = games["fool"]
     body = fool.read()
     assert body["created_at"].endswith("Z")
-    doc = requests.get(f"{club_server.base}/games/{fool.id}/export?format=json", timeout=10).json()
+    doc = requests.get(f"{club_server.base}/games/{fool.id}/export?format=json", timeout=30).json()
     assert doc["game"]["created_at"] == body["created_at"]
     assert all(event["recorded_at"].endswith("Z") for event in doc["events"])
-    text = requests.get(f"{club_server.base}/games/{fool.id}/export?format=text", timeout=10).text
+    text = requests.get(f"{club_server.base}/games/{fool.id}/export?format=text", timeout=30).text
     assert f'[Date "{body["created_at"]}"]' in text
 
 

@@ -86,7 +86,7 @@ def _send_all_then_read(port: int) -> tuple[int, bytes]:
     body = b"[" + b" " * (BIG - 2) + b"]"
     head = (f"POST /games HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n").encode("ascii")
-    status, _headers, answer = raw_exchange(port, head + body, timeout=30)
+    status, _headers, answer = raw_exchange(port, head + body)
     return int(status.split()[1]), answer
 
 

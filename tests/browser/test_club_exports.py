@@ -180,7 +180,7 @@ def test_the_home_page_downloads_a_nights_games_that_import_back(new_context, tm
 
 def test_a_night_is_a_day_in_club_time(club_server):
     source = toepen_open_game(club_server.base, ["Gus", "Hal", "Ivy"], seed=31)
-    doc = requests.get(f"{club_server.base}/games/{source.id}/export", timeout=10,
+    doc = requests.get(f"{club_server.base}/games/{source.id}/export", timeout=30,
                        headers={"Authorization": f"Bearer {source.token}"}).json()
     # the same game as recorded on 4 December 2020 at 12:30 UTC: 5 December, 01:30 in Auckland (NZDT)
     del doc["game"]["id"]
@@ -204,12 +204,12 @@ def test_a_night_is_a_day_in_club_time(club_server):
 
     for query, field in (("since=2026-12-32", "since"), ("until=yesterday", "until"),
                          ("since=2026-12-06&until=2026-12-05", "since")):
-        answer = requests.get(f"{club_server.base}/games/export?{query}", timeout=10)
+        answer = requests.get(f"{club_server.base}/games/export?{query}", timeout=30)
         assert answer.status_code == 422 and answer.json()["code"] == "validation_failed", answer.text
         assert field in answer.json()["errors"]
     for body in ({"since": "2026-12-32"}, {"until": 5}, {"tokens": "abc"}, {"tokens": [""]}, {"colour": "red"},
                  {"since": "2026-12-06", "until": "2026-12-05"}, [1]):
-        answer = requests.post(f"{club_server.base}/games/export", json=body, timeout=10)
+        answer = requests.post(f"{club_server.base}/games/export", json=body, timeout=30)
         assert answer.status_code == 422 and answer.json()["code"] == "validation_failed", (body, answer.text)
     # a token opens its own game only; a stranger's token, or one of no game, is no error
     answer = requests.post(f"{club_server.base}/games/export", timeout=30,

@@ -53,7 +53,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-HOST = "127.0.0.1"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import HOST, fmt, percentile  # noqa: E402
+
 #: How long one request may take before the bench counts it as failed (seconds).
 REQUEST_TIMEOUT = 10.0
 #: Warm-up before the scorekeeper starts: the crowd's connections are opened by then.
@@ -68,15 +71,6 @@ def raise_open_files(wanted: int) -> int:
     if soft != resource.RLIM_INFINITY and soft < target:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """The ``q`` quantile (0..1) of ``values`` by the nearest-rank method; None when empty."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, min(len(ordered), int(-(-q * len(ordered) // 1))))
-    return ordered[rank - 1]
 
 
 # --------------------------------------------------------------------------- the scorekeeper
@@ -486,14 +480,6 @@ def run_once(server: Server, kind: str, args: argparse.Namespace, folder: Path) 
     return result
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.1f}"
-    if isinstance(value, (list, tuple)):
-        return "/".join(f"{v:.2f}" for v in value)
-    return str(value)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0, help="length of each run (default 60)")
@@ -545,7 +531,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\n== {result['run']}")
         for name, value in result.items():
             if name != "run":
-                print(f"  {name}: {_fmt(value)}")
+                print(f"  {name}: {fmt(value)}")
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2))
 

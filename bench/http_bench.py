@@ -23,7 +23,6 @@ import http.client
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,17 +37,8 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench._common import PLAYERS, SIDE_RATE, free_port  # noqa: E402
 from bench.playouts import play  # noqa: E402
-
-PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
-SIDE_RATE = (0.12, 0.12)  # knock, fold or launder now and then, as real tables do
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class Server:

@@ -33,7 +33,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,20 +46,10 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.crowd_bench import percentile  # noqa: E402
+from bench._common import HOST, PLAYERS, SIDE_RATE, fmt, free_port, percentile  # noqa: E402
 
-HOST = "127.0.0.1"
-PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
-SIDE_RATE = (0.12, 0.12)  # knock, fold or launder now and then, as real tables do
 #: Seconds each client may take to start and play its games out before it is ready.
 WARM_UP = 120.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def with_schema(url: str, schema: str) -> str:
@@ -340,16 +329,6 @@ def show_profile(path: Path, top: int = 25) -> None:
 # --------------------------------------------------------------------------- main
 
 
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "not measured"
-    if isinstance(value, float):
-        return f"{value:.1f}"
-    if isinstance(value, (list, tuple)):
-        return "/".join(f"{v:.2f}" for v in value)
-    return str(value)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--postgres", default=os.environ.get("KIBITZ_TEST_POSTGRES"),
@@ -392,17 +371,17 @@ def main(argv: list[str] | None = None) -> None:
             for processes in (int(n) for n in args.processes.split(",")):
                 result = run(backend, processes, args, folder)
                 results.append(result)
-                print(f"| {backend} | {processes} | {result['moves_per_s']:.0f} | {_fmt(result['p50_ms'])} "
-                      f"| {_fmt(result['p99_ms'])} | {result['not_201']} | {_fmt(result['server_cpu_s'])} "
-                      f"| {_fmt(result['postgres_cpu_s'])} | {_fmt(result['client_cpu_s'])} "
-                      f"| {_fmt(result['load_before'][0])} → {_fmt(result['load_after'][0])} "
+                print(f"| {backend} | {processes} | {result['moves_per_s']:.0f} | {fmt(result['p50_ms'])} "
+                      f"| {fmt(result['p99_ms'])} | {result['not_201']} | {fmt(result['server_cpu_s'])} "
+                      f"| {fmt(result['postgres_cpu_s'])} | {fmt(result['client_cpu_s'])} "
+                      f"| {fmt(result['load_before'][0])} → {fmt(result['load_after'][0])} "
                       f"| {result['clients_late_s']:.2f} s |", flush=True)
         if args.profile:
             out = folder / "profile.json"
             result = run("postgresql", 1, args, folder, profile=out)
             print(f"\nprofiled run (postgresql, 1 server under yappi): {result['moves_per_s']:.0f} moves/s, "
-                  f"p50 {_fmt(result['p50_ms'])} ms, p99 {_fmt(result['p99_ms'])} ms, server CPU "
-                  f"{_fmt(result['server_cpu_s'])} s, PostgreSQL CPU {_fmt(result['postgres_cpu_s'])} s")
+                  f"p50 {fmt(result['p50_ms'])} ms, p99 {fmt(result['p99_ms'])} ms, server CPU "
+                  f"{fmt(result['server_cpu_s'])} s, PostgreSQL CPU {fmt(result['postgres_cpu_s'])} s")
             show_profile(out)
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2))

@@ -35,7 +35,6 @@ import http.client
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -50,18 +49,12 @@ from urllib.parse import quote
 
 import psycopg
 
-HOST = "127.0.0.1"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import HOST, free_port, percentile  # noqa: E402
+
 #: A move not seen on A within this many seconds counts as missed.
 MISSED = 10.0
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """The ``q`` quantile (0..1) of ``values`` by the nearest-rank method; None when empty."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, min(len(ordered), int(-(-q * len(ordered) // 1))))
-    return ordered[rank - 1]
 
 
 def summary(values: list[float]) -> dict[str, Any]:
@@ -70,12 +63,6 @@ def summary(values: list[float]) -> dict[str, Any]:
         return None if value is None else round(value * 1000, 2)
     return {"n": len(values), "p50_ms": ms(percentile(values, 0.5)), "p99_ms": ms(percentile(values, 0.99)),
             "max_ms": ms(max(values) if values else None)}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager

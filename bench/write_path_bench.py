@@ -46,7 +46,6 @@ import contextlib
 import json
 import os
 import queue
-import random
 import resource
 import statistics
 import sys
@@ -64,17 +63,14 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import engine  # noqa: E402
+from bench._common import PLAYERS, toepen_games  # noqa: E402
 from bench.league_bench import cpu_of, cpu_since, postgres_pids  # noqa: E402
-from bench.playouts import play  # noqa: E402
 from service import http, parsing
 from service.record import writes
 from service.record.cache import FoldCache  # noqa: E402
 from service.record.writer import Writer  # noqa: E402
 from service.storage import backend as store  # noqa: E402
 from service.storage import migrations, postgres, sqlite  # noqa: E402
-
-PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
-SIDE_RATE = (0.12, 0.12)
 
 
 class GroupWriter:
@@ -178,18 +174,6 @@ def make(way: str, url: str) -> Any:
     if way == "writer":
         return GroupWriter(url, "FULL")
     return Writer(url, "FULL", shared=way == "batch")
-
-
-def games_to_play(seed: int, moves: int) -> list[list[dict[str, Any]]]:
-    """Random legal Toepen games (their actions after ``game_created``), ``moves`` moves in all."""
-    rng = random.Random(seed)
-    logs: list[list[dict[str, Any]]] = []
-    total = 0
-    while total < moves:
-        actions = play("toepen", rng, PLAYERS, {"limit": 10}, side_rate=SIDE_RATE).actions
-        logs.append(actions)
-        total += len(actions)
-    return logs
 
 
 @contextlib.contextmanager
@@ -342,7 +326,7 @@ def main(argv: list[str] | None = None) -> None:
     backends = args.backends.split(",")
     if "postgresql" in backends and not args.postgres:
         parser.error("PostgreSQL needs --postgres URL (or $KIBITZ_TEST_POSTGRES)")
-    logs = games_to_play(2026, args.moves + 200)
+    logs = toepen_games(args.moves + 200, 2026)
     print(f"machine: {os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.1f} GiB; "
           f"Python {sys.version.split()[0]}; load {os.getloadavg()[0]:.2f}; "
           f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}", flush=True)

@@ -117,6 +117,8 @@ def check_card_list(cards: Sequence[Any], count: int, what: str, word: Any = str
     sentence ("Ann's dealt hand", "A show"); ``word`` writes a card for people."""
     if len(cards) != count:
         raise RulesError("wrong_card_count", f"{what} has {count} cards, not {len(cards)}.")
+    if len(set(cards)) == count:  # no card twice
+        return
     twice = next((card for index, card in enumerate(cards) if card in cards[:index]), None)
     if twice is not None:
         raise RulesError("card_not_available", f"{what} lists {word(twice)} twice: the deck has one {word(twice)}.")
@@ -208,9 +210,11 @@ def _copier(cls: type) -> Any:
     if hasattr(cls, "__slots__"):  # straight-line code compiled once for the class
         lines = ["def copy_slots(obj, changes):", "    if not names.issuperset(changes):", "        check(changes)",
                  "    out = new(cls)", "    get = changes.get"]
-        lines += [f"    setter(out, {name!r}, get({name!r}, obj.{name}))" for name in sorted(names)]
+        # each field stored through its slot's own descriptor, as fast_init's __init__ does
+        lines += [f"    _store_{name}(out, get({name!r}, obj.{name}))" for name in sorted(names)]
         lines.append("    return out")
-        scope: dict[str, Any] = {"cls": cls, "new": new, "setter": object.__setattr__, "check": check, "names": names}
+        scope: dict[str, Any] = {"cls": cls, "new": new, "check": check, "names": names,
+                                 **{f"_store_{name}": getattr(cls, name).__set__ for name in names}}
         exec("\n".join(lines), scope)
         return scope["copy_slots"]
 

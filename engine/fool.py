@@ -78,6 +78,8 @@ COLOURS = {"G": 27, "R": 23, "Y": 21, "B": 15}
 COLOUR_NAMES = {"G": "green", "R": "red", "Y": "yellow", "B": "blue"}
 DECK = (WILD,) * WILD_COPIES + tuple(f"{c}{n}" for c, top in COLOURS.items() for n in range(2, top + 1))
 DECK_SIZE = len(DECK)  # 88
+#: The number on each card of the deck ("Cards"; a ``1`` is worth 1 in a trick).
+VALUES = {card: 1 if card == WILD else int(card[1:]) for card in DECK}
 MIN_PLAYERS, MAX_PLAYERS = 4, 8
 MAX_HAND = DECK_SIZE // MIN_PLAYERS  # 22: the longest hand any table can be dealt
 WILD_PENALTY = 5  # a 1 left in hand counts -5 ("End of a round and scoring")
@@ -114,8 +116,12 @@ def colour_of(card: str) -> str | None:
 
 
 def value_of(card: str) -> int:
-    """The number on a card; a ``1`` is worth 1 in a trick ("A trick")."""
-    return 1 if card == WILD else int(card[1:])
+    """The number on a card; a ``1`` is worth 1 in a trick ("A trick"). Read from :data:`VALUES`
+    for the deck's cards (a rebuild asks for thousands), parsed for any other code."""
+    value = VALUES.get(card)
+    if value is None:
+        return 1 if card == WILD else int(card[1:])
+    return value
 
 
 def penalty(card: str) -> int:

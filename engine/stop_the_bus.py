@@ -221,7 +221,7 @@ class Round:
 
     @property
     def shown(self) -> frozenset[int]:
-        return frozenset(show.seat for show in self.shows)
+        return frozenset([show.seat for show in self.shows])
 
 
 @fast_init
@@ -312,10 +312,7 @@ def hand_rank(state: State, cards: Iterable[str]) -> HandRank:
 
 def seen(rnd: Round) -> frozenset[str]:
     """Cards whose place is known: the middle and every known card in a hand (recording.md, 1)."""
-    out = set(rnd.centre)
-    for seat in rnd.players:
-        out |= rnd.holdings[seat].known
-    return frozenset(out)
+    return frozenset(rnd.centre).union(*[rnd.holdings[seat].known for seat in rnd.players])
 
 
 def _available(rnd: Round, seat: int, card: str) -> bool:

@@ -180,8 +180,9 @@ class Trick:
     def best(self, eligible: Callable[[int], bool] | None = None) -> Play | None:
         """The highest card of the led suit among plays by ``eligible`` seats (all by default)."""
         top: Play | None = None
+        lead = self.lead_suit
         for play in self.plays:
-            if suit_of(play.card) != self.lead_suit or (eligible is not None and not eligible(play.seat)):
+            if suit_of(play.card) != lead or (eligible is not None and not eligible(play.seat)):
                 continue
             if top is None or beats(play.card, top.card):
                 top = play

@@ -22,7 +22,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,61 +130,91 @@ def normal_fingerprint(text: str) -> str | None:
     return cleaned if FINGERPRINT.fullmatch(cleaned) and len(cleaned) >= SHORTEST_FINGERPRINT else None
 
 
+def moment_words(step: Mapping[str, Any] | None, cards: bool = True) -> str:
+    """A moment of a game as card players name it, from its timeline ``step`` (the moment
+    right after it; ``replays.timeline.timeline``'s ``place`` and ``brief``): "after Cas
+    played 10♠ in hand 1, trick 2"; "in hand 1, trick 2" for a step without a brief (or
+    without ``cards``); "at the start" before anything was played. Never an event number
+    (ui.md, "Words for card players"): what a fingerprint is of, and where a fork branched."""
+    if step is None or step["type"] == "game_created":
+        return "at the start"
+    place = step.get("place") or ""
+    if cards and step.get("brief"):
+        return f"after {step['brief']}" + (f" in {place}" if place else "")
+    return f"in {place}" if place else "later in the game"
+
+
+#: A step the timeline gives no brief for, as :func:`moments` names it.
+_ENTRY_WORDS = {"note": "a note", "undo": "an undo", "redo": "a redo"}
+
+
+def moments(steps: Iterable[Mapping[str, Any]]) -> dict[int, str]:
+    """Every moment of a record by seq, from its timeline ``steps`` (as the reader may see
+    them), in :func:`moment_words`' words, a note, undo or redo named as such ("after a note
+    in hand 1, trick 1", "after a note before the first deal"): what :func:`verdict` names a
+    fingerprint's moment by."""
+    named = {}
+    for step in steps:
+        entry = _ENTRY_WORDS.get(str(step["type"])) if not step.get("brief") else None
+        place = step.get("place") or ""
+        named[int(step["seq"])] = (f"after {entry} " + (f"in {place}" if place else "before the first deal")
+                                   if entry else moment_words(step))
+    return named
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What a noted fingerprint says of a record: ``seq`` the last event whose hash starts
     with it (None: no moment of the record), ``last`` the record's last event, ``words`` a
-    sentence for people."""
+    sentence for people naming the moment as card players do, ``small`` the event numbers
+    as small print for a dispute ("event 2 of 3"; "" when nothing matched)."""
 
     fingerprint: str
     seq: int | None
     last: int
     words: str
+    small: str = ""
 
     @property
     def now(self) -> bool:
         """True when the fingerprint is the record's as it stands now."""
         return self.seq is not None and self.seq == self.last
 
+    @property
+    def line(self) -> str:
+        """The sentence and its small print on one line (``kibitz verify``)."""
+        return f"{self.words} ({self.small})" if self.small else self.words
+
 
 def verdict(fingerprint_text: str, hashes: Iterable[tuple[int, str]],
-            moment: Callable[[int], str] | None = None) -> Verdict:
+            moments: Mapping[int, str] | None = None) -> Verdict:
     """Compare a normalised fingerprint (:func:`normal_fingerprint`) with a record's
     ``(seq, hash)`` pairs, oldest first, whose chain is known to hold; the sentence says
-    whether the record still matches, or matched as it stood after an earlier event, naming
-    the fingerprint as given (every digit, in groups of four), never a part of it.
-
-    ``moment(seq)``, where given (the pages), names the moment after event ``seq`` as card
-    players do ("after Ann dealt in hand 1"): the sentence then holds no event number (ui.md,
-    "Words for card players"); without it (``kibitz verify``) the events are numbered."""
+    whether the record still matches, or matched as it stood at an earlier moment, naming
+    the fingerprint as given (every digit, in groups of four), never a part of it. A moment
+    is named by ``moments[seq]`` (:func:`moment_words` of the timeline's step: "after Cas
+    led 10♠ in hand 1, trick 1"), the event number only in the verdict's small print."""
     pairs = list(hashes)
+    named = moments or {}
     last = pairs[-1][0] if pairs else 0
     found = None
     for seq, value in pairs:
         if value.startswith(fingerprint_text):
             found = seq
     shown = grouped(fingerprint_text)
-    if moment is not None and found is not None:
-        later = last - found
-        if found == last:
-            words = (f"The fingerprint {shown} matches the record as it stands now, {moment(last)}: nothing "
-                     "recorded up to the moment it was noted has changed.")
-        else:
-            words = (f"The fingerprint {shown} matches the record as it stood {moment(found)}: everything "
-                     f"recorded up to then is unchanged, and {later} more {'entry was' if later == 1 else 'entries were'}"
-                     " recorded after it was noted.")
-        return Verdict(fingerprint_text, found, last, words)
     if found is None:
-        words = (f"The fingerprint {shown} matches no moment of this game's record: the record is not the one "
-                 "it was noted from (or the fingerprint was copied wrongly).")
-    elif found == last:
-        words = (f"The fingerprint {shown} matches the record as it stands now, after event {last}: nothing "
-                 "recorded up to the moment it was noted has changed.")
-    else:
-        words = (f"The fingerprint {shown} matches the record as it stood after event {found}: events 1 to "
-                 f"{found} are unchanged, and {_later(found, last)} recorded after it was noted.")
-    return Verdict(fingerprint_text, found, last, words)
-
-
-def _later(found: int, last: int) -> str:
-    return f"event {last} was" if last == found + 1 else f"events {found + 1} to {last} were"
+        return Verdict(fingerprint_text, None, last,
+                       f"The fingerprint {shown} matches no moment of this game's record: the record is not the one "
+                       "it was noted from (or the fingerprint was copied wrongly).")
+    then = named.get(found) or "at that moment"
+    if found == last:
+        words = (f"The fingerprint {shown} matches the record as it stands now, {then}: nothing recorded up to "
+                 "the moment it was noted has changed.")
+        return Verdict(fingerprint_text, found, last, words, f"event {found}")
+    more = last - found
+    entries = "1 more entry was" if more == 1 else f"{more} more entries were"
+    latest = named.get(last)
+    words = (f"The fingerprint {shown} matches the record as it stood {then}: everything recorded up to then is "
+             f"unchanged, and {entries} recorded after it was noted"
+             + (f" (the record now stands {latest})." if latest else "."))
+    return Verdict(fingerprint_text, found, last, words, f"event {found} of {last}")

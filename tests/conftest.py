@@ -7,6 +7,7 @@ import json
 import os
 import random
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -14,14 +15,22 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import HealthCheck, settings
 
 from bench.playouts import NAMES, Playout, play
 from engine.stream import replay
-from service.storage import backend
+from service.storage import backend, migrations, postgres
 from service.web.app import create_app
 from tests.installed import installed_kibitz  # noqa: F401  (built and installed once per run)
 from tests.openapi_check import check_response
 from tests.postgres import _migrated_schemas, migrated_postgres_url, other_postgres_url, postgres_url  # noqa: F401
+
+# Hypothesis's timing checks fail a test on a loaded machine for nothing the test is about: no
+# example has a deadline (200 ms by default) and slow generation of examples is no failure. Every
+# property still runs all its examples and fails on any wrong one. (A test's own ``@settings``
+# inherits this profile for what it does not name.)
+settings.register_profile("kibitz", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("kibitz")
 
 #: ``../shared`` beside the repository: the spec and the recorded example games.
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -134,6 +143,19 @@ def database(request, db_path):
     if getattr(request, "param", "sqlite") == "postgresql":
         return request.getfixturevalue("migrated_postgres_url")
     return str(db_path)
+
+
+@pytest.fixture
+def db(database: str) -> Iterator[Any]:
+    """A connection of the storage interface (``backend.connect``) to ``database``, either
+    backend, with every migration applied; closed after the test."""
+    conn = backend.connect(database)
+    if backend.is_postgres(conn):
+        postgres.migrate(conn)
+    else:
+        migrations.migrate(conn)
+    yield conn
+    conn.close()
 
 
 def stored_events(database: str, game_id: str) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -70,6 +71,18 @@ def fresh_schema() -> Iterator[str]:
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@contextmanager
+def empty_database(backend: str, folder: Path) -> Iterator[str]:
+    """What ``kibitz serve --db`` takes for a new database of ``backend``: ``folder/kibitz.db``
+    (not there yet) for ``sqlite``, the URL of a :func:`fresh_schema` for ``postgresql``
+    (dropped on leaving the block)."""
+    if backend == "postgresql":
+        with fresh_schema() as url:
+            yield url
+    else:
+        yield str(folder / "kibitz.db")
 
 
 @pytest.fixture

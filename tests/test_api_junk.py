@@ -130,7 +130,7 @@ def test_a_nul_in_the_status_filter_is_422(client, game):
     assert_problem(client.get("/games?status=%00"), 422, "validation_failed")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(body=st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
     | st.sampled_from(["play", "deal", "knock", "fold", "Bob", "7H", "TH", "note", "adjust"]),

@@ -8,6 +8,7 @@ game page and its verify form over HTTP, and ``kibitz verify`` on the same file.
 from __future__ import annotations
 
 import html
+import re
 import subprocess
 
 import pytest
@@ -27,24 +28,25 @@ def _verify(db, game_id: str, fingerprint: str) -> subprocess.CompletedProcess[s
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    """A game of three notes on a running server: (base URL, database file, game id, hashes)."""
+    """A game of a deal, a lead and a note on a running server: (base URL, database file, game id, hashes)."""
     folder = tmp_path_factory.mktemp("fingerprint")
     with serving(folder) as base:
-        made = requests.post(f"{base}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"]}, timeout=10).json()
+        made = requests.post(f"{base}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"], "dealer": "Ann"},
+                             timeout=30).json()
         auth = {"Authorization": f"Bearer {made['token']}"}
-        for text in ("one", "two", "three"):
-            assert requests.post(f"{base}/games/{made['id']}/events", json={"type": "note", "text": text}, headers=auth,
-                                 timeout=10).status_code == 201
-        hashes = [event["hash"] for event in requests.get(f"{base}/games/{made['id']}/events", timeout=10).json()["events"]]
+        for body in ({"type": "deal"}, {"type": "play", "player": "Bob", "card": "7H"}, {"type": "note", "text": "three"}):
+            assert requests.post(f"{base}/games/{made['id']}/events", json=body, headers=auth,
+                                 timeout=30).status_code == 201
+        hashes = [event["hash"] for event in requests.get(f"{base}/games/{made['id']}/events", timeout=30).json()["events"]]
         yield base, folder / "kibitz.db", made["id"], hashes
 
 
 def test_the_game_page_shows_sixteen_digits_in_four_groups(recorded):
     base, _db, game_id, hashes = recorded
-    page = requests.get(f"{base}/watch/{game_id}", timeout=10).text
+    page = requests.get(f"{base}/watch/{game_id}", timeout=30).text
     assert f'<code class="fingerprint-code">{_grouped(hashes[-1][:16])}</code>' in page
     assert f'data-fingerprint="{hashes[-1][:16]}"' in page
-    board = requests.get(f"{base}/watch/{game_id}/board", timeout=10).text
+    board = requests.get(f"{base}/watch/{game_id}/board", timeout=30).text
     assert _grouped(hashes[-1][:16]) in board
 
 
@@ -56,22 +58,27 @@ def _wrong_two(digits: str) -> str:
 def test_a_check_names_every_digit_it_was_given(recorded, length):
     base, db, game_id, hashes = recorded
     now = hashes[-1][:length]
-    said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": now.upper()}, timeout=10)
-    words = f"The fingerprint {_grouped(now)} matches the record as it stands now, after event 4"
-    page_words = (f"The fingerprint {_grouped(now)} matches the record as it stands now, after a note before the "
-                  "first deal: nothing recorded")  # the moment in words, never "after event 4" (issue 25)
-    assert said.status_code == 200 and page_words in html.unescape(said.text) and words not in html.unescape(said.text)
+    said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": now.upper()}, timeout=30)
+    # the moment in card players' words, the event number only as small print at the end (issue 25)
+    words = (f"The fingerprint {_grouped(now)} matches the record as it stands now, after a note in hand 1, trick 1: "
+             "nothing recorded up to the moment it was noted has changed.")
+    shown = re.sub(r"<[^>]+>", "", html.unescape(said.text))  # the page: its number the replay's step, a link
+    assert said.status_code == 200 and f"{words} (step 4 of the replay)" in shown, shown
     done = _verify(db, game_id, now)
-    assert done.returncode == 0 and words in done.stdout, done.stdout
-    earlier = hashes[1][:length]  # noted after event 2
+    assert done.returncode == 0 and done.stdout == f"{words} (event 4)\n", done.stdout
+    earlier = hashes[1][:length]  # noted after the deal, event 2
     done = _verify(db, game_id, _grouped(earlier))
-    assert done.returncode == 0 and f"The fingerprint {_grouped(earlier)} matches the record as it stood after event 2" in done.stdout
+    assert done.returncode == 0 and done.stdout == (
+        f"The fingerprint {_grouped(earlier)} matches the record as it stood after Ann dealt in hand 1: everything "
+        "recorded up to then is unchanged, and 2 more entries were recorded after it was noted (the record now stands "
+        "after a note in hand 1, trick 1). (event 2 of 4)\n"), done.stdout
+    assert not re.search(r"\bevents? \d", done.stdout.rpartition("(event")[0]), done.stdout  # no number in the sentence
     if length < 64:
         longer = now + _wrong_two(hashes[-1][length:length + 2])  # a noted fingerprint and two digits more
         done = _verify(db, game_id, longer)
         assert done.returncode == 1, done.stdout
         assert done.stdout.startswith(f"The fingerprint {_grouped(longer)} matches no moment of this game's record"), done.stdout
-        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": longer}, timeout=10)
+        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": longer}, timeout=30)
         assert f"The fingerprint {_grouped(longer)} matches no moment" in html.unescape(said.text)
 
 
@@ -81,5 +88,5 @@ def test_fewer_than_twelve_digits_or_more_than_sixty_four_is_not_a_fingerprint(r
     done = _verify(db, game_id, typed)
     assert done.returncode == 2 and "is not a fingerprint: give the 16 hex digits" in done.stderr, done.stderr
     if typed:
-        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": typed}, timeout=10)
+        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": typed}, timeout=30)
         assert said.status_code == 422 and "is not a fingerprint: give the 16 hex digits" in said.text

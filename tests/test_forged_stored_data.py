@@ -23,6 +23,7 @@ import requests
 from service.storage import backend, history
 from tests.club_server import Served, kibitz, serve
 from tests.conftest import OPEN_DEAL
+from tests.postgres import empty_database
 
 #: Each forged field: the players of its game.
 SEATS = {"results": ["Rita", "Rex", "Roy"], "title": ["Tina", "Ted", "Tara", "Tobi"],
@@ -53,7 +54,7 @@ COVERED = {
               "source_game": "not derived: the game an import came from", "record_hash": "record_hash",
               "stored_events": "stored_events"},
     "events": "under the hash chain",
-    "idempotency": "not derived: the stored first answers of Idempotency-Keys",
+    "idempotency": "the stored first answers, checked against the log (tests/test_stored_answers_checked.py)",
     "tokens": "not derived: the write tokens' hashes",
     "player_results": "results, results_extra, results_missing, orphan, and every column on its own "
                       "(test_every_column_of_player_results_forged_is_found)",
@@ -164,24 +165,12 @@ def forged(request, tmp_path_factory) -> Iterator[tuple[str, Served, dict[str, t
     """A running server per backend, its games read, then each field forged; the lines of
     ``kibitz check`` afterwards."""
     folder = tmp_path_factory.mktemp(f"forged-{request.param}")
-    schema = None
-    if request.param == "postgresql":
-        from tests.postgres import fresh_schema
-
-        schema = fresh_schema()
-        database = schema.__enter__()
-    else:
-        database = str(folder / "kibitz.db")
-    try:
-        with serve(database, log_dir=folder) as served:
-            made = _made(served)
-            _forge(database, made)
-            done = kibitz("check", "--db", database)
-            assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
-            yield database, served, made, done.stdout.splitlines()
-    finally:
-        if schema is not None:
-            schema.__exit__(None, None, None)
+    with empty_database(request.param, folder) as database, serve(database, log_dir=folder) as served:
+        made = _made(served)
+        _forge(database, made)
+        done = kibitz("check", "--db", database)
+        assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+        yield database, served, made, done.stdout.splitlines()
 
 
 def _named(made: dict[str, tuple[str, str]], field: str) -> str:

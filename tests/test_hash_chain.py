@@ -283,9 +283,9 @@ def test_kibitz_verify_says_whether_the_record_still_matches(database, tmp_path)
     events = game.get("/events").get_json()["events"]
     now = game.get().get_json()["record_hash"][:12]
     done = kibitz("verify", game.id, now.upper(), "--db", str(path))
-    assert done.returncode == 0 and "matches the record as it stands now, after event 5" in done.stdout, done.stdout
+    assert done.returncode == 0 and "matches the record as it stands now, after a note before the first deal: nothing" in done.stdout and done.stdout.endswith(" (event 5)\n"), done.stdout
     done = kibitz("verify", game.id, events[2]["hash"][:12], "--db", str(path))
-    assert done.returncode == 0 and "matches the record as it stood after event 3" in done.stdout, done.stdout
+    assert done.returncode == 0 and "matches the record as it stood after a note before the first deal: everything recorded up to then is unchanged, and 2 more entries" in done.stdout, done.stdout
     done = kibitz("verify", game.id, "0123456789ab", "--db", str(path))
     assert done.returncode == 1 and "matches no moment of this game's record" in done.stdout
     assert kibitz("verify", game.id, "nope", "--db", str(path)).returncode == 2
@@ -309,9 +309,10 @@ def test_the_game_page_shows_the_fingerprint_and_checks_a_noted_one(client):
     said = client.get(f"/watch/{game.id}/verify?fingerprint={record_hash[:12]}")
     assert said.status_code == 200 and "matches the record as it stands now" in said.get_data(as_text=True)
     said = client.get(f"/watch/{game.id}/verify?fingerprint={events[3]['hash'][:6]}-{events[3]['hash'][6:12]}")
-    said_words = said.get_data(as_text=True)  # the moment in card players' words, no event number (issue 25)
-    assert said.status_code == 200 and "matches the record as it stood after " in said_words
-    assert "everything recorded up to then is unchanged" in said_words and "after event" not in said_words
+    words = re.sub(r"<[^>]+>", "", said.get_data(as_text=True))  # names isolated in <bdi>
+    assert said.status_code == 200 and "matches the record as it stood after Cas played" in words, words
+    assert re.search(r"in hand 1, trick 1: everything recorded up to then is unchanged, and \d+ more entries were "
+                     r"recorded after it was noted \(the record now stands after \w+ played .+\)\. \(step 4 of the replay\)", words)
     said = client.get(f"/watch/{game.id}/verify?fingerprint={record_hash}")  # the whole hash will do
     assert said.status_code == 200 and "matches the record as it stands now" in said.get_data(as_text=True)
     said = client.get(f"/watch/{game.id}/verify?fingerprint=0123456789ab")

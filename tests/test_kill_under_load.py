@@ -9,8 +9,9 @@ no gap or duplicate, every hash chains to the one before and ends in the game's
 ``record_hash``, the survivor went on recording, and a restarted process serves the same
 games and records after them. A write whose answer the kill cut off in any way (a refused or
 reset connection, a body cut short, a timeout: tests/lost_answers.py) is not acknowledged: it
-may be stored or not, but never twice, and nothing is stored that no tablet sent. The load runs
-a few seconds."""
+may be stored or not, but never twice, and nothing is stored that no tablet sent. The load is
+counted, not timed: the kill comes once enough moves are acknowledged (a few seconds on a
+quiet machine), and the survivor records until enough more are."""
 
 from __future__ import annotations
 
@@ -30,8 +31,10 @@ from tests.lost_answers import ACKNOWLEDGED, LOST_ANSWER, REFUSED, Attempt, chec
 from tests.postgres import postgres_url  # noqa: F401  (the fixture)
 from tests.serving import kibitz_command, start, stop
 
-#: Seconds of load before the kill, and after it.
-BEFORE_KILL, AFTER_KILL = 2.0, 1.5
+#: Acknowledged moves before the kill (every tablet's), and through the survivor after it.
+BEFORE_KILL, AFTER_KILL = 40, 10
+#: Seconds the load may take to reach either count on a loaded machine (a few on a quiet one).
+LOAD_WITHIN = 120.0
 
 
 @dataclass
@@ -53,35 +56,55 @@ class Tablet:
         """The answers other than 201 (whole answers: a lost one is not refused)."""
         return [attempt.detail for attempt in self.attempts if attempt.outcome == REFUSED]
 
-    def run(self, until: float) -> None:
+    def run(self, stop: threading.Event) -> None:
         n = 0
         with requests.Session() as session:
-            while time.monotonic() < until and self.bases:
+            while not stop.is_set() and self.bases:
                 n += 1
                 attempt = send(session, "POST", f"{self.bases[0]}/games/{self.game['id']}/events",
                                f"{self.name} move {n}", json={"type": "note", "text": f"{self.name} move {n}"},
-                               timeout=10, headers={"Authorization": f"Bearer {self.game['token']}"})
+                               timeout=30, headers={"Authorization": f"Bearer {self.game['token']}"})
                 self.attempts.append(attempt)
                 if attempt.outcome == LOST_ANSWER:
                     self.bases.pop(0)
                     session.close()
 
 
-def _load(bases: list[list[str]], games: list[dict[str, Any]], kill: subprocess.Popen[str]) -> tuple[list[Tablet], float]:
-    """Two tablets per game (``bases[i]`` the processes of tablet i, in order), recording for
-    :data:`BEFORE_KILL` + :data:`AFTER_KILL` s; ``kill`` gets SIGKILL after :data:`BEFORE_KILL` s.
-    Returns the tablets and when the kill was sent."""
-    until = time.monotonic() + BEFORE_KILL + AFTER_KILL
+def _until(what: str, check: Any) -> None:
+    """Wait until ``check()`` holds; fails after :data:`LOAD_WITHIN` seconds."""
+    deadline = time.monotonic() + LOAD_WITHIN
+    while not check():
+        assert time.monotonic() < deadline, f"{what} not within {LOAD_WITHIN} s"
+        time.sleep(0.02)
+
+
+def _load(bases: list[list[str]], games: list[dict[str, Any]], kill: subprocess.Popen[str],
+          survivor: bool) -> tuple[list[Tablet], float]:
+    """Two tablets per game (``bases[i]`` the processes of tablet i, in order), recording until
+    :data:`BEFORE_KILL` moves are acknowledged; then ``kill`` gets SIGKILL, and the tablets go
+    on until :data:`AFTER_KILL` more are acknowledged after it (a ``survivor`` process left), or
+    until every tablet has lost its last process. Returns the tablets and when the kill was sent."""
+    stop = threading.Event()
     tablets = [Tablet(f"t{n}", games[n // 2], list(bases[n])) for n in range(len(bases))]
-    threads = [threading.Thread(target=tablet.run, args=(until,)) for tablet in tablets]
+    threads = [threading.Thread(target=tablet.run, args=(stop,)) for tablet in tablets]
     for thread in threads:
         thread.start()
-    time.sleep(BEFORE_KILL)
-    kill.kill()  # SIGKILL: no finishing of requests, no shutdown of anything
-    killed_at = time.monotonic()
-    kill.wait(10)
-    for thread in threads:
-        thread.join(30)
+    try:
+        _until(f"{BEFORE_KILL} acknowledged moves",
+               lambda: sum(len(tablet.acknowledged) for tablet in tablets) >= BEFORE_KILL)
+        kill.kill()  # SIGKILL: no finishing of requests, no shutdown of anything
+        killed_at = time.monotonic()
+        kill.wait(10)
+        if survivor:  # a move sent before the kill may be answered after it: 0.1 s later, sent to the survivor
+            _until(f"{AFTER_KILL} acknowledged moves after the kill", lambda: sum(
+                1 for tablet in tablets for attempt in tablet.acknowledged if attempt.when > killed_at + 0.1)
+                >= AFTER_KILL)
+        else:
+            _until("every tablet lost its server", lambda: not any(thread.is_alive() for thread in threads))
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(30)
     assert not any(thread.is_alive() for thread in threads), "a tablet was still sending 30 s after the load"
     return tablets, killed_at
 
@@ -91,7 +114,7 @@ def _logged(base: str, game_id: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     after: int | None = 0
     while after is not None:
-        page = requests.get(f"{base}/games/{game_id}/events", params={"after": after, "limit": 1000}, timeout=10)
+        page = requests.get(f"{base}/games/{game_id}/events", params={"after": after, "limit": 1000}, timeout=30)
         assert page.status_code == 200, page.text
         body = page.json()
         out += [(event["seq"], event["data"].get("text", "")) for event in body["events"]]
@@ -126,7 +149,7 @@ def _new_games(base: str, count: int) -> list[dict[str, Any]]:
     games = []
     for _ in range(count):
         created = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                                timeout=10)
+                                timeout=30)
         assert created.status_code == 201, created.text
         games.append(created.json())
     return games
@@ -140,9 +163,9 @@ def _record_once_more(base: str, games: list[dict[str, Any]], database: str) -> 
     finally:
         db.close()
     for game in games:
-        assert requests.get(f"{base}/games/{game['id']}", timeout=10).json()["version"] == versions[game["id"]]
+        assert requests.get(f"{base}/games/{game['id']}", timeout=30).json()["version"] == versions[game["id"]]
         answer = requests.post(f"{base}/games/{game['id']}/events", json={"type": "note", "text": "after the kill"},
-                               headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+                               headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)
         assert answer.status_code == 201, answer.text
         assert answer.json()["seq"] == versions[game["id"]] + 1  # type: ignore[operator]
 
@@ -158,7 +181,7 @@ def test_a_kill_9_of_one_of_two_postgresql_servers_loses_no_acknowledged_event(
     try:
         games = _new_games(first, 4)
         # each game gets one tablet through each process; the first's move on to the survivor
-        tablets, killed_at = _load([[first, second], [second]] * 4, games, doomed)
+        tablets, killed_at = _load([[first, second], [second]] * 4, games, doomed, survivor=True)
         assert doomed.returncode == -9
         acknowledged = [entry for tablet in tablets for entry in tablet.acknowledged]
         assert len(acknowledged) > 20, "too little load to test anything"
@@ -182,7 +205,7 @@ def test_a_kill_9_of_a_sqlite_server_loses_no_acknowledged_event(tmp_path: Path)
     restarted = None
     try:
         games = _new_games(base, 4)
-        tablets, _killed_at = _load([[base]] * 8, games, doomed)
+        tablets, _killed_at = _load([[base]] * 8, games, doomed, survivor=False)
         assert doomed.returncode == -9
         assert sum(len(tablet.acknowledged) for tablet in tablets) > 20, "too little load to test anything"
         assert [answer for tablet in tablets for answer in tablet.refused] == []

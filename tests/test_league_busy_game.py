@@ -22,7 +22,7 @@ from tests.serving import serving
 
 def _new_game(base: str) -> tuple[str, dict[str, str]]:
     answer = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                           timeout=10)
+                           timeout=30)
     assert answer.status_code == 201, answer.text
     return answer.json()["id"], {"Authorization": f"Bearer {answer.json()['token']}"}
 
@@ -74,8 +74,13 @@ def test_a_held_game_neither_delays_nor_fails_writes_to_other_games(tmp_path: Pa
         first = threading.Thread(target=send, args=("first",))
         first.start()
         _retrying_a_lock(postgres_url)  # the first write to the held game is waiting for its lock
+        # The second comes halfway through the first's wait (10 s): it queues behind the first, and
+        # its own wait for its turn (10 s from its arrival) outlasts the first's by as much, so the
+        # first's 503 hands it the turn (then it waits for the lock 10 s more). Sent at once, it met
+        # its own timeout with the first's on a loaded machine and was a 503 too.
+        time.sleep(postgres.LOCK_TIMEOUT_MS / 1000 / 2)
         second = threading.Thread(target=send, args=("second",))
-        second.start()  # queued behind the first in the server
+        second.start()
         timings: list[float] = []
         for n in range(5):  # writes to a free game and new games answer at once, again and again
             started = time.monotonic()

@@ -151,7 +151,7 @@ def _answered_from_memory(url: str, base: str, game_id: str, shown: int) -> None
         for _ in range(20):
             # a query waits for the lock until the rollback below: the timeout ends it, with
             # room for a poll's round trip on a loaded machine
-            answer = _board(base, game_id, shown, timeout=10)
+            answer = _board(base, game_id, shown, timeout=30)
             assert answer.status_code == 304 and answer.headers["ETag"] == f'"{shown}"'
         lock.rollback()
 
@@ -184,7 +184,7 @@ def _listening_again(url: str, server: subprocess.Popen[str], killed: int, bound
 
 def _game(base: str) -> dict[str, Any]:
     created = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                            timeout=10)
+                            timeout=30)
     assert created.status_code == 201, created.text
     return dict(created.json())
 
@@ -198,7 +198,7 @@ def test_a_move_through_another_process_reaches_the_watcher_at_its_next_poll(
         _answered_from_memory(postgres_url, first, game["id"], 1)
 
         dealt = requests.post(f"{second}/games/{game['id']}/events", json=OPEN_DEAL,
-                              headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+                              headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)
         assert dealt.status_code == 201, dealt.text
         took, answer = _seen_within(first, game["id"], 1)
         assert answer.headers["ETag"] == '"2"' and "Ann" in answer.text

@@ -37,11 +37,11 @@ def _no_authorization_parameter(document: dict) -> None:
             assert "authorization" not in names, (method, path)
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(480)  # the generator is CPU-bound: room for a loaded machine
 def test_a_generated_client_records_a_move_with_its_authenticated_client(tmp_path, monkeypatch):
     monkeypatch.setenv("KIBITZ_CLUB_KEY", CLUB_KEY)
     with serving(tmp_path) as base:
-        document = requests.get(f"{base}/openapi.json", timeout=10).json()
+        document = requests.get(f"{base}/openapi.json", timeout=30).json()
         _no_authorization_parameter(document)
         assert document["components"]["securitySchemes"]["gameToken"] == {
             **document["components"]["securitySchemes"]["gameToken"], "type": "http", "scheme": "bearer"}
@@ -50,7 +50,7 @@ def test_a_generated_client_records_a_move_with_its_authenticated_client(tmp_pat
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
         run = subprocess.run([*_generator(), "generate", "--path", str(spec), "--meta", "none",
                               "--output-path", str(tmp_path / "kibitz_client")],
-                             capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env)
+                             capture_output=True, text=True, timeout=400, cwd=tmp_path, env=env)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         monkeypatch.syspath_prepend(str(tmp_path))
         client_module = importlib.import_module("kibitz_client")

@@ -34,14 +34,15 @@ def _st() -> list[str]:
     return [found]
 
 
-# About 40 s on an idle 2-core machine; the bound leaves room for a loaded one.
-@pytest.mark.timeout(300)
+# About 40 s on an idle 2-core machine; the bound leaves room for a loaded one (CPU-bound: two
+# busy cores beside it and another test make it several times slower).
+@pytest.mark.timeout(600)
 def test_schemathesis_finds_no_failure(tmp_path):
     with serving(tmp_path) as base:
         game = requests.post(f"{base}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas", "Dee"]},
-                             timeout=10).json()
+                             timeout=30).json()
         assert requests.post(f"{base}/games/{game['id']}/events", json={"type": "deal"},
-                             headers={"Authorization": f"Bearer {game['token']}"}, timeout=10).status_code == 201
+                             headers={"Authorization": f"Bearer {game['token']}"}, timeout=30).status_code == 201
         config = tmp_path / "schemathesis.toml"
         config.write_text(f'[parameters]\ngame_id = "{game["id"]}"\n')
         run = subprocess.run(
@@ -49,6 +50,6 @@ def test_schemathesis_finds_no_failure(tmp_path):
              "-H", f"Authorization: Bearer {game['token']}", "--checks", ",".join(CHECKS),
              "--phases", "examples,coverage,fuzzing", "--max-examples", "10", "--workers", "1", "--seed", "1",
              "--no-shrink", "--request-timeout", "10", "--max-failures", "20"],
-            capture_output=True, text=True, timeout=280, cwd=tmp_path)
+            capture_output=True, text=True, timeout=560, cwd=tmp_path)
         assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
         assert " passed" in run.stdout and "generated" in run.stdout, run.stdout[-2000:]

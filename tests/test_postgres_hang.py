@@ -203,7 +203,9 @@ def test_a_paused_postgresql_is_a_503_within_15_s_and_recording_resumes_by_itsel
                 last = answers[-1]
                 assert last.status == 503, (last.status, last.body)
                 assert last.body["code"] == "storage_unavailable" and last.body["database"] == "not answering", last
-                assert all(answer.status in (200, 503) and answer.seconds < 2 for answer in answers), answers
+                # "at once": milliseconds, never waiting on the database (a wait on the paused server
+                # lasts until the watchdog gives it up, 5 s at least); the room is for a loaded machine
+                assert all(answer.status in (200, 503) and answer.seconds < 4 for answer in answers), answers
             noticed = [answers[-1].seconds + answers[-1].started - paused_at for answers in healths]
             assert max(noticed) < BOUND, noticed
             time.sleep(max(0.0, 20 - (time.monotonic() - paused_at)))  # a long stall: still bounded

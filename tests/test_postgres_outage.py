@@ -73,10 +73,10 @@ def test_reads_and_writes_are_503_while_postgresql_is_down_and_work_again_once_i
         assert health.json()["database"] == "cannot be reached"
 
         cluster.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # at once on a quiet machine; what is guarded is "never again"
         while (answer := requests.get(f"{base}/games/{game['id']}", timeout=TIMEOUT)).status_code != 200:
             _unavailable(answer)
-            assert time.monotonic() < deadline, "reads did not work again within 20 s of PostgreSQL's restart"
+            assert time.monotonic() < deadline, "reads did not work again within 60 s of PostgreSQL's restart"
             time.sleep(0.2)
         assert [answer.status_code for answer in _all_at_once(reads)] == [200] * len(reads)
         noted = write("after")
@@ -95,12 +95,12 @@ def test_reads_and_writes_are_503_while_postgresql_is_down_and_work_again_once_i
         cluster.stop()
         time.sleep(3)  # idle: the listener notices the lost connection (within a second, most often)
         cluster.start()
-        deadline = time.monotonic() + 20  # a connection not replaced yet is one 503, never a 500
+        deadline = time.monotonic() + 60  # a connection not replaced yet is one 503, never a 500
         while (answers := _all_at_once(reads)) and any(answer.status_code != 200 for answer in answers):
             for answer in answers:
                 if answer.status_code != 200:
                     _unavailable(answer)
-            assert time.monotonic() < deadline, "reads did not work again within 20 s of an idle outage"
+            assert time.monotonic() < deadline, "reads did not work again within 60 s of an idle outage"
             time.sleep(0.2)
         noted = write("after an idle outage")
         assert noted.status_code == 201, noted.text

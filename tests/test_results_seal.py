@@ -26,6 +26,7 @@ import requests
 from service.storage import backend, history, postgres
 from service.storage import sqlite as sqlite_store
 from tests.club_server import Served, kibitz, serve
+from tests.postgres import empty_database
 
 LOSERS = ["Rita", "Rex", "Roy"]
 SOUND = ["Vic", "Val", "Vin", "Viv"]
@@ -61,26 +62,14 @@ def club(request, tmp_path_factory) -> Iterator[tuple[str, Served, str, str]]:
     """A running server per backend with a finished game (Roy lost) and a sound game in
     progress; ``(database, served, game, sound)``."""
     folder = tmp_path_factory.mktemp(f"seal-{request.param}")
-    schema = None
-    if request.param == "postgresql":
-        from tests.postgres import fresh_schema
-
-        schema = fresh_schema()
-        database = schema.__enter__()
-    else:
-        database = str(folder / "kibitz.db")
-    try:
-        with serve(database, log_dir=folder) as served:
-            game, token = served.new_game(players=LOSERS, options={"limit": 2})
-            answer = requests.post(f"{served.base}/games/{game}/events", timeout=30,
-                                   json={"type": "adjust", "player": "Roy", "amount": 2, "reason": "left"},
-                                   headers={"Authorization": f"Bearer {token}"})
-            assert answer.status_code == 201, answer.text
-            sound, _ = served.new_game(players=SOUND)
-            yield database, served, game, sound
-    finally:
-        if schema is not None:
-            schema.__exit__(None, None, None)
+    with empty_database(request.param, folder) as database, serve(database, log_dir=folder) as served:
+        game, token = served.new_game(players=LOSERS, options={"limit": 2})
+        answer = requests.post(f"{served.base}/games/{game}/events", timeout=30,
+                               json={"type": "adjust", "player": "Roy", "amount": 2, "reason": "left"},
+                               headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 201, answer.text
+        sound, _ = served.new_game(players=SOUND)
+        yield database, served, game, sound
 
 
 def _answers(served: Served) -> None:

@@ -18,17 +18,6 @@ from service.storage import migrations, postgres
 from service.storage import sqlite as sqlite_store
 
 
-@pytest.fixture
-def db(database):
-    conn = store.connect(database)
-    if store.is_postgres(conn):
-        postgres.migrate(conn)
-    else:
-        migrations.migrate(conn)
-    yield conn
-    conn.close()
-
-
 def integrity_error(db):
     """The driver's error for a statement the database's constraints refuse."""
     return psycopg.IntegrityError if store.is_postgres(db) else sqlite3.IntegrityError

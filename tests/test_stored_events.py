@@ -9,25 +9,12 @@ from __future__ import annotations
 
 import sqlite3
 
-import pytest
-
 from service.storage import backend as store
-from service.storage import migrations, postgres
+from service.storage import migrations
 from service.storage import sqlite as sqlite_store
 
 CREATED = {"game": "toepen", "players": ["Ann", "Bob", "Cas"], "visibility": "table", "options": {}}
 STAMP = "2026-01-01T00:00:00.000Z"
-
-
-@pytest.fixture
-def db(database):
-    conn = store.connect(database)
-    if store.is_postgres(conn):
-        postgres.migrate(conn)
-    else:
-        migrations.migrate(conn)
-    yield conn
-    conn.close()
 
 
 def _game(db, game_id: str, events: int) -> None:

@@ -34,6 +34,7 @@ import requests
 
 from service.storage import backend
 from tests.club_server import Served, kibitz, serve
+from tests.postgres import empty_database
 from tests.tampering import lifted
 from tests.test_damaged_stored_data_server import DEAL, _assert_503
 
@@ -115,23 +116,12 @@ def changed(request, tmp_path_factory) -> Iterator[tuple[str, Served, dict[str, 
     """One running server per backend; one game per kind of change, read in full, then changed
     behind the server's back; and one sound game."""
     folder = tmp_path_factory.mktemp(f"changed-{request.param}")
-    if request.param == "postgresql":
-        from tests.postgres import fresh_schema
-
-        schema = fresh_schema()
-        database = schema.__enter__()
-    else:
-        schema, database = None, str(folder / "kibitz.db")
-    try:
-        with serve(database, log_dir=folder) as served:
-            made = {kind: _made(served) for kind in KINDS}
-            sound = _made(served)
-            for kind, (game_id, _) in made.items():
-                _change(database, kind, game_id)
-            yield database, served, made, sound
-    finally:
-        if schema is not None:
-            schema.__exit__(None, None, None)
+    with empty_database(request.param, folder) as database, serve(database, log_dir=folder) as served:
+        made = {kind: _made(served) for kind in KINDS}
+        sound = _made(served)
+        for kind, (game_id, _) in made.items():
+            _change(database, kind, game_id)
+        yield database, served, made, sound
 
 
 def _page_503(answer: requests.Response, route: str, game_id: str) -> None:

@@ -35,7 +35,7 @@ CHARACTERS = st.one_of(
     st.sampled_from(["\x00", "\n", "\t", "\x1b", "\u200b", "\ufeff", "\U0001f600", "\ud83d", "\ude00"]),
 )
 TEXT = st.text(alphabet=CHARACTERS, min_size=0, max_size=12)
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 READS = ("", "/events", "/actions", "/timeline", "/irregularities", "/states/1", "/hands/1",
          "/export?format=json", "/export?format=jsonl", "/export?format=csv", "/export?format=text")

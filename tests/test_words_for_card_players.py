@@ -257,5 +257,6 @@ def test_the_fingerprint_and_its_check_name_moments_not_event_numbers(client):
     assert problems == [], "\n".join(problems)
     text = " ".join(lines)
     assert "matches the record as it stood after Ann dealt in hand 1: everything recorded up to then is " \
-           "unchanged, and 2 more entries were recorded after it was noted." in text, text
+           "unchanged, and 2 more entries were recorded after it was noted (the record now stands after Cas " \
+           "played 8♥ in hand 1, trick 1)." in text, text
     assert "step 4 of the replay" in text

@@ -381,7 +381,7 @@ def verify(game_id: str, fingerprint: str, database: str) -> None:
         click.echo(f"The record of game {game_id} is damaged: it cannot be proved against a fingerprint. "
                    "Run kibitz check and restore a backup.", err=True)
         raise SystemExit(3)
-    click.echo(found.verdict.words)
+    click.echo(found.verdict.line)
     raise SystemExit(0 if found.verdict.seq is not None else 1)
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,6 +220,18 @@ class FoldCache:
         with self._lock:
             self._games.pop(game_id, None)
 
+    def forget(self, games: Iterable[str]) -> None:
+        """Forget each of ``games`` (every game when ``"*"`` is among them): a transaction that
+        wrote them was rolled back, and a fold read inside it (another write's uncommitted
+        event among it) may be cached (``service.record.writer.Writer``'s ``on_abandon``)."""
+        games = set(games)
+        with self._lock:
+            if "*" in games:
+                self._games.clear()
+                return
+            for game_id in games:
+                self._games.pop(game_id, None)
+
     def clear(self) -> None:
         """Forget every cached game."""
         with self._lock:
@@ -381,7 +393,8 @@ def known_types(rules: GameRules) -> frozenset[str]:
 
 
 def checked_events(db: Database, rules: GameRules, game_id: str, *, after: int = 0, upto: int,
-                   record_hash: str | None = None, version: int | None = None) -> list[dict[str, Any]]:
+                   record_hash: str | None = None, version: int | None = None,
+                   read: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The stored events of ``game_id`` with ``after < seq <= upto`` (``store.events``),
     checked before anything folds them: numbered ``after + 1`` to ``upto`` without a gap,
     each ``hash`` following the one before (from event ``after``'s stored hash, read along),
@@ -391,12 +404,15 @@ def checked_events(db: Database, rules: GameRules, game_id: str, *, after: int =
     (``service.record.games.events``), so a record edited under a running server is a 503, never a
     500 or an edited event served.
 
+    ``read``: those events, read already (by ``store.events_through_key``, say).
+
     Raises ``store.RecordDamaged`` naming the game and the first event that fails.
     """
     if upto <= after:
         return []
     first = max(after, 1)
-    read = store.events(db, game_id, after=first - 1, upto=upto)
+    if read is None:
+        read = store.events(db, game_id, after=first - 1, upto=upto)
     seqs = [event["seq"] for event in read]
     if seqs != list(range(first, first + len(seqs))) or not seqs or seqs[-1] != upto:
         missing = next((want for want, seq in enumerate(seqs, first) if seq != want), first + len(seqs))

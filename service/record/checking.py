@@ -40,7 +40,8 @@ from typing import Any
 import engine
 from engine import stream as streams
 from engine.core import RulesError
-from replays import chain, replay
+from replays import chain, replay, timeline
+from service.record import writes
 from service.record.cache import fixed_fields
 from service.storage import admin as store_admin
 from service.storage import backend, forks, history
@@ -204,6 +205,8 @@ def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Repo
     folded: replay.Folded | None = None
     created_at = None
     seq = 0
+    answers = _stored_answers(adm, conn, game_id, report)
+    chained = {int(event["seq"]): event for event in adm.chain_events(conn, game_id)} if answers else {}
     try:
         for event in adm.game_events(conn, game_id):
             seq = int(event["seq"])
@@ -214,7 +217,9 @@ def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Repo
                 folded = replay.fold(rules, [event])
                 created_at = event["recorded_at"]
             else:
-                folded = replay.extend(folded, seq, replay.action(event))
+                before, folded = folded, replay.extend(folded, seq, replay.action(event))
+                if seq in answers:
+                    _check_answer(game_id, answers[seq], before, folded, chained.get(seq, event), report)
     except store_admin.BadEvent as err:
         report.problems.append(Problem(game_id, err.seq, str(err)))
         return
@@ -242,6 +247,35 @@ def _check_game(adm: WholeDatabase, conn: Any, row: dict[str, Any], report: Repo
     if results is not None:  # compared with the rows the log gives (its game and time, not the row's)
         _check_results({**row, "game": folded.stream.rules.GAME, "created_at": created_at}, folded,
                        results.get(game_id, []), report)
+
+
+def _stored_answers(adm: WholeDatabase, conn: Any, game_id: str, report: Report) -> dict[int, dict[str, Any]]:
+    """The stored first answers of ``game_id``'s ``Idempotency-Key``s by the seq of the event
+    stored with each key (none before the hash chain: the answers then carried no hash); one
+    whose key no event was stored with is named at once."""
+    if not adm.has_chain(conn):
+        return {}
+    out = {}
+    for answer in adm.stored_answers(conn, game_id):
+        if answer["seq"] is None or int(answer["seq"]) < 2:
+            report.problems.append(Problem(game_id, None, f"the stored answer to Idempotency-Key "
+                                                          f"{answer['key'][:40]!r} names no event recorded with that "
+                                                          "key: it was added or changed after it was stored"))
+        else:
+            out[int(answer["seq"])] = answer
+    return out
+
+
+def _check_answer(game_id: str, answer: dict[str, Any], before: replay.Folded, after: replay.Folded,
+                  event: dict[str, Any], report: Report) -> None:
+    """Compare the stored first answer of the ``Idempotency-Key`` that ``event`` was stored with
+    with the answer its write gave, rebuilt from the log (``writes.answer_of``)."""
+    rebuilt = writes.answer_of(before, after, event)
+    if answer["status"] != 201 or not writes.same_answer(answer["response"], rebuilt):
+        report.problems.append(Problem(game_id, int(event["seq"]), f"the stored answer to Idempotency-Key "
+                                                                   f"{answer['key'][:40]!r} is not the answer this "
+                                                                   "event's write gave (rebuilt from the log): it was "
+                                                                   "changed after it was stored"))
 
 
 def _check_results(row: dict[str, Any], folded: replay.Folded, stored: list[dict[str, Any]], report: Report) -> None:
@@ -419,11 +453,14 @@ def verify(path: str | Path, game_id: str, fingerprint: str) -> Verified:
                                                               "with kibitz serve or kibitz init-db to add them"))
             else:
                 _check_chain(adm, conn, row, report)
-            hashes = [(int(event["seq"]), str(event["hash"])) for event in adm.chain_events(conn, game_id)]
+            stored = list(adm.chain_events(conn, game_id))
     except FileNotFoundError as err:
         return Verified(None, [Problem(None, None, str(err))])
     except adm.Error as err:
         return Verified(None, [Problem(None, None, f"cannot be read: {backend.failure(err, str(report.path))}")])
     if report.problems:
         return Verified(None, report.problems)
-    return Verified(chain.verdict(fingerprint, hashes), [])
+    hashes = [(int(event["seq"]), str(event["hash"])) for event in stored]
+    # each moment named as card players name it, as the scorekeeper sees it (whoever can read the database can)
+    moments = chain.moments(timeline.timeline(engine.GAMES[row["game"]], stored, True))
+    return Verified(chain.verdict(fingerprint, hashes, moments), [])

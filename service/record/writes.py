@@ -15,16 +15,18 @@ Errors: ``service.problems.ApiError`` (422/412/409 …; nothing of the write is 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from sqlite_utils import Database
 
 import engine
 from engine import stream as streams
 from engine.core import OptionError, RulesError
+from engine.interface import GameRules
 from replays import audit, chain, replay
 from schemas.common import utc_text
 from service import http
@@ -134,9 +136,25 @@ def create(writer: Writer, cache: FoldCache | None, created: dict[str, Any]) -> 
     return _run_new_game(writer, cache, write, game_id, token, folded, event)
 
 
+#: What a queued write is told once its transaction ended (``record``'s ``then``).
+Told = Callable[[Recorded | None, BaseException | None], None]
+
+
+@overload
 def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapping[str, Any]], Parsed], *,
            admit: Callable[[Mapping[str, Any]], Admitted], lookup: str | None = None,
-           fingerprint: str = "", if_match: str | None = None) -> Recorded:
+           fingerprint: str = "", if_match: str | None = None, then: None = None) -> Recorded: ...
+
+
+@overload
+def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapping[str, Any]], Parsed], *,
+           admit: Callable[[Mapping[str, Any]], Admitted], lookup: str | None = None,
+           fingerprint: str = "", if_match: str | None = None, then: Told) -> None: ...
+
+
+def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapping[str, Any]], Parsed], *,
+           admit: Callable[[Mapping[str, Any]], Admitted], lookup: str | None = None,
+           fingerprint: str = "", if_match: str | None = None, then: Told | None = None) -> Recorded | None:
     """Store the action ``parse(row)`` gives (any action, ``undo``, ``redo``, ``note``,
     ``abandon``, ``correct``…) as the next event of game ``game_id``, answered once committed:
     one read and one append (``Writer.move``: the games row with its live tokens, the head of
@@ -161,6 +179,10 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
     the state now when the key was seen before with this body: the write would store nothing
     either). Raises ``ApiError`` as above, ``store.RecordDamaged``,
     ``store.StorageUnavailable`` (503: nothing stored).
+
+    With ``then`` (a move queued with ``Writer.later``, run by ``Writer.drain``): returns None
+    and tells ``then(recorded, None)`` once committed, or ``then(None, error)`` with what it
+    would have raised.
     """
     if len(game_id) > 100:
         raise ApiError(404, "game_not_found", f"There is no game {game_id[:100]!r}.")
@@ -180,6 +202,7 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
                 if dry_run:
                     return (Recorded(200, {"dry_run": True, "replayed": True, "state": streams.view(before.stream, True),
                                            "irregularities": []}, version), None), None
+                check_answer(db, rules, game_id, key, seen, row)  # the stored answer is the log's, or 503
                 return (Recorded(seen["status"], seen["response"], version), None), None
             if seen is not None:
                 raise ApiError(422, "idempotency_key_reused",
@@ -191,7 +214,6 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
         http.check_if_match(version, if_match)
         seq = version + 1
         kind = parsed.action["type"]
-        target = streams.target(before.stream, kind)
         try:
             after = replay.extend(before, seq, parsed.action)
         except streams.CorrectionConflict as err:
@@ -199,14 +221,7 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
                            extra={"conflicts_with": err.conflicts_with, "rule_code": err.cause}) from err
         except RulesError as err:
             raise ApiError(409, err.code, err.message, version=version) from err
-        fix = after.stream.done.head.fix if kind == streams.CORRECT else None
-        if fix is not None:  # the irregularities the corrected record proves that the record before did not
-            since = replay.hand_of(before, fix.stood.seq)  # the hands before the target's are as they were
-            known = audit.irregularities(before, True, since)
-            proved = [item for item in audit.irregularities(after, True, since) if item not in known]
-        else:  # a redo proves again what the action it restores proved
-            proof = target.seq if target is not None and kind == streams.REDO else seq
-            proved = audit.proved_by(after, proof, True)
+        target, fix, proved = _outcome(before, after, seq, kind)
         if dry_run:
             return (Recorded(200, {"dry_run": True, "state": streams.view(after.stream, True),
                                    "irregularities": proved}, version), None), None
@@ -220,14 +235,7 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
         status = streams.status(after.stream)
         reshaped = fix is not None or (target is not None and target.fix is not None)  # a correction, or its undo/redo
         results = status != streams.status(before.stream) or (reshaped and status == streams.FINISHED)
-        out = {"seq": seq, "version": seq, "event": event, "state": streams.view(after.stream, True)}
-        if target is not None:  # undo or redo: what it cancelled or restored
-            out["target"] = streams.target_json(rules, target, True)
-        if fix is not None:  # correct: the entry as it stood, and what took its place
-            out["target"] = streams.target_json(rules, fix.stood, True)
-            out["replacement"] = {"type": fix.replacement.action["type"],
-                                  "summary": streams.summary(rules, fix.replacement, True)}
-        out["irregularities"] = proved
+        out = _answer(after, event, target, fix, proved)
 
         def append(db: Database) -> None:  # sent with the COMMIT, in one round trip
             store.append_move(db, game_id, event, key, previous_hash=previous, status=status,
@@ -239,14 +247,117 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
 
         return (Recorded(201, out, seq), after), append
 
+    if then is not None:
+        def settle(result: tuple[Recorded, replay.Folded | None] | None, error: BaseException | None) -> None:
+            if error is not None or result is None:
+                if isinstance(error, store.StorageUnavailable):  # as below
+                    cache.discard(game_id)
+                then(None, error)
+                return
+            recorded, after = result
+            if after is not None:
+                cache.put(game_id, after, recorded.body["event"]["hash"])
+            then(recorded, None)
+
+        writer.move(game_id, lookup, decide, then=settle)
+        return None
     try:
-        recorded, after = writer.move(game_id, lookup, decide)
+        moved = writer.move(game_id, lookup, decide)
     except store.StorageUnavailable:  # nothing is stored: the cache holds no fold of it (a fold is cached once committed)
         cache.discard(game_id)
         raise
+    assert moved is not None
+    recorded, after = moved
     if after is not None:
         cache.put(game_id, after, recorded.body["event"]["hash"])
     return recorded
+
+
+def _outcome(before: replay.Folded, after: replay.Folded, seq: int,
+             kind: str) -> tuple[Any, Any, list[dict[str, Any]]]:
+    """What event ``seq`` (of type ``kind``) did, folded from ``before`` to ``after``: the entry
+    an undo or redo cancelled or restored (or None), a correction's fix (or None), and the
+    irregularities it has just proved (api.md, ``POST …/events``)."""
+    target = streams.target(before.stream, kind)
+    fix = after.stream.done.head.fix if kind == streams.CORRECT else None
+    if fix is not None:  # the irregularities the corrected record proves that the record before did not
+        since = replay.hand_of(before, fix.stood.seq)  # the hands before the target's are as they were
+        known = audit.irregularities(before, True, since)
+        return target, fix, [item for item in audit.irregularities(after, True, since) if item not in known]
+    proof = target.seq if target is not None and kind == streams.REDO else seq  # a redo proves again what it restores
+    return target, fix, audit.proved_by(after, proof, True)
+
+
+def _answer(after: replay.Folded, event: Mapping[str, Any], target: Any, fix: Any,
+            proved: list[dict[str, Any]]) -> dict[str, Any]:
+    """The 201 body of a write that stored ``event`` (api.md: ``{seq, version, event, state,
+    target?, replacement?, irregularities}``), ``after`` the game folded through it."""
+    rules, seq = after.stream.rules, event["seq"]
+    out = {"seq": seq, "version": seq, "event": event, "state": streams.view(after.stream, True)}
+    if target is not None:  # undo or redo: what it cancelled or restored
+        out["target"] = streams.target_json(rules, target, True)
+    if fix is not None:  # correct: the entry as it stood, and what took its place
+        out["target"] = streams.target_json(rules, fix.stood, True)
+        out["replacement"] = {"type": fix.replacement.action["type"],
+                              "summary": streams.summary(rules, fix.replacement, True)}
+    out["irregularities"] = proved
+    return out
+
+
+def answer_of(before: replay.Folded, after: replay.Folded, event: Mapping[str, Any]) -> dict[str, Any]:
+    """The 201 body the write of stored ``event`` answered (and stored for its
+    ``Idempotency-Key``), rebuilt from the log: ``before`` is the game folded up to the event
+    before it, ``after`` through it. ``event`` is the stored event (``seq``, ``type``, ``data``,
+    ``recorded_at``, ``at``, ``salt``, ``hash``)."""
+    event = {key: event.get(key) for key in ("seq", "type", "data", "recorded_at", "at", "salt", "hash")}
+    return _answer(after, event, *_outcome(before, after, event["seq"], event["type"]))
+
+
+def same_answer(stored: Any, rebuilt: Mapping[str, Any]) -> bool:
+    """True when a stored answer (decoded JSON) is the answer ``rebuilt`` from the log, as JSON."""
+    return bool(stored == json.loads(json.dumps(rebuilt)))
+
+
+def check_answer(db: Database, rules: Any, game_id: str, key: str, seen: Mapping[str, Any],
+                 row: Mapping[str, Any]) -> None:
+    """Raise ``store.RecordDamaged`` (503 ``record_damaged``) unless ``seen``, the stored first
+    answer of ``Idempotency-Key`` ``key`` on game ``row``, is what the log says it was: a 201
+    whose body is the one :func:`answer_of` rebuilds for the event stored with that key
+    (``events.idempotency_key``, under the database's triggers), the events up to it read in
+    one statement (``store.events_through_key``), checked (``checked_events``) and folded
+    afresh. Costs that read and a fold of the log up to the event, on a retry only
+    (docs/tamper-evidence.md)."""
+    read = store.events_through_key(db, game_id, key)
+    shown = f"the stored answer to Idempotency-Key {key[:40]!r}"
+    if len(read) < 2:
+        raise store.damaged(game_id, None, f"{shown} names no event recorded with that key: the answer was "
+                                           "added or changed after it was stored")
+    seq, version = int(read[-1]["seq"]), int(row["version"])
+    events = checked_events(db, rules, game_id, upto=seq, record_hash=row.get("record_hash"), version=version,
+                            read=read)
+    try:
+        before = replay.fold(rules, events[:-1])
+        after = replay.extend(before, seq, replay.action(events[-1]))
+    except RulesError as err:
+        raise store.damaged(game_id, seq, f"it no longer rebuilds through the rules of {rules.GAME}: "
+                                          f"{err.message} ({err.code})") from err
+    if seen.get("status") != 201 or not same_answer(seen.get("response"), answer_of(before, after, events[-1])):
+        raise store.damaged(game_id, seq, f"{shown} is not the answer this event's write gave (rebuilt from the "
+                                          "log): it was changed after it was stored")
+
+
+def no_longer_passes(rules: GameRules, original: replay.Folded, copy: replay.Folded, seq: int,
+                     event: Mapping[str, Any], message: str) -> str:
+    """A fork's refusal in card players' words (ui.md, "Words for card players"; issue 25):
+    "In hand 1, trick 2, Cas played 8♣, which no longer passes the rules: Cas must follow
+    clubs." The entry (event ``seq`` of the game folded as ``original``) is named by where it
+    was recorded and who did what, never by its event number (the problem's ``seq`` carries
+    that); ``copy`` is the fork folded up to it."""
+    fact = next((fact for fact in reversed(original.facts) if fact.seq == seq), None)
+    where = streams.place_words(rules, fact.hand, fact.position, fact.type) if fact is not None else ""
+    what = streams.summary(rules, streams.Step(seq, replay.action(event), copy.stream.state), True)
+    said = f"In {where}, {what}" if where else what[:1].upper() + what[1:]
+    return f"{said}, which no longer passes the rules: {message}"
 
 
 def fork(writer: Writer, cache: FoldCache | None, db: Database, row: Mapping[str, Any],
@@ -257,7 +368,8 @@ def fork(writer: Writer, cache: FoldCache | None, db: Database, row: Mapping[str
 
     ``db`` is a read connection (the log up to ``seq`` never changes). Raises ``ApiError``
     422 for a ``seq`` beyond the log, 409 with the rules code when an action (or the
-    set-up) no longer passes the rules.
+    set-up) no longer passes the rules (the action named in words: :func:`no_longer_passes`,
+    its event in the problem's ``seq``).
     """
     game_id, version = row["id"], row["version"]
     if seq > version:
@@ -283,8 +395,8 @@ def fork(writer: Writer, cache: FoldCache | None, db: Database, row: Mapping[str
             try:
                 folded = replay.extend(folded, number, replay.action(event))
             except RulesError as err:
-                raise ApiError(409, err.code, f"Event {original} ({event['type']}) no longer passes the rules: "
-                               f"{err.message}", version=version) from err
+                raise ApiError(409, err.code, no_longer_passes(rules, folded_at, folded, original, event, err.message),
+                               version=version, extra={"seq": original}) from err
             copies.append({"seq": number, "type": event["type"], "data": event["data"], "recorded_at": now,
                            "at": event["at"] or event["recorded_at"]})
     except OptionError as err:

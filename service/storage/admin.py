@@ -265,6 +265,22 @@ def event_seqs(conn: sqlite3.Connection, game_id: str) -> list[int]:
     return [int(row[0]) for row in conn.execute("SELECT seq FROM events WHERE game_id = ? ORDER BY seq", [game_id])]
 
 
+def stored_answers(conn: sqlite3.Connection, game_id: str) -> list[dict[str, Any]]:
+    """Every stored first answer of ``game_id``'s ``Idempotency-Key``s: ``key``, ``status``,
+    ``response`` (decoded; None when it cannot be read) and ``seq``, the event stored with that
+    key (None when none was), by key."""
+    out = []
+    for key, status, response, seq in conn.execute(
+            "SELECT i.key, i.status, CAST(i.response AS BLOB), e.seq FROM idempotency AS i LEFT JOIN events AS e "
+            "ON e.game_id = i.game_id AND e.idempotency_key = i.key WHERE i.game_id = ? ORDER BY i.key", [game_id]):
+        try:
+            decoded = decode_json(response)
+        except ValueError:
+            decoded = None
+        out.append({"key": str(key), "status": status, "response": decoded, "seq": seq})
+    return out
+
+
 class BadEvent(ValueError):
     """A stored event that is not what Kibitz writes: ``seq`` is the event's, the message says why."""
 

@@ -350,6 +350,11 @@ def idempotency_records(db: Connection, game_id: str) -> list[dict[str, Any]]:
     return of(db).idempotency_records(db, game_id)
 
 
+def events_through_key(db: Connection, game_id: str, key: str) -> list[dict[str, Any]]:
+    """``events_through_key`` of the backend of ``db``."""
+    return of(db).events_through_key(db, game_id, key)
+
+
 def event_keys(db: Connection, game_id: str) -> dict[int, str]:
     """``event_keys`` of the backend of ``db``."""
     return of(db).event_keys(db, game_id)

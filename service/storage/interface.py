@@ -374,6 +374,11 @@ class Store(EventLog, Protocol):
         "created_at"}``, by key."""
         ...
 
+    def events_through_key(self, db: Connection, game_id: str, key: str) -> list[dict[str, Any]]:
+        """The events of ``game_id`` (as :meth:`events`) from 1 up to the one stored with
+        ``Idempotency-Key`` ``key``, in one statement; ``[]`` when none was."""
+        ...
+
     def event_keys(self, db: Connection, game_id: str) -> dict[int, str]:
         """The ``Idempotency-Key`` each event of ``game_id`` was recorded with, by seq."""
         ...
@@ -457,6 +462,12 @@ class WholeDatabase(Protocol):
 
     def event_seqs(self, conn: Any, game_id: str) -> list[int]:
         """The stored ``seq`` numbers of ``game_id``, in order."""
+        ...
+
+    def stored_answers(self, conn: Any, game_id: str) -> list[dict[str, Any]]:
+        """Every stored first answer of ``game_id``'s ``Idempotency-Key``s: ``key``, ``status``,
+        ``response`` (decoded; None when it cannot be read) and ``seq``, the event stored with
+        that key (None when none was), by key."""
         ...
 
     def game_events(self, conn: Any, game_id: str) -> Any:

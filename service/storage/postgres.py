@@ -903,6 +903,17 @@ def events(db: Connection, game_id: str, after: int = 0, upto: int | None = None
             for row in rows]
 
 
+def events_through_key(db: Connection, game_id: str, key: str) -> list[dict[str, Any]]:
+    """As ``service.storage.sqlite.events_through_key``: one round trip."""
+    rows = db.execute(
+        "SELECT seq, type, data, recorded_at, at, salt, hash FROM events WHERE game_id = %s AND seq <= "
+        "(SELECT seq FROM events WHERE game_id = %s AND idempotency_key = %s) ORDER BY seq",
+        [game_id, game_id, key]).fetchall()
+    return [{**row, "seq": int(row["seq"]),
+             "data": _decode(row["data"], dict, game_id, int(row["seq"]), "its data is not a JSON object")}
+            for row in rows]
+
+
 def first_events(db: Connection, game_ids: list[str]) -> dict[str, dict[str, Any]]:
     """As ``service.storage.sqlite.first_events``."""
     wanted = [game_id for game_id in game_ids if not _unstorable(game_id)]

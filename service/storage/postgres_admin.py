@@ -223,6 +223,21 @@ def event_seqs(conn: Connection, game_id: str) -> list[int]:
                                                 [game_id])]
 
 
+def stored_answers(conn: Connection, game_id: str) -> list[dict[str, Any]]:
+    """As ``service.storage.admin.stored_answers``."""
+    out = []
+    for key, status, response, seq in conn.execute(
+            "SELECT i.key, i.status, i.response, e.seq FROM idempotency AS i LEFT JOIN events AS e "
+            "ON e.game_id = i.game_id AND e.idempotency_key = i.key WHERE i.game_id = %s ORDER BY i.key",
+            [game_id]).fetchall():
+        try:
+            decoded = decode_json(_bytes(response))
+        except ValueError:
+            decoded = None
+        out.append({"key": str(key), "status": status, "response": decoded, "seq": None if seq is None else int(seq)})
+    return out
+
+
 def game_events(conn: Connection, game_id: str) -> Iterator[dict[str, Any]]:
     """The events of ``game_id`` in ``seq`` order, ``data`` decoded, as ``admin.game_events``
     yields them; raises :class:`~service.storage.admin.BadEvent` (with the event's ``seq``)

@@ -954,6 +954,18 @@ def event_keys(db: Database, game_id: str) -> dict[int, str]:
         [game_id]).fetchall()}
 
 
+def events_through_key(db: Database, game_id: str, key: str) -> list[dict[str, Any]]:
+    """The events of ``game_id`` (as :func:`events`) from 1 up to the one stored with
+    ``Idempotency-Key`` ``key`` (``events.idempotency_key``), in one statement; ``[]`` when no
+    event was stored with it."""
+    rows = db.execute("SELECT seq, type, data, recorded_at, at, salt, hash FROM events WHERE game_id = ? AND seq <= "
+                      "(SELECT seq FROM events WHERE game_id = ? AND idempotency_key = ?) ORDER BY seq",
+                      [game_id, game_id, key]).fetchall()
+    return [{"seq": seq, "type": kind, "data": _decode(data, dict, game_id, seq, "its data is not a JSON object"),
+             "recorded_at": recorded_at, "at": at, "salt": salt, "hash": hashed}
+            for seq, kind, data, recorded_at, at, salt, hashed in rows]
+
+
 def player_results_of(db: Database, game_id: str) -> list[dict[str, Any]]:
     """The ``player_results`` rows of ``game_id`` (every column), by seat."""
     return list(db.query("SELECT * FROM player_results WHERE game_id = ? ORDER BY seat", [game_id]))

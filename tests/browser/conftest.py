@@ -101,6 +101,14 @@ class KibitzServer:
             self.stop()
             raise
 
+    def __enter__(self) -> KibitzServer:
+        """``with KibitzServer(...) as running``: started, and stopped when the block ends."""
+        self.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
         if self.proc is not None:
@@ -116,20 +124,20 @@ class KibitzServer:
     def get(self, path: str, token: str | None = None) -> Any:
         """``GET path`` as JSON (asserting 200), with the game's token when given."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = requests.get(self.base + path, headers=headers, timeout=10)
+        response = requests.get(self.base + path, headers=headers, timeout=30)
         assert response.status_code == 200, response.text
         return response.json()
 
     def create(self, **body: Any) -> dict[str, Any]:
         """``POST /games`` with ``body`` (asserting 201); returns the 201 body (with ``token``)."""
-        response = requests.post(self.base + "/games", json=body, timeout=10)
+        response = requests.post(self.base + "/games", json=body, timeout=30)
         assert response.status_code == 201, response.text
         return dict(response.json())
 
     def post(self, game: dict[str, Any], action: dict[str, Any]) -> Any:
         """Record ``action`` in ``game`` (a :meth:`create` body) through the API; asserts 201."""
         response = requests.post(f"{self.base}/games/{game['id']}/events", json=action,
-                                 headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+                                 headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)
         assert response.status_code == 201, response.text
         return response.json()
 
@@ -158,23 +166,15 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KibitzServer]:
     """One ``kibitz serve`` shared by the tests that never stop it (each test makes its own games)."""
-    running = KibitzServer(tmp_path_factory.mktemp("kibitz"))
-    running.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("kibitz")) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
 def own_server(tmp_path: Path) -> Iterator[KibitzServer]:
     """A ``kibitz serve`` of this test alone, which it may stop and start again."""
-    running = KibitzServer(tmp_path)
-    running.start()
-    try:
+    with KibitzServer(tmp_path) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture

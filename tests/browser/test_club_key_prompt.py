@@ -30,11 +30,8 @@ def keyed_server(tmp_path: Path) -> Iterator[KibitzServer]:
     key_file.write_text(KEY + "\n")
     running = KibitzServer(tmp_path, args=("--club-key-file", str(key_file)))
     running.key_file = key_file  # type: ignore[attr-defined]
-    running.start()
-    try:
+    with running:
         yield running
-    finally:
-        running.stop()
 
 
 def fill_seats(page) -> None:
@@ -53,7 +50,7 @@ def start_game(page) -> None:
 
 
 def games(server: KibitzServer) -> list[dict]:
-    return list(requests.get(server.url("/games"), timeout=10).json()["games"])
+    return list(requests.get(server.url("/games"), timeout=30).json()["games"])
 
 
 def stored_key(page) -> str | None:

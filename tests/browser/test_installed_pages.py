@@ -41,12 +41,8 @@ def installed_server(installed_kibitz: Installed) -> Iterator[KibitzServer]:
     """The installed ``kibitz serve``, run from a folder outside the checkout."""
     folder = Path(installed_kibitz.outside) / "pages"
     folder.mkdir()
-    running = KibitzServer(folder, command=[installed_kibitz.kibitz], env=clean_env())
-    running.start()
-    try:
+    with KibitzServer(folder, command=[installed_kibitz.kibitz], env=clean_env()) as running:
         yield running
-    finally:
-        running.stop()
 
 
 def _pages(games: dict[str, Recorder]) -> list[tuple[str, Recorder | None, str | None]]:

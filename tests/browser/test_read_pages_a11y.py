@@ -25,12 +25,8 @@ READ_PAGES = ["game", "game-stop-the-bus", "replay", "audit-hand", "audit-trick"
 
 @pytest.fixture(scope="module")
 def evening(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[KibitzServer, dict[str, Recorder]]]:
-    server = KibitzServer(tmp_path_factory.mktemp("evening"))
-    server.start()
-    try:
+    with KibitzServer(tmp_path_factory.mktemp("evening")) as server:
         yield server, club_evening(server.base)
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -66,6 +66,20 @@ COVERED = """() => {
 }"""
 
 
+#: Every ::before and ::after of an element and of what it holds that writes text (computed
+#: ``content`` other than none, normal or ""): [pseudo-element, content].
+PSEUDO_TEXT = """el => {
+  const out = [];
+  for (const node of [el, ...el.querySelectorAll('*')]) {
+    for (const pseudo of ['::before', '::after']) {
+      const content = getComputedStyle(node, pseudo).content;
+      if (!['none', 'normal', '""', "''"].includes(content)) { out.push([node.tagName + pseudo, content]); }
+    }
+  }
+  return out;
+}"""
+
+
 @pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
 def test_offline_the_board_keeps_what_was_confirmed(server: Any, new_context: Any, viewport: dict[str, int]) -> None:
     game = _hand_two_after_trick_one(server)
@@ -99,6 +113,11 @@ def test_offline_the_board_keeps_what_was_confirmed(server: Any, new_context: An
     queued = deck(page, "J♠")
     expect(queued).to_have_class(re.compile(r"\bqueued\b"))
     assert queued.inner_text().strip() == "J♠", repr(queued.inner_text())
+    # inner_text cannot see what CSS draws: no ::before or ::after of the card (or inside it) writes a
+    # character either (a ⏳ there drew as an empty box where the browser had no emoji font); its
+    # clock is a picture (an inline SVG background), which needs no font
+    assert queued.evaluate(PSEUDO_TEXT) == [], queued.evaluate(PSEUDO_TEXT)
+    assert "svg" in queued.evaluate("b => getComputedStyle(b, '::after').backgroundImage")
     context.set_offline(False)
     settle(page)
     plays = [(e["data"]["player"], e["data"]["card"]) for e in server.events(game) if e["type"] == "play"]

@@ -1,6 +1,7 @@
 """The record's fingerprint on the game page in a real browser (docs/tamper-evidence.md): it
 follows the game live, and the page's form checks a noted fingerprint and says in words
-whether the record still matches, or matched as it stood after an earlier event."""
+whether the record still matches, or matched as it stood at an earlier moment, named as card
+players name it ("after Ann dealt in hand 1"), the event number only as small print."""
 
 from __future__ import annotations
 
@@ -26,14 +27,19 @@ def test_the_fingerprint_follows_the_game_and_a_noted_one_is_checked(server, pag
 
     page.get_by_label("Check a fingerprint you noted").fill(noted.upper())
     page.get_by_role("button", name="Check").click()
+    # the moment named as card players name it, its number only as small print: the replay's step (issue 25)
     expect(page.locator("#verdict")).to_have_text(
         f"The fingerprint {_grouped(noted)} matches the record as it stood after Ann dealt in hand 1: everything "
-        "recorded up to then is unchanged, and 1 more entry was recorded after it was noted.")
+        "recorded up to then is unchanged, and 1 more entry was recorded after it was noted (the record now stands "
+        "after Bob played 7♥ in hand 1, trick 1). (step 2 of the replay)")
+    expect(page.locator("#verdict small.step-number")).to_have_text("(step 2 of the replay)")
     page.get_by_label("Check a fingerprint you noted").fill("0123 4567 89ab")
     page.get_by_role("button", name="Check").click()
     expect(page.locator("#verdict")).to_contain_text("matches no moment of this game's record")
     page.get_by_role("link", name="Check it").click()
-    expect(page.locator("#verdict")).to_contain_text(f"The fingerprint {_grouped(now)} matches the record as it stands now")
+    expect(page.locator("#verdict")).to_have_text(
+        f"The fingerprint {_grouped(now)} matches the record as it stands now, after Bob played 7♥ in hand 1, trick 1: "
+        "nothing recorded up to the moment it was noted has changed. (step 3 of the replay)")
     longer = noted[:12] + ("00" if noted[12:14] != "00" else "11")  # a noted 12 and two wrong digits more
     page.get_by_label("Check a fingerprint you noted").fill(longer)
     page.get_by_role("button", name="Check").click()
@@ -42,7 +48,8 @@ def test_the_fingerprint_follows_the_game_and_a_noted_one_is_checked(server, pag
         "it was noted from (or the fingerprint was copied wrongly).")
     page.get_by_label("Check a fingerprint you noted").fill(noted[:12])  # noted before fingerprints had 16 digits
     page.get_by_role("button", name="Check").click()
-    expect(page.locator("#verdict")).to_contain_text(f"The fingerprint {_grouped(noted[:12])} matches the record as it stood after Ann dealt in hand 1")
+    expect(page.locator("#verdict")).to_contain_text(
+        f"The fingerprint {_grouped(noted[:12])} matches the record as it stood after Ann dealt in hand 1: ")
 
 
 def _grouped(digits: str) -> str:

@@ -5,7 +5,8 @@ tamper-evident record"; docs/tamper-evidence.md).
 rebuilt, the hash chain recomputed: ``service.record.cache.verified``, whatever is cached; the row,
 the match-history rows and a fork's lineage compared with it: ``service.record.projections``) and
 says in words whether the noted fingerprint matches the record as it stands now, as it
-stood after an earlier event, or no moment of it. A damaged record is the 503
+stood at an earlier moment ("after Cas led 10♠ in hand 1, trick 1", the event number as
+small print), or no moment of it. A damaged record is the 503
 ``record_damaged`` page, as on every route of that game.
 """
 
@@ -28,8 +29,8 @@ from service.web.pages.review import guarded, load_row
 @guarded
 def verify(game_id: str) -> Any:
     """Whether the ``fingerprint`` given matches the game's record: 200 with the sentence
-    (a match now, a match as the record stood at an earlier moment, named as card players name
-    it, or no match, naming the fingerprint as given);
+    (a match now, a match at an earlier moment named as card players name it, or no match,
+    naming the fingerprint as given; the event number as small print);
     without one, 200 with the form; 422 with a hint when it is not 12 to 64 hex digits; 503 ``record_damaged`` when the record itself does not hold."""
     row = load_row(game_id)
     rules = games.rules_of(row)
@@ -43,16 +44,7 @@ def verify(game_id: str) -> Any:
                "fingerprint_moment": review.record_moment(row, secrecy.reader(row))}
     if normal is None:  # the form alone when nothing was typed yet; a 422 for what is not a fingerprint
         return render_template("watch_verify.html", **context), 422 if typed else 200
-    steps = {step["seq"]: step for step in review.timeline_steps(row, secrecy.reader(row))}
-    context["verdict"] = chain.verdict(normal, [(event["seq"], event["hash"]) for event in events],
-                                       moment=lambda seq: _moment(steps.get(seq)))
+    moments = chain.moments(review.timeline_steps(row, secrecy.reader(row)))
+    context["verdict"] = chain.verdict(normal, [(event["seq"], event["hash"]) for event in events], moments)
     return render_template("watch_verify.html", **context)
 
-
-def _moment(step: dict[str, Any] | None) -> str:
-    """The moment right after ``step`` (a timeline step) for a check's sentence, in card players'
-    words (``review.moment_words``: "after Ann dealt in hand 1"); a note's "after a note in hand 1,
-    trick 2" or "after a note before the first deal"."""
-    if step is not None and step["type"] == "note":
-        return "after a note " + (f"in {step['place']}" if step.get("place") else "before the first deal")
-    return review.moment_words(step)

@@ -39,6 +39,7 @@ from engine.cards import SUIT_NAMES
 from engine.core import plural
 from replays import audit, timeline
 from replays import replay as replays_replay
+from replays.chain import moment_words
 from schemas.common import whole_number
 from service import clubtime, http
 from service.problems import ApiError
@@ -271,19 +272,6 @@ def game_context(row: dict[str, Any], full: bool) -> dict[str, Any]:
     context.update(games.fingerprint_context(row, stream.version, shown["status"]))  # record_fingerprint.html
     context["fingerprint_moment"] = record_moment(row, full)
     return context
-
-
-def moment_words(step: dict[str, Any] | None, cards: bool = True) -> str:
-    """A moment of a game as card players name it, from its timeline ``step`` (the moment
-    right after it): "after Cas played 10♠ in hand 1, trick 2"; "in hand 1, trick 2" for an
-    undo, redo or note (or without ``cards``); "at the start" before anything was played.
-    Never an event number (ui.md, "Words for card players")."""
-    if step is None or step["type"] == "game_created":
-        return "at the start"
-    place = step.get("place") or ""
-    if cards and step.get("brief"):
-        return f"after {step['brief']}" + (f" in {place}" if place else "")
-    return f"in {place}" if place else "later in the game"
 
 
 def record_moment(row: dict[str, Any], full: bool) -> str:

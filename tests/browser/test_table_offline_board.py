@@ -170,3 +170,47 @@ def test_offline_the_waiting_taps_leave_the_seats_buttons_free(server: Any, new_
     for button in chooser.get_by_role("button").all():
         box = button.bounding_box()
         assert box is not None and box["height"] >= 40 and box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], box
+
+
+#: Every control on screen (the seats' buttons, the action row's, the deck's cards, Undo and Menu)
+#: that the waiting taps' box lies over, probed at five points across each.
+CONTROLS_COVERED = """() => {
+  const out = [];
+  for (const b of document.querySelectorAll('#seats button, #actions button, #deck button, #undo, #redo, #menu-button, button')) {
+    const r = b.getBoundingClientRect();
+    if (!r.width || !r.height || b.closest('#queue') || r.bottom < 0 || r.top > innerHeight) { continue; }
+    for (const [fx, fy] of [[0.5, 0.5], [0.2, 0.2], [0.8, 0.2], [0.2, 0.8], [0.8, 0.8]]) {
+      const hit = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+      if (hit && hit.closest('#queue')) { out.push(b.getAttribute('aria-label') || b.textContent.trim()); break; }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("waiting", [1, 2])
+@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
+def test_offline_during_a_knock_the_waiting_taps_cover_no_control(server: Any, new_context: Any,
+                                                                 viewport: dict[str, int], waiting: int) -> None:
+    """Bob knocked, so the folds of Ann, Cas and Dee fill the band's foot; the device goes offline
+    and the scorekeeper taps cards: the waiting taps' box must not fall back over the seats'
+    Knock, Laundry and Reveal (it did: every seat's buttons of the first row), nor over a fold,
+    a card of the deck, Undo or Menu (issue 25)."""
+    players = ["Ann", "Bob", "Cas", "Dee"]
+    game = server.create(game="toepen", players=players, dealer="Ann")
+    server.post(game, {"type": "deal"})
+    server.post(game, {"type": "knock", "player": "Bob"})
+    context = new_context(viewport=viewport)
+    page = context.new_page()
+    open_table(page, server, game)
+    expect(page.get_by_role("button", name="Fold: Dee", exact=True)).to_be_visible()
+    context.set_offline(True)
+    for card in ("J♠", "10♠")[:waiting]:
+        deck(page, card).click()
+    expect(page.locator("#table")).to_have_attribute("data-pending", str(waiting))
+    expect(page.locator("#queue-list li")).to_have_count(waiting)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(300)  # the box placed after the tap's render
+    assert page.evaluate(CONTROLS_COVERED) == []
+    expect(page.locator("#queue")).to_be_in_viewport()
+    expect(page.locator("#queue-list")).to_contain_text("J♠")

@@ -113,18 +113,19 @@ def recorded(base: str, steps: Sequence[tuple[str, dict[str, object]]]) -> tuple
     return url, auth
 
 
-def raw_exchange(port: int, request: bytes) -> tuple[str, dict[str, str], bytes]:
+def raw_exchange(port: int, request: bytes, timeout: float = 30) -> tuple[str, dict[str, str], bytes]:
     """Send ``request`` to ``kibitz serve`` on ``port`` as it is, over a raw socket, and read
     the whole answer (the server closes after it): ``(status line, headers lower-cased, body)``.
-    Fails the test when no complete answer comes within 10 s."""
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+    Fails the test when no complete answer comes within ``timeout`` seconds (between two reads);
+    a reset or a broken pipe propagates."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
         sock.sendall(request)
         received = b""
         while True:
             try:
                 chunk = sock.recv(65536)
             except TimeoutError:
-                pytest.fail(f"no complete answer within 10 s; got {received!r}")
+                pytest.fail(f"no complete answer within {timeout:.0f} s; got {received!r}")
             if not chunk:
                 break
             received += chunk

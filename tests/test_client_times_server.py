@@ -1,5 +1,5 @@
 """The client's time of an action (``at``) over real HTTP (a real ``kibitz serve`` on a real
-SQLite file), as an outside tester sent it (issue 27).
+SQLite file, and on a PostgreSQL schema), as an outside tester sent it (issue 27).
 
 - Times are written as the same ISO 8601 they are read as, the year in four digits: year 1
   was stored as ``1-01-01T…`` and the game's own export was then refused on import (422).
@@ -15,22 +15,31 @@ import pytest
 import requests
 
 from tests.conftest import OPEN_DEAL, PLAYERS
+from tests.postgres import empty_database
 from tests.serving import serving
 
 YEAR_1 = "0001-01-01T00:00:00Z"
 YEAR_9999 = "9999-12-31T23:59:59.999Z"
 
 
+#: Each server of this module runs on either backend (issue 27's findings hold on both).
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def backend(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    with serving(tmp_path_factory.mktemp("times")) as url:
+def base(tmp_path_factory, backend):
+    folder = tmp_path_factory.mktemp("times")
+    with empty_database(backend, folder) as database, serving(folder, database=database) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
-def elsewhere(tmp_path_factory):
+def elsewhere(tmp_path_factory, backend):
     """A second club's server, where the export is imported."""
-    with serving(tmp_path_factory.mktemp("elsewhere")) as url:
+    folder = tmp_path_factory.mktemp("elsewhere")
+    with empty_database(backend, folder) as database, serving(folder, database=database) as url:
         yield url
 
 

@@ -16,7 +16,7 @@ import requests
 
 from service.storage import sqlite as store
 from service.web.boards import BoardAnswers
-from tests.serving import serving
+from tests.serving import raw_exchange, serving
 
 
 def _port(base: str) -> int:
@@ -167,18 +167,11 @@ def test_what_memory_remembers_is_not_trusted_after_any_commit(tmp_path):
 def test_a_body_slower_than_the_idle_timeout_gets_a_408_problem_body_and_nothing_is_stored(tmp_path):
     with serving(tmp_path, ["--idle-timeout", "1"]) as base:
         body = json.dumps({"game": "toepen", "players": ["Ann", "Bob", "Cas"]}).encode()
-        with socket.create_connection(("127.0.0.1", _port(base)), timeout=30) as sock:
-            sock.sendall(b"POST /games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        status, headers, payload = raw_exchange(
+            _port(base), b"POST /games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                          b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
-            received = b""
-            while True:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                received += chunk
-        head, _, payload = received.partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 408 ")
-        assert b"content-type: application/problem+json" in head.lower()
+        assert status.startswith("HTTP/1.1 408 ")
+        assert headers["content-type"].startswith("application/problem+json")
         assert json.loads(payload)["code"] == "request_timeout"
         assert requests.get(f"{base}/games", timeout=30).json()["games"] == []
 

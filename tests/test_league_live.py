@@ -250,14 +250,21 @@ def _until(condition: Any, what: str, bound: float = 10.0) -> None:
         time.sleep(0.01)
 
 
-def test_while_the_listener_is_away_nothing_is_trusted_and_what_was_remembered_is_stale_after(
-        postgres_url: str) -> None:  # noqa: F811
-    db = postgres.connect(postgres_url)
+def _one_game(url: str) -> tuple[postgres.Connection, str]:
+    """A connection to the migrated schema at ``url`` and a new game stored there (its
+    ``game_created`` alone, committed): ``(connection, game id)``; the caller closes it."""
+    db = postgres.connect(url)
     postgres.migrate(db)
     game_id = f"g{uuid.uuid4().hex[:12]}"
     with postgres.immediate(db):
         postgres.insert_game(db, game_id, CREATED, "ab" * 32, WHEN, "in_progress")
         postgres.append(db, game_id, 1, "game_created", CREATED, WHEN)
+    return db, game_id
+
+
+def test_while_the_listener_is_away_nothing_is_trusted_and_what_was_remembered_is_stale_after(
+        postgres_url: str) -> None:  # noqa: F811
+    db, game_id = _one_game(postgres_url)
     answers = BoardAnswers(postgres_url)
     listener = answers.listener
     assert listener is not None
@@ -308,12 +315,7 @@ def test_while_the_listener_is_away_nothing_is_trusted_and_what_was_remembered_i
 
 def test_a_forks_memory_is_stale_after_any_games_move_and_this_processs_commits_stale_everything(
         postgres_url: str) -> None:  # noqa: F811
-    db = postgres.connect(postgres_url)
-    postgres.migrate(db)
-    game_id = f"g{uuid.uuid4().hex[:12]}"
-    with postgres.immediate(db):
-        postgres.insert_game(db, game_id, CREATED, "ab" * 32, WHEN, "in_progress")
-        postgres.append(db, game_id, 1, "game_created", CREATED, WHEN)
+    db, game_id = _one_game(postgres_url)
     answers = BoardAnswers(postgres_url)
     try:
         answers.start()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 import requests
 
+from tests.postgres import empty_database
 from tests.serving import serving
 
 WRITTEN = ["José", "Zoë", "Nguyễn", "Ольга", "Σοφία", "محمد", "O'Brien", "李小龍", "田中はるか", "김철수", "ラーメン",
@@ -29,9 +30,16 @@ REFUSED = [
 ]
 
 
+#: Each server of this module runs on either backend (issue 27's findings hold on both).
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def backend(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    with serving(tmp_path_factory.mktemp("names")) as url:
+def base(tmp_path_factory, backend):
+    folder = tmp_path_factory.mktemp("names")
+    with empty_database(backend, folder) as database, serving(folder, database=database) as url:
         yield url
 
 

@@ -19,6 +19,7 @@ import pytest
 import requests
 
 from service.cli import lan
+from tests.postgres import empty_database
 from tests.serving import serving
 
 EVIL = "evil.example"
@@ -41,9 +42,16 @@ def _refused(answer: requests.Response) -> None:
     assert EVIL not in answer.text
 
 
+#: Each server of this module runs on either backend (issue 27's findings hold on both).
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def backend(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    with serving(tmp_path_factory.mktemp("headers")) as url:
+def base(tmp_path_factory, backend):
+    folder = tmp_path_factory.mktemp("headers")
+    with empty_database(backend, folder) as database, serving(folder, database=database) as url:
         yield url
 
 

@@ -81,27 +81,61 @@ export function renderQueue() {
 
 
 /* The waiting taps lie in the room kept under the board (the band's empty foot, above the deck),
- * so the seats' own buttons (Knock, Reveal, …) stay free to tap while the Wi-Fi is down; where that
- * room is taken (a knock's folds shown) or too low for one row of buttons, over the seats' foot
- * (their facts and own actions), under the last line of seat names. Never over the board, which
- * while taps wait is the confirmed board plus the waiting taps (issue 25: the facts and the
- * finished trick stay in view), and never over the deck. Taller than its room, the box is one
- * strip scrolled sideways, the newest tap's choice in view. */
+ * so the seats' own buttons (Knock, Reveal, …) stay free to tap while the Wi-Fi is down. Where that
+ * room is taken (a knock's folds shown) or too low for one row of buttons: beside the action row's
+ * last button where that row leaves room (a tablet), else under the deck where that is on screen,
+ * else over the board's current trick (the box lists the taps that line would show). Never over a
+ * control (issue 25: it fell back over the seats' Knock and Reveal), nor the facts or the finished
+ * trick (the confirmed board plus the waiting taps stays in view). Taller than its room, the box is
+ * one strip scrolled sideways, the newest tap's choice in view. */
 export function placeQueue(box) {
   var area = box.parentNode.getBoundingClientRect();
-  var deckTop = el("deck").getBoundingClientRect().top;
+  var deck = el("deck").getBoundingClientRect();
   var free = freeBandTop();
+  box.style.left = "";
   box.classList.add("in-band");
-  if (fits(box, deckTop - 1 - free)) {
-    place(box, free - area.top, deckTop - 1 - free);
+  if (fits(box, deck.top - 1 - free)) {
+    place(box, free - area.top, deck.top - 1 - free);
     return;
   }
-  box.classList.remove("in-band");
-  var heads = el("seats").querySelectorAll(".seat-head");
-  var names = el("seats").getBoundingClientRect().top;
-  for (var h = 0; h < heads.length; h++) { names = Math.max(names, heads[h].getBoundingClientRect().bottom + 2); }
-  var foot = el("band").getBoundingClientRect().top;
-  place(box, names - area.top, foot - names);
+  var need = stripHeight(box);
+  var beside = besideActions(area);
+  if (beside && beside.height >= need) {
+    box.style.left = Math.round(beside.left - area.left) + "px";
+    place(box, beside.top - area.top, beside.height);
+    return;
+  }
+  if (deck.bottom + 4 + need <= window.innerHeight) {
+    place(box, deck.bottom + 4 - area.top, need);
+    return;
+  }
+  var line = el("board").querySelector(".trick.current") || el("board");
+  place(box, line.getBoundingClientRect().top - area.top, need);
+}
+
+/* The height the box needs as one strip. */
+function stripHeight(box) {
+  box.classList.add("one-row");
+  box.style.maxHeight = "";
+  var need = box.scrollHeight;
+  box.classList.remove("one-row");
+  return need;
+}
+
+/* The room right of the action row's last button, in that row: {left, top, height}, or null
+ * where less than 12rem is left. */
+function besideActions(area) {
+  var shown = el("action-room").querySelectorAll("button");
+  var last = null;
+  for (var i = 0; i < shown.length; i++) {
+    var r = shown[i].getBoundingClientRect();
+    if (!r.width || getComputedStyle(shown[i]).visibility === "hidden") { continue; }
+    if (!last || r.top > last.top + 2 || (Math.abs(r.top - last.top) <= 2 && r.right > last.right)) { last = r; }
+  }
+  if (!last) { return null; }
+  var left = last.right + 8;
+  if (area.right - left < 12 * parseFloat(getComputedStyle(document.documentElement).fontSize)) { return null; }
+  return {left: left, top: last.top - 2, height: last.height + 4};
 }
 
 /* The top of the band's empty foot: under the last line of the board and under any button or

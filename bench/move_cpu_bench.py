@@ -5,6 +5,7 @@ Usage::
 
     python bench/move_cpu_bench.py [--servers kibitz,granian,gunicorn-gthread,waitress,cheroot,kibitz=DIR]
                                    [--moves 3000] [--clients 8] [--source DIR] [--profile DIR] [--json FILE]
+                                   [--syncs]
 
 For each server named (``kibitz``: the real ``kibitz serve``; the others: the same Flask app
 under another WSGI server, ``bench/wsgi_servers.py``), on a fresh SQLite database with
@@ -17,7 +18,9 @@ under another WSGI server, ``bench/wsgi_servers.py``), on a fresh SQLite databas
    be a 201;
 3. the server's CPU time (user + system, ``psutil``, the process and its children) over
    exactly that phase, divided by the moves: **server CPU per move**; also the wall-clock
-   moves/s and the load average (1 min) at the start and end.
+   moves/s, the load average (1 min) at the start and end, the server's voluntary context
+   switches per move (a thread that waited) and, with ``--syncs``, how many moves shared
+   one ``fsync``/``fdatasync`` of the server (``perf stat`` on the system calls).
 
 Before the first server and after each one, the reference: the ``eventsourcing`` library
 (its SQLite persistence, a file in the same temporary folder, WAL with ``synchronous=FULL``,
@@ -168,6 +171,7 @@ class Run:
     load_start: float
     load_end: float
     switches: int = 0
+    syncs: int | None = None  # fsync/fdatasync calls of the server (``--syncs``), None when not counted
 
     @property
     def cpu_ms_per_move(self) -> float:
@@ -203,8 +207,30 @@ def summarize(raw: Path) -> dict[str, float]:
     return {place: count / total for place, count in sorted(counts.items(), key=lambda item: -item[1])}
 
 
+SYNC_EVENTS = "syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync"
+
+
+def count_syncs(pid: int) -> subprocess.Popen[str]:
+    """``perf stat`` counting the ``fsync``/``fdatasync`` calls of every thread of ``pid``
+    until it is sent SIGINT (:func:`synced`): how many commits the moves shared."""
+    return subprocess.Popen(["perf", "stat", "-x", ",", "-e", SYNC_EVENTS, "-p", str(pid)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def synced(counter: subprocess.Popen[str]) -> int:
+    """The calls :func:`count_syncs` counted (it is stopped here)."""
+    counter.send_signal(signal.SIGINT)
+    _out, err = counter.communicate(30)
+    total = 0
+    for line in err.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2].startswith("syscalls:") and fields[0].strip().isdigit():
+            total += int(fields[0])
+    return total
+
+
 def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients: int,
-           profile: Path | None = None, perf_dir: Path | None = None) -> Run:
+           profile: Path | None = None, perf_dir: Path | None = None, syncs: bool = False) -> Run:
     """Create the games (untimed), then record ``moves`` moves with ``clients`` keep-alive
     clients; the server's CPU over exactly the recording."""
     creator = Client(served.port)
@@ -257,6 +283,10 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
                                 str(profile / f"{served.name.replace('/', '_')}.txt")],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)  # attached
+    counter = None
+    if syncs:
+        counter = count_syncs(served.proc.pid)
+        time.sleep(1.0)  # attached
     load_start = load_average()
     switches = served.switches()
     cpu_before = served.cpu()
@@ -268,6 +298,7 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
     seconds = time.perf_counter() - started
     cpu_after = served.cpu()
     switches = served.switches() - switches
+    synced_calls = synced(counter) if counter is not None else None
     if spy is not None:
         spy.send_signal(signal.SIGINT)
         spy.wait(30)
@@ -278,7 +309,7 @@ def record(served: Served, logs: list[list[dict[str, Any]]], moves: int, clients
         raise SystemExit(f"{served.name}: {failures[0]}")
     done = moves - max(0, left[0])
     return Run(served.name, done, seconds, cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1],
-               load_start, load_average(), switches)
+               load_start, load_average(), switches, synced_calls)
 
 
 # --------------------------------------------------------------------------- the reference
@@ -376,6 +407,8 @@ def main() -> None:
     parser.add_argument("--serve-args", default="", help="more options for kibitz serve (space-separated)")
     parser.add_argument("--perf", type=Path, default=None,
                         help="also record each server with Linux perf (cpu-clock, call graphs, in this folder)")
+    parser.add_argument("--syncs", action="store_true",
+                        help="also count the server's fsync/fdatasync calls per move (perf stat; commits shared)")
     parser.add_argument("--profile", type=Path, default=None,
                         help="also profile each server while it records (py-spy, raw stacks in this folder)")
     args = parser.parse_args()
@@ -397,7 +430,7 @@ def main() -> None:
         for n, name in enumerate(names, 1):
             served = Served(name, folder, args.threads, args.source)
             try:
-                runs.append(record(served, logs, args.moves, args.clients, args.profile, args.perf))
+                runs.append(record(served, logs, args.moves, args.clients, args.profile, args.perf, args.syncs))
             finally:
                 served.stop()
             refs.append(reference(folder, logs, args.moves, str(n)))
@@ -412,14 +445,15 @@ def main() -> None:
               f"{ref.load:.2f} |")
     print()
     print("| server | moves | server CPU per move (user + sys) | ratio to eventsourcing's CPU per save | "
-          "moves/s (wall) | thread waits per move | load (1 min) start–end |")
-    print("|---|---|---|---|---|---|---|")
+          "moves/s (wall) | thread waits per move | moves per fsync | load (1 min) start–end |")
+    print("|---|---|---|---|---|---|---|---|")
     for n, run in enumerate(runs):
         around = statistics.mean([refs[n].cpu_ms_per_save, refs[n + 1].cpu_ms_per_save])
         print(f"| {run.server} | {run.moves} | {run.cpu_ms_per_move:.3f} ms "
               f"({run.cpu_user / run.moves * 1000:.3f} + {run.cpu_system / run.moves * 1000:.3f}) | "
               f"{run.cpu_ms_per_move / around:.2f}× | {run.moves / run.seconds:,.0f} | "
-              f"{run.switches / run.moves:.1f} | {run.load_start:.2f}–{run.load_end:.2f} |")
+              f"{run.switches / run.moves:.1f} | {run.moves / run.syncs if run.syncs else float('nan'):.1f} | "
+              f"{run.load_start:.2f}–{run.load_end:.2f} |")
     if args.profile is not None:
         print()
         print("| server | where the sampled CPU went (py-spy, innermost Python frame) |")

@@ -105,26 +105,27 @@ def recorded(base: str, steps: Sequence[tuple[str, dict[str, object]]]) -> tuple
     each ``(path, body)`` of ``steps`` posted to ``/games/<id>/<path>`` (each must answer 201):
     returns the game's URL and the token's ``Authorization`` header."""
     made = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                         timeout=10).json()
+                         timeout=30).json()
     url, auth = f"{base}/games/{made['id']}", {"Authorization": f"Bearer {made['token']}"}
     for path, body in [("events", OPEN_DEAL), *steps]:
-        done = requests.post(f"{url}/{path}", json=body, headers=auth, timeout=10)
+        done = requests.post(f"{url}/{path}", json=body, headers=auth, timeout=30)
         assert done.status_code == 201, done.text
     return url, auth
 
 
-def raw_exchange(port: int, request: bytes) -> tuple[str, dict[str, str], bytes]:
+def raw_exchange(port: int, request: bytes, timeout: float = 30) -> tuple[str, dict[str, str], bytes]:
     """Send ``request`` to ``kibitz serve`` on ``port`` as it is, over a raw socket, and read
     the whole answer (the server closes after it): ``(status line, headers lower-cased, body)``.
-    Fails the test when no complete answer comes within 10 s."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+    Fails the test when no complete answer comes within ``timeout`` seconds (between two reads);
+    a reset or a broken pipe propagates."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
         sock.sendall(request)
         received = b""
         while True:
             try:
                 chunk = sock.recv(65536)
             except TimeoutError:
-                pytest.fail(f"no complete answer within 10 s; got {received!r}")
+                pytest.fail(f"no complete answer within {timeout:.0f} s; got {received!r}")
             if not chunk:
                 break
             received += chunk

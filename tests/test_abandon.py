@@ -159,7 +159,7 @@ def test_abandon_through_the_real_server(server):  # noqa: F811
     table = Table(server, {"game": "stop_the_bus", "players": ["Ann", "Bob", "Cas"]})
     table.post({"type": "deal", "centre": ["2C", "7D", "KH"]})
     assert table.post(STOP)["state"]["status"] == "abandoned"
-    listed = requests.get(f"{server}/games", params={"status": "abandoned"}, timeout=10).json()["games"]
+    listed = requests.get(f"{server}/games", params={"status": "abandoned"}, timeout=30).json()["games"]
     assert table.id in [g["id"] for g in listed]
     refused = table.post({"type": "stop", "player": "Bob"}, status=409)
     assert refused["code"] == "game_over"

@@ -21,7 +21,7 @@ def base(tmp_path_factory):
 
 
 def _target(url: str, kind: str, headers: dict[str, str] | None = None) -> str:
-    listed = requests.get(f"{url}/actions", headers=headers or {}, timeout=10).json()["actions"]
+    listed = requests.get(f"{url}/actions", headers=headers or {}, timeout=30).json()["actions"]
     summary = next(entry["target"]["summary"] for entry in listed if entry["type"] == kind)
     assert not re.search(r"\bevent\b|\d+(?![♣♦♥♠])\b", summary), summary  # no event numbers
     return summary
@@ -40,7 +40,7 @@ def test_while_the_hand_is_played_the_public_reads_what_stands_and_that_another_
         "target": 3, "action": {"type": "play", "player": "Bob", "card": "7H"}})])
     assert _target(url, "undo", auth) == "Fix: Bob played 7♥, not 8♣"
     assert _target(url, "undo") == "Fix: Bob played 7♥; another card was first recorded"
-    undone = requests.post(f"{url}/undo", headers=auth, timeout=10)
+    undone = requests.post(f"{url}/undo", headers=auth, timeout=30)
     assert undone.json()["target"]["summary"] == "Fix: Bob played 7♥, not 8♣"
     assert _target(url, "redo", auth) == "Fix: Bob played 7♥, not 8♣"
     assert _target(url, "redo") == "Fix: Bob played a card"  # 7♥ is back in Bob's hand now
@@ -50,7 +50,7 @@ def test_once_the_hand_is_over_the_public_reads_the_card_firstrecorded(base):
     url, auth = recorded(base, [_play("Bob", "7H"), _play("Cas", "JH"), _one("knock", "Cas"), _one("fold", "Dee"),
                                  _one("fold", "Ann"), _one("fold", "Bob"),
                                  ("correct", {"target": 4, "action": {"type": "play", "player": "Cas", "card": "8H"}})])
-    assert requests.get(url, timeout=10).json()["state"]["phase"] == "deal"  # the hand is over: Cas won it
+    assert requests.get(url, timeout=30).json()["state"]["phase"] == "deal"  # the hand is over: Cas won it
     assert _target(url, "undo", auth) == "Fix: Cas played 8♥, not J♥"
     assert _target(url, "undo") == "Fix: Cas played 8♥, not J♥"
 
@@ -59,6 +59,6 @@ def test_a_folded_players_card_first_recorded_is_never_named(base):
     url, auth = recorded(base, [_play("Bob", "8C"), _one("knock", "Cas"), _one("fold", "Dee"), _one("fold", "Ann"),
                                  _one("fold", "Bob"),
                                  ("correct", {"target": 3, "action": {"type": "play", "player": "Bob", "card": "7H"}})])
-    assert requests.get(url, timeout=10).json()["state"]["phase"] == "deal"
+    assert requests.get(url, timeout=30).json()["state"]["phase"] == "deal"
     assert _target(url, "undo", auth) == "Fix: Bob played 7♥, not 8♣"
     assert _target(url, "undo") == "Fix: Bob played 7♥; another card was first recorded"  # 8♣ is dead

@@ -27,12 +27,12 @@ class Table:
     """One game on the real server, with its token."""
 
     def __init__(self, base: str, body: dict[str, Any]) -> None:
-        reply = requests.post(f"{base}/games", json=body, timeout=10)
+        reply = requests.post(f"{base}/games", json=body, timeout=30)
         assert reply.status_code == 201, reply.text
         self.base, self.id, self.token = base, reply.json()["id"], reply.json()["token"]
 
     def post(self, action: dict[str, Any], path: str = "events", status: int = 201) -> dict[str, Any]:
-        reply = requests.post(f"{self.base}/games/{self.id}/{path}", json=action, timeout=10,
+        reply = requests.post(f"{self.base}/games/{self.id}/{path}", json=action, timeout=30,
                               headers={"Authorization": f"Bearer {self.token}"})
         assert reply.status_code == status, reply.text
         body: dict[str, Any] = reply.json()
@@ -45,7 +45,7 @@ class Table:
 
     def get(self, path: str = "", token: bool = True) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self.token}"} if token else {}
-        reply = requests.get(f"{self.base}/games/{self.id}{path}", headers=headers, timeout=10)
+        reply = requests.get(f"{self.base}/games/{self.id}{path}", headers=headers, timeout=30)
         assert reply.status_code == 200, reply.text
         body: dict[str, Any] = reply.json()
         return body
@@ -85,9 +85,9 @@ def test_fool_dispute_ruling_and_fork(server):  # noqa: F811
     what_if.play("Ilja:G7")
     replayed = what_if.get("/hands/1/tricks/1")
     assert replayed["winner"] == "Anja" and replayed["fools"] == ["Bettina"]
-    listed = [g["id"] for g in requests.get(f"{server}/games", timeout=10).json()["games"]]
+    listed = [g["id"] for g in requests.get(f"{server}/games", timeout=30).json()["games"]]
     assert game.id in listed and fork["id"] not in listed
-    with_forks = [g["id"] for g in requests.get(f"{server}/games?fork=true", timeout=10).json()["games"]]
+    with_forks = [g["id"] for g in requests.get(f"{server}/games?fork=true", timeout=30).json()["games"]]
     assert fork["id"] in with_forks
 
 
@@ -106,12 +106,12 @@ def test_export_import_round_trip_and_history(server, other_server):  # noqa: F8
     game.post({"type": "adjust", "player": "Bob", "amount": 1, "reason": "ruling"})
     exported = game.get("/export")
     # issue 10: the game is stored on this server, so importing it here again is refused
-    here = requests.post(f"{server}/games/import", json=exported, timeout=10)
+    here = requests.post(f"{server}/games/import", json=exported, timeout=30)
     assert here.status_code == 409 and here.json()["code"] == "already_imported", here.text
     assert here.json()["game_id"] == game.id
-    imported = requests.post(f"{other_server}/games/import", json=exported, timeout=10)
+    imported = requests.post(f"{other_server}/games/import", json=exported, timeout=30)
     assert imported.status_code == 201, imported.text
-    again = requests.get(f"{other_server}/games/{imported.json()['id']}/export", timeout=10,
+    again = requests.get(f"{other_server}/games/{imported.json()['id']}/export", timeout=30,
                          headers={"Authorization": f"Bearer {imported.json()['token']}"}).json()
     for doc in (exported, again):
         doc["game"].pop("id")
@@ -119,8 +119,8 @@ def test_export_import_round_trip_and_history(server, other_server):  # noqa: F8
     assert again == exported
     tampered = {**exported, "events": [dict(e) for e in exported["events"]]}
     tampered["events"][2] = {**tampered["events"][2], "data": {**tampered["events"][2]["data"], "player": "Nobody"}}
-    refused = requests.post(f"{server}/games/import", json=tampered, timeout=10)
+    refused = requests.post(f"{server}/games/import", json=tampered, timeout=30)
     assert refused.status_code == 422 and refused.json()["seq"] == 3
     for base in (server, other_server):  # one game each: the refused import doubled nothing
-        history = requests.get(f"{base}/players/zoë%20roundtrip", timeout=10).json()
+        history = requests.get(f"{base}/players/zoë%20roundtrip", timeout=30).json()
         assert history["by_game"]["toepen"]["games"] == 1 and history["by_game"]["toepen"]["wins"] == 1

@@ -32,21 +32,21 @@ def recorded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fingerprint")
     with serving(folder) as base:
         made = requests.post(f"{base}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"], "dealer": "Ann"},
-                             timeout=10).json()
+                             timeout=30).json()
         auth = {"Authorization": f"Bearer {made['token']}"}
         for body in ({"type": "deal"}, {"type": "play", "player": "Bob", "card": "7H"}, {"type": "note", "text": "three"}):
             assert requests.post(f"{base}/games/{made['id']}/events", json=body, headers=auth,
-                                 timeout=10).status_code == 201
-        hashes = [event["hash"] for event in requests.get(f"{base}/games/{made['id']}/events", timeout=10).json()["events"]]
+                                 timeout=30).status_code == 201
+        hashes = [event["hash"] for event in requests.get(f"{base}/games/{made['id']}/events", timeout=30).json()["events"]]
         yield base, folder / "kibitz.db", made["id"], hashes
 
 
 def test_the_game_page_shows_sixteen_digits_in_four_groups(recorded):
     base, _db, game_id, hashes = recorded
-    page = requests.get(f"{base}/watch/{game_id}", timeout=10).text
+    page = requests.get(f"{base}/watch/{game_id}", timeout=30).text
     assert f'<code class="fingerprint-code">{_grouped(hashes[-1][:16])}</code>' in page
     assert f'data-fingerprint="{hashes[-1][:16]}"' in page
-    board = requests.get(f"{base}/watch/{game_id}/board", timeout=10).text
+    board = requests.get(f"{base}/watch/{game_id}/board", timeout=30).text
     assert _grouped(hashes[-1][:16]) in board
 
 
@@ -58,7 +58,7 @@ def _wrong_two(digits: str) -> str:
 def test_a_check_names_every_digit_it_was_given(recorded, length):
     base, db, game_id, hashes = recorded
     now = hashes[-1][:length]
-    said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": now.upper()}, timeout=10)
+    said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": now.upper()}, timeout=30)
     # the moment in card players' words, the event number only as small print at the end (issue 25)
     words = (f"The fingerprint {_grouped(now)} matches the record as it stands now, after a note in hand 1, trick 1: "
              "nothing recorded up to the moment it was noted has changed.")
@@ -78,7 +78,7 @@ def test_a_check_names_every_digit_it_was_given(recorded, length):
         done = _verify(db, game_id, longer)
         assert done.returncode == 1, done.stdout
         assert done.stdout.startswith(f"The fingerprint {_grouped(longer)} matches no moment of this game's record"), done.stdout
-        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": longer}, timeout=10)
+        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": longer}, timeout=30)
         assert f"The fingerprint {_grouped(longer)} matches no moment" in html.unescape(said.text)
 
 
@@ -88,5 +88,5 @@ def test_fewer_than_twelve_digits_or_more_than_sixty_four_is_not_a_fingerprint(r
     done = _verify(db, game_id, typed)
     assert done.returncode == 2 and "is not a fingerprint: give the 16 hex digits" in done.stderr, done.stderr
     if typed:
-        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": typed}, timeout=10)
+        said = requests.get(f"{base}/watch/{game_id}/verify", params={"fingerprint": typed}, timeout=30)
         assert said.status_code == 422 and "is not a fingerprint: give the 16 hex digits" in said.text

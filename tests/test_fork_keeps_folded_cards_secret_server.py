@@ -29,7 +29,7 @@ def base(tmp_path_factory):
 
 
 def _post(url: str, auth: dict[str, str], path: str, body: dict) -> dict:
-    done = requests.post(f"{url}/{path}", json=body, headers=auth, timeout=10)
+    done = requests.post(f"{url}/{path}", json=body, headers=auth, timeout=30)
     assert done.status_code == 201, done.text
     return dict(done.json())
 
@@ -45,12 +45,12 @@ def _play(player: str, card: str) -> dict:
 def _original(base: str) -> tuple[str, str, dict[str, str]]:
     """Ann folds to Bob's knock (event 4), then Cas and Dee do: Bob wins hand 1."""
     made = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                         timeout=10).json()
+                         timeout=30).json()
     url, auth = f"{base}/games/{made['id']}", {"Authorization": f"Bearer {made['token']}"}
     for body in (OPEN_DEAL, _one("knock", "Bob"), _one("fold", "Ann"), _one("fold", "Cas"), _one("fold", "Dee")):
         _post(url, auth, "events", body)
-    assert requests.get(url, timeout=10).json()["state"]["phase"] == "deal"  # hand 1 is over
-    assert not set(ANN) & set(requests.get(f"{url}/events", timeout=10).text.split('"'))  # Ann's cards are dead
+    assert requests.get(url, timeout=30).json()["state"]["phase"] == "deal"  # hand 1 is over
+    assert not set(ANN) & set(requests.get(f"{url}/events", timeout=30).text.split('"'))  # Ann's cards are dead
     return made["id"], url, auth
 
 
@@ -70,28 +70,28 @@ def test_a_fork_where_the_folded_player_stays_in_never_shows_her_cards(base):
     fork_url, fork_auth = _fork(base, url, auth, 3, [  # before Ann's fold: she stays in and plays
         _one("fold", "Cas"), _one("fold", "Dee"), _play("Bob", "7H"), _play("Ann", "TH"), _play("Ann", "9C"),
         _play("Bob", "8C"), _play("Ann", "JD"), _play("Bob", "AD"), _play("Bob", "KS"), _play("Ann", "QS")])
-    assert requests.get(fork_url, headers=fork_auth, timeout=10).json()["state"]["phase"] == "deal"  # both over
+    assert requests.get(fork_url, headers=fork_auth, timeout=30).json()["state"]["phase"] == "deal"  # both over
     for path in READS:
-        refused = requests.get(f"{fork_url}{path}", timeout=10)
+        refused = requests.get(f"{fork_url}{path}", timeout=30)
         assert refused.status_code == 401, (path, refused.text[:300])
         assert refused.json()["code"] == "token_required"
         assert refused.json()["sealed_by"] == game_id and "never shows" in refused.json()["detail"]
         assert game_id not in refused.json()["detail"]  # a game is named in words, never by its id
         assert not set(ANN) & set(refused.text.split('"'))
-        assert requests.get(f"{fork_url}{path}", headers=fork_auth, timeout=10).status_code == 200
+        assert requests.get(f"{fork_url}{path}", headers=fork_auth, timeout=30).status_code == 200
     fork_id = fork_url.rsplit("/", 1)[1]
     for page in (f"/watch/{fork_id}", f"/watch/{fork_id}/replay", f"/watch/{fork_id}/hands/1"):
-        answer = requests.get(f"{base}{page}", timeout=10)
+        answer = requests.get(f"{base}{page}", timeout=30)
         assert answer.status_code == 401, page
         assert not any(card in answer.text for card in ("10♥", "9♣", "J♦", "Q♠"))
-    assert requests.get(url, timeout=10).status_code == 200  # the original reads as before
+    assert requests.get(url, timeout=30).status_code == 200  # the original reads as before
 
 
 def test_a_fork_that_names_no_folded_card_reads_as_before(base):
     _game_id, url, auth = _original(base)
     fork_url, _fork_auth = _fork(base, url, auth, 4, [_one("fold", "Dee"), _one("fold", "Cas")])  # after Ann's fold
     for path in READS[:4]:
-        answer = requests.get(f"{fork_url}{path}", timeout=10)
+        answer = requests.get(f"{fork_url}{path}", timeout=30)
         assert answer.status_code == 200, (path, answer.text[:300])
         assert not set(ANN) & set(answer.text.split('"'))
 
@@ -102,9 +102,9 @@ def test_a_fork_of_a_fork_is_judged_by_the_game_that_dealt_the_hand(base):
     game_id, url, auth = _original(base)
     between_url, between_auth = _fork(base, url, auth, 3, [_one("fold", "Ann"), _one("fold", "Cas"),
                                                           _one("fold", "Dee")])  # as in the original
-    assert requests.get(f"{between_url}/events", timeout=10).status_code == 200
+    assert requests.get(f"{between_url}/events", timeout=30).status_code == 200
     below_url, _below_auth = _fork(base, between_url, between_auth, 3, [
         _one("fold", "Cas"), _one("fold", "Dee"), _play("Bob", "7H"), _play("Ann", "TH")])  # Ann stays in
-    refused = requests.get(f"{below_url}/events", timeout=10)
+    refused = requests.get(f"{below_url}/events", timeout=30)
     assert refused.status_code == 401 and refused.json()["sealed_by"] == game_id
     assert not set(ANN) & set(refused.text.split('"'))

@@ -63,7 +63,7 @@ class Tablet:
                 n += 1
                 attempt = send(session, "POST", f"{self.bases[0]}/games/{self.game['id']}/events",
                                f"{self.name} move {n}", json={"type": "note", "text": f"{self.name} move {n}"},
-                               timeout=10, headers={"Authorization": f"Bearer {self.game['token']}"})
+                               timeout=30, headers={"Authorization": f"Bearer {self.game['token']}"})
                 self.attempts.append(attempt)
                 if attempt.outcome == LOST_ANSWER:
                     self.bases.pop(0)
@@ -114,7 +114,7 @@ def _logged(base: str, game_id: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     after: int | None = 0
     while after is not None:
-        page = requests.get(f"{base}/games/{game_id}/events", params={"after": after, "limit": 1000}, timeout=10)
+        page = requests.get(f"{base}/games/{game_id}/events", params={"after": after, "limit": 1000}, timeout=30)
         assert page.status_code == 200, page.text
         body = page.json()
         out += [(event["seq"], event["data"].get("text", "")) for event in body["events"]]
@@ -149,7 +149,7 @@ def _new_games(base: str, count: int) -> list[dict[str, Any]]:
     games = []
     for _ in range(count):
         created = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                                timeout=10)
+                                timeout=30)
         assert created.status_code == 201, created.text
         games.append(created.json())
     return games
@@ -163,9 +163,9 @@ def _record_once_more(base: str, games: list[dict[str, Any]], database: str) -> 
     finally:
         db.close()
     for game in games:
-        assert requests.get(f"{base}/games/{game['id']}", timeout=10).json()["version"] == versions[game["id"]]
+        assert requests.get(f"{base}/games/{game['id']}", timeout=30).json()["version"] == versions[game["id"]]
         answer = requests.post(f"{base}/games/{game['id']}/events", json={"type": "note", "text": "after the kill"},
-                               headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+                               headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)
         assert answer.status_code == 201, answer.text
         assert answer.json()["seq"] == versions[game["id"]] + 1  # type: ignore[operator]
 

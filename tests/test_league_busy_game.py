@@ -22,7 +22,7 @@ from tests.serving import serving
 
 def _new_game(base: str) -> tuple[str, dict[str, str]]:
     answer = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                           timeout=10)
+                           timeout=30)
     assert answer.status_code == 201, answer.text
     return answer.json()["id"], {"Authorization": f"Bearer {answer.json()['token']}"}
 

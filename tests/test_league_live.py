@@ -151,7 +151,7 @@ def _answered_from_memory(url: str, base: str, game_id: str, shown: int) -> None
         for _ in range(20):
             # a query waits for the lock until the rollback below: the timeout ends it, with
             # room for a poll's round trip on a loaded machine
-            answer = _board(base, game_id, shown, timeout=10)
+            answer = _board(base, game_id, shown, timeout=30)
             assert answer.status_code == 304 and answer.headers["ETag"] == f'"{shown}"'
         lock.rollback()
 
@@ -184,7 +184,7 @@ def _listening_again(url: str, server: subprocess.Popen[str], killed: int, bound
 
 def _game(base: str) -> dict[str, Any]:
     created = requests.post(f"{base}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                            timeout=10)
+                            timeout=30)
     assert created.status_code == 201, created.text
     return dict(created.json())
 
@@ -198,7 +198,7 @@ def test_a_move_through_another_process_reaches_the_watcher_at_its_next_poll(
         _answered_from_memory(postgres_url, first, game["id"], 1)
 
         dealt = requests.post(f"{second}/games/{game['id']}/events", json=OPEN_DEAL,
-                              headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+                              headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)
         assert dealt.status_code == 201, dealt.text
         took, answer = _seen_within(first, game["id"], 1)
         assert answer.headers["ETag"] == '"2"' and "Ann" in answer.text
@@ -250,14 +250,21 @@ def _until(condition: Any, what: str, bound: float = 10.0) -> None:
         time.sleep(0.01)
 
 
-def test_while_the_listener_is_away_nothing_is_trusted_and_what_was_remembered_is_stale_after(
-        postgres_url: str) -> None:  # noqa: F811
-    db = postgres.connect(postgres_url)
+def _one_game(url: str) -> tuple[postgres.Connection, str]:
+    """A connection to the migrated schema at ``url`` and a new game stored there (its
+    ``game_created`` alone, committed): ``(connection, game id)``; the caller closes it."""
+    db = postgres.connect(url)
     postgres.migrate(db)
     game_id = f"g{uuid.uuid4().hex[:12]}"
     with postgres.immediate(db):
         postgres.insert_game(db, game_id, CREATED, "ab" * 32, WHEN, "in_progress")
         postgres.append(db, game_id, 1, "game_created", CREATED, WHEN)
+    return db, game_id
+
+
+def test_while_the_listener_is_away_nothing_is_trusted_and_what_was_remembered_is_stale_after(
+        postgres_url: str) -> None:  # noqa: F811
+    db, game_id = _one_game(postgres_url)
     answers = BoardAnswers(postgres_url)
     listener = answers.listener
     assert listener is not None
@@ -308,12 +315,7 @@ def test_while_the_listener_is_away_nothing_is_trusted_and_what_was_remembered_i
 
 def test_a_forks_memory_is_stale_after_any_games_move_and_this_processs_commits_stale_everything(
         postgres_url: str) -> None:  # noqa: F811
-    db = postgres.connect(postgres_url)
-    postgres.migrate(db)
-    game_id = f"g{uuid.uuid4().hex[:12]}"
-    with postgres.immediate(db):
-        postgres.insert_game(db, game_id, CREATED, "ab" * 32, WHEN, "in_progress")
-        postgres.append(db, game_id, 1, "game_created", CREATED, WHEN)
+    db, game_id = _one_game(postgres_url)
     answers = BoardAnswers(postgres_url)
     try:
         answers.start()

@@ -247,7 +247,7 @@ def test_a_league_over_several_machines(tmp_path: Path, network: netns.Network, 
 
             # a game recorded through both, move by move, each expecting the version the other made
             made = requests.post(f"{first}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                                 timeout=10)
+                                 timeout=30)
             assert made.status_code == 201, made.text
             game = made.json()
             version = 1
@@ -259,16 +259,16 @@ def test_a_league_over_several_machines(tmp_path: Path, network: netns.Network, 
             stale = _post(first, game, "with an old version", version - 1)
             assert stale.status_code == 412, stale.text  # B's move is seen by A at once: no lost update
             for base in (first, second):
-                assert requests.get(f"{base}/games/{game['id']}", timeout=10).json()["version"] == version
+                assert requests.get(f"{base}/games/{game['id']}", timeout=30).json()["version"] == version
 
             # a watcher's game page on one server sees the other's moves at its next poll
-            board = requests.get(f"{first}/watch/{game['id']}/board", timeout=10)
+            board = requests.get(f"{first}/watch/{game['id']}/board", timeout=30)
             assert board.status_code == 200 and board.headers["ETag"] == f'"{version}"'
             for n in range(3):
                 assert _post(second, game, f"watched {n}").status_code == 201
                 version += 1
                 started = time.monotonic()
-                while (polled := requests.get(f"{first}/watch/{game['id']}/board", timeout=10,
+                while (polled := requests.get(f"{first}/watch/{game['id']}/board", timeout=30,
                                               headers={"If-None-Match": f'"{version - 1}"'})).status_code == 304:
                     assert time.monotonic() - started < SEEN_WITHIN, "the watcher on A never saw B's move"
                     time.sleep(0.05)
@@ -324,7 +324,7 @@ def test_a_league_over_several_machines(tmp_path: Path, network: netns.Network, 
 
             # kill -9 of one server under load loses no acknowledged move
             games = [requests.post(f"{first}/games", json={"game": "toepen", "players": PLAYERS,
-                                                           "visibility": "open"}, timeout=10).json() for _ in range(2)]
+                                                           "visibility": "open"}, timeout=30).json() for _ in range(2)]
             tablets = [Tablet(f"t{n}", games[n % 2], [first, second] if n < 2 else [second, first]) for n in range(4)]
             stop = threading.Event()
             threads = [threading.Thread(target=tablet.run, args=(stop,)) for tablet in tablets]
@@ -344,9 +344,9 @@ def test_a_league_over_several_machines(tmp_path: Path, network: netns.Network, 
                     thread.join(ANSWER_WITHIN + 10)
             assert all(tablet.acknowledged for tablet in tablets)
             assert all(tablet.bases == [second] for tablet in tablets[:2])  # A's tablets moved on to B
-            assert requests.get(f"{second}/health", timeout=10).status_code == 200
+            assert requests.get(f"{second}/health", timeout=30).status_code == 200
             logged = {each["id"]: [(event["seq"], event["data"].get("text", "")) for event in requests.get(
-                f"{second}/games/{each['id']}/events", params={"limit": 1000}, timeout=10).json()["events"]]
+                f"{second}/games/{each['id']}/events", params={"limit": 1000}, timeout=30).json()["events"]]
                 for each in games}
             for each in games:  # every acknowledged move at its seq, none twice, none refused or never sent
                 assert logged[each["id"]][:1] == [(1, "")]  # the game's creation

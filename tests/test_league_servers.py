@@ -20,13 +20,13 @@ def test_two_servers_on_one_postgresql_race_the_same_if_match(tmp_path: Path, po
     (tmp_path / "b").mkdir()
     with serving(tmp_path / "a", database=postgres_url) as first, serving(tmp_path / "b", database=postgres_url) as second:  # type: ignore[arg-type]
         created = requests.post(f"{first}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                                timeout=10)
+                                timeout=30)
         assert created.status_code == 201, created.text
         game = created.json()
         auth = {"Authorization": f"Bearer {game['token']}"}
-        dealt = requests.post(f"{second}/games/{game['id']}/events", json=OPEN_DEAL, headers=auth, timeout=10)
+        dealt = requests.post(f"{second}/games/{game['id']}/events", json=OPEN_DEAL, headers=auth, timeout=30)
         assert dealt.status_code == 201, dealt.text  # the game created through one process, recorded through the other
-        assert requests.get(f"{first}/games/{game['id']}", timeout=10).json()["version"] == 2
+        assert requests.get(f"{first}/games/{game['id']}", timeout=30).json()["version"] == 2
 
         barrier = threading.Barrier(2)
         answers: dict[str, requests.Response] = {}
@@ -45,7 +45,7 @@ def test_two_servers_on_one_postgresql_race_the_same_if_match(tmp_path: Path, po
         loser = next(answer for answer in answers.values() if answer.status_code == 412)
         assert loser.json()["code"] == "version_mismatch"
         for base in (first, second):
-            assert requests.get(f"{base}/games/{game['id']}", timeout=10).json()["version"] == 3
+            assert requests.get(f"{base}/games/{game['id']}", timeout=30).json()["version"] == 3
 
     db = postgres.connect(postgres_url)
     seqs = [event["seq"] for event in postgres.events(db, game["id"])]
@@ -77,7 +77,7 @@ def test_an_idempotent_retry_through_both_servers_at_once_is_stored_once(tmp_pat
     (tmp_path / "b").mkdir()
     with serving(tmp_path / "a", database=postgres_url) as first, serving(tmp_path / "b", database=postgres_url) as second:  # type: ignore[arg-type]
         game = requests.post(f"{first}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                             timeout=10).json()
+                             timeout=30).json()
         path = f"/games/{game['id']}/events"
         for round_ in range(5):  # the same key sent through both processes at the same moment
             headers = {"Authorization": f"Bearer {game['token']}", "Idempotency-Key": f"retry-{round_}"}
@@ -97,11 +97,11 @@ def test_one_export_imported_through_both_servers_at_once_is_stored_once(tmp_pat
     (tmp_path / "c").mkdir()
     with serving(tmp_path / "c") as elsewhere:
         game = requests.post(f"{elsewhere}/games", json={"game": "toepen", "players": PLAYERS, "visibility": "open"},
-                             timeout=10).json()
+                             timeout=30).json()
         auth = {"Authorization": f"Bearer {game['token']}"}
         assert requests.post(f"{elsewhere}/games/{game['id']}/events", json=OPEN_DEAL, headers=auth,
-                             timeout=10).status_code == 201
-        exported = requests.get(f"{elsewhere}/games/{game['id']}/export", headers=auth, timeout=10).json()
+                             timeout=30).status_code == 201
+        exported = requests.get(f"{elsewhere}/games/{game['id']}/export", headers=auth, timeout=30).json()
     with serving(tmp_path / "a", database=postgres_url) as first, serving(tmp_path / "b", database=postgres_url) as second:  # type: ignore[arg-type]
         answers = _race([(base, "/games/import", {}, exported) for base in (first, second, first, second)])
         assert sorted(answer.status_code for answer in answers) == [201, 409, 409, 409], [a.text for a in answers]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 import requests
 
+from tests.postgres import empty_database
 from tests.serving import serving
 
 WRITTEN = ["José", "Zoë", "Nguyễn", "Ольга", "Σοφία", "محمد", "O'Brien", "李小龍", "田中はるか", "김철수", "ラーメン",
@@ -29,26 +30,33 @@ REFUSED = [
 ]
 
 
+#: Each server of this module runs on either backend (issue 27's findings hold on both).
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def backend(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def base(tmp_path_factory):
-    with serving(tmp_path_factory.mktemp("names")) as url:
+def base(tmp_path_factory, backend):
+    folder = tmp_path_factory.mktemp("names")
+    with empty_database(backend, folder) as database, serving(folder, database=database) as url:
         yield url
 
 
 def test_names_of_every_script_are_seated_as_typed(base):
     for first in range(0, len(WRITTEN), 6):
         seats = WRITTEN[first:first + 6]
-        made = requests.post(f"{base}/games", json={"game": "toepen", "players": seats}, timeout=10)
+        made = requests.post(f"{base}/games", json={"game": "toepen", "players": seats}, timeout=30)
         assert made.status_code == 201, made.text
         assert made.json()["players"] == seats
 
 
 @pytest.mark.parametrize("name, said", REFUSED, ids=[f"{n}:U+{ord(name[-1]):04X}" for n, (name, _) in enumerate(REFUSED)])
 def test_an_invisible_or_mixed_script_name_is_refused_naming_the_seat(base, name, said):
-    before = requests.get(f"{base}/games", timeout=10).json()["games"]
-    refused = requests.post(f"{base}/games", json={"game": "toepen", "players": ["Ann", "Bob", name]}, timeout=10)
+    before = requests.get(f"{base}/games", timeout=30).json()["games"]
+    refused = requests.post(f"{base}/games", json={"game": "toepen", "players": ["Ann", "Bob", name]}, timeout=30)
     assert refused.status_code == 422, refused.text
     assert refused.headers["Content-Type"].startswith("application/problem+json")
     assert refused.json()["code"] == "validation_failed"
     assert any(said in message for message in refused.json()["errors"]["players.2"]), refused.json()
-    assert requests.get(f"{base}/games", timeout=10).json()["games"] == before
+    assert requests.get(f"{base}/games", timeout=30).json()["games"] == before

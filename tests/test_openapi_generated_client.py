@@ -41,7 +41,7 @@ def _no_authorization_parameter(document: dict) -> None:
 def test_a_generated_client_records_a_move_with_its_authenticated_client(tmp_path, monkeypatch):
     monkeypatch.setenv("KIBITZ_CLUB_KEY", CLUB_KEY)
     with serving(tmp_path) as base:
-        document = requests.get(f"{base}/openapi.json", timeout=10).json()
+        document = requests.get(f"{base}/openapi.json", timeout=30).json()
         _no_authorization_parameter(document)
         assert document["components"]["securitySchemes"]["gameToken"] == {
             **document["components"]["securitySchemes"]["gameToken"], "type": "http", "scheme": "bearer"}

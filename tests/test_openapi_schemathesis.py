@@ -40,9 +40,9 @@ def _st() -> list[str]:
 def test_schemathesis_finds_no_failure(tmp_path):
     with serving(tmp_path) as base:
         game = requests.post(f"{base}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas", "Dee"]},
-                             timeout=10).json()
+                             timeout=30).json()
         assert requests.post(f"{base}/games/{game['id']}/events", json={"type": "deal"},
-                             headers={"Authorization": f"Bearer {game['token']}"}, timeout=10).status_code == 201
+                             headers={"Authorization": f"Bearer {game['token']}"}, timeout=30).status_code == 201
         config = tmp_path / "schemathesis.toml"
         config.write_text(f'[parameters]\ngame_id = "{game["id"]}"\n')
         run = subprocess.run(

@@ -86,16 +86,8 @@ def _send_all_then_read(port: int) -> tuple[int, bytes]:
     body = b"[" + b" " * (BIG - 2) + b"]"
     head = (f"POST /games HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n").encode("ascii")
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        sock.sendall(head + body)
-        received = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            received += chunk
-    status_line, _, rest = received.partition(b"\r\n")
-    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+    status, _headers, answer = raw_exchange(port, head + body)
+    return int(status.split()[1]), answer
 
 
 def test_a_3_mb_body_sent_whole_before_reading_gets_a_readable_413_every_time(served):

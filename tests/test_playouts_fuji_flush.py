@@ -19,6 +19,7 @@ from typing import Any
 from bench.playouts import FujiFlushTable, Playout
 from engine import fuji_flush as ff
 from tests.conftest import checked_playout, rebuilt
+from tests.test_engine_fuji_flush import conserved
 
 SMALL_DECK = {"2": 8, "3": 6, "5": 4, "9": 3, "13": 2, "20": 1}
 OPTION_SETS = [
@@ -58,15 +59,6 @@ def check_agrees(state: ff.State, real: FujiFlushTable, full: bool) -> None:
         assert view["status"] == "in_progress" and view["to_act"] == [state.names[real.active]]
     if full and state.visibility == "open" and not real.winners:  # every drawn card was named: the engine knows every hand
         assert [sorted(p["cards_known"]) for p in view["players"]] == [sorted(h) for h in real.hands]
-
-
-def conserved(state: ff.State) -> None:
-    hands = sum(h.size for h in state.holdings)
-    table = sum(1 for c in state.table if c is not None)
-    assert hands + table + state.draw_pile + state.discard_size == state.options.deck_size
-    for value in range(ff.LOW, ff.HIGH + 1):
-        located = sum(h.known.count(value) for h in state.holdings) + state.table.count(value) + state.discard[value]
-        assert located == state.seen[value] <= state.options.deck[value]
 
 
 def check_end(game: Playout, options: dict[str, Any]) -> None:

@@ -32,12 +32,12 @@ def _correct(target: int, player: str, card: str) -> tuple[str, dict]:
 
 
 def _public(url: str, seq: int) -> requests.Response:
-    return requests.get(f"{url}/states/{seq}", timeout=10)
+    return requests.get(f"{url}/states/{seq}", timeout=30)
 
 
 def test_the_moments_after_a_correction_are_public(base):
     url, auth = recorded(base, [_play("Bob", "8C"), _correct(3, "Bob", "7H"), _play("Cas", "JH")])
-    now = requests.get(url, timeout=10).json()
+    now = requests.get(url, timeout=30).json()
     assert now["version"] == 5
     for seq in (4, 5):
         answer = _public(url, seq)
@@ -49,8 +49,8 @@ def test_the_moments_after_a_correction_are_public(base):
     assert refused.status_code == 401 and refused.json()["code"] == "token_required"
     assert refused.json()["detail"].startswith("The state after step 3 shows Bob's card of hand 1, trick 1, which")
     assert refused.json()["shows_seq"] == 3
-    assert requests.get(f"{url}/states/3", headers=auth, timeout=10).status_code == 200
-    assert requests.get(f"{base}/watch/{url.rsplit('/', 1)[1]}/replay?step=5", timeout=10).status_code == 200
+    assert requests.get(f"{url}/states/3", headers=auth, timeout=30).status_code == 200
+    assert requests.get(f"{base}/watch/{url.rsplit('/', 1)[1]}/replay?step=5", timeout=30).status_code == 200
 
 
 def test_a_moment_of_a_correction_replaced_later_stays_refused(base):

@@ -70,5 +70,5 @@ def test_real_server_201_carries_the_revoke(server):  # noqa: F811
     game.play(*SHOWS_OUT)
     body = game.post({"type": "play", "player": "Ann", "card": "KH"})
     assert [(r["player"], r["proof_seq"]) for r in body["irregularities"]] == [("Ann", 13)]
-    reply = requests.get(f"{server}/games/{game.id}/irregularities", timeout=10)
+    reply = requests.get(f"{server}/games/{game.id}/irregularities", timeout=30)
     assert reply.json()["irregularities"] == body["irregularities"]

@@ -232,7 +232,7 @@ def base(tmp_path_factory):
 def _game(base: str, game: str, visibility: str, options: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
     body = {**GAMES[game], "visibility": visibility}
     body["options"] = {**body.get("options", {}), **options}
-    made = requests.post(f"{base}/games", json=body, timeout=10)
+    made = requests.post(f"{base}/games", json=body, timeout=30)
     assert made.status_code == 201, made.text
     return f"{base}/games/{made.json()['id']}", {"Authorization": f"Bearer {made.json()['token']}"}
 
@@ -242,16 +242,16 @@ def _game(base: str, game: str, visibility: str, options: Mapping[str, Any]) -> 
 def test_the_same_fault_gets_the_same_code_in_every_game(base, game, fault, visibility, options, steps, action, code):
     url, auth = _game(base, game, visibility, options)
     for step in steps:
-        done = requests.post(f"{url}/events", json=step, headers=auth, timeout=10)
+        done = requests.post(f"{url}/events", json=step, headers=auth, timeout=30)
         assert done.status_code == 201, (step, done.text)
-    version = requests.get(url, headers=auth, timeout=10).json()["version"]
+    version = requests.get(url, headers=auth, timeout=30).json()["version"]
     for query in ("?dry_run=true", ""):
-        refused = requests.post(f"{url}/events{query}", json=action, headers=auth, timeout=10)
+        refused = requests.post(f"{url}/events{query}", json=action, headers=auth, timeout=30)
         assert refused.status_code == 409, (fault, refused.text)
         assert refused.headers["Content-Type"].startswith("application/problem+json")
         assert refused.json()["code"] == code, (fault, refused.json())
         assert refused.json()["version"] == version
-    assert requests.get(url, headers=auth, timeout=10).json()["version"] == version
+    assert requests.get(url, headers=auth, timeout=30).json()["version"] == version
 
 
 @pytest.mark.parametrize("game, action, field", UNKNOWN_FIELDS,
@@ -260,10 +260,10 @@ def test_the_same_fault_gets_the_same_code_in_every_game(base, game, fault, visi
 def test_a_field_the_action_does_not_have_is_a_422(base, game, action, field, dealt):
     url, auth = _game(base, game, "table", {})
     if dealt:
-        assert requests.post(f"{url}/events", json=_table_deal(game), headers=auth, timeout=10).status_code == 201
+        assert requests.post(f"{url}/events", json=_table_deal(game), headers=auth, timeout=30).status_code == 201
     for query in ("?dry_run=true", ""):
-        refused = requests.post(f"{url}/events{query}", json=action, headers=auth, timeout=10)
+        refused = requests.post(f"{url}/events{query}", json=action, headers=auth, timeout=30)
         assert refused.status_code == 422, refused.text
         assert refused.json()["code"] == "validation_failed"
         assert field in refused.json()["errors"], refused.json()
-    assert requests.get(url, headers=auth, timeout=10).json()["version"] == (2 if dealt else 1)
+    assert requests.get(url, headers=auth, timeout=30).json()["version"] == (2 if dealt else 1)

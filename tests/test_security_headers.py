@@ -104,14 +104,14 @@ def test_a_full_and_a_public_view_really_differ(client):
 def test_a_real_server_sends_them(tmp_path):
     with serving(tmp_path) as base:
         game = requests.post(f"{base}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"]},
-                             timeout=10).json()
-        page = requests.get(f"{base}/watch/{game['id']}", timeout=10)
+                             timeout=30).json()
+        page = requests.get(f"{base}/watch/{game['id']}", timeout=30)
         assert page.headers["X-Content-Type-Options"] == "nosniff"
         assert page.headers["Content-Security-Policy"] == "frame-ancestors 'none'"
         assert "private" in page.headers["Cache-Control"] and "Authorization" in page.headers["Vary"]
         api = requests.get(f"{base}/games/{game['id']}", headers={"Authorization": f"Bearer {game['token']}"},
-                           timeout=10)
+                           timeout=30)
         assert api.headers["X-Content-Type-Options"] == "nosniff" and "private" in api.headers["Cache-Control"]
         too_large = requests.post(f"{base}/games", data=b"x" * (1024 * 1024 + 10),
-                                  headers={"Content-Type": "application/json"}, timeout=10)
+                                  headers={"Content-Type": "application/json"}, timeout=30)
         assert too_large.status_code == 413 and too_large.headers["X-Content-Type-Options"] == "nosniff"

@@ -54,14 +54,14 @@ def test_scenario_passes_against_the_real_server(server, path):
 
 def test_real_server_if_match_race(server):
     created = requests.post(f"{server}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"]},
-                            timeout=10).json()
+                            timeout=30).json()
     url = f"{server}/games/{created['id']}/events"
     headers = {"Authorization": f"Bearer {created['token']}", "If-Match": '"1"'}
     barrier, statuses = threading.Barrier(2), []
 
     def post(text):
         barrier.wait()
-        statuses.append(requests.post(url, json={"type": "note", "text": text}, headers=headers, timeout=10).status_code)
+        statuses.append(requests.post(url, json={"type": "note", "text": text}, headers=headers, timeout=30).status_code)
 
     threads = [threading.Thread(target=post, args=(text,)) for text in ("a", "b")]
     for thread in threads:
@@ -69,14 +69,14 @@ def test_real_server_if_match_race(server):
     for thread in threads:
         thread.join()
     assert sorted(statuses) == [201, 412]
-    log = requests.get(url, timeout=10).json()
+    log = requests.get(url, timeout=30).json()
     assert [e["seq"] for e in log["events"]] == [1, 2]
 
 
 def test_real_server_problem_bodies(server):
     response = requests.post(f"{server}/games", data="x" * (1024 * 1024 + 10),
-                             headers={"Content-Type": "application/json"}, timeout=10)
+                             headers={"Content-Type": "application/json"}, timeout=30)
     assert response.status_code == 413
     assert response.headers["Content-Type"].startswith("application/problem+json")
     assert response.json()["code"] == "payload_too_large"
-    assert requests.get(f"{server}/nope", timeout=10).json()["code"] == "not_found"
+    assert requests.get(f"{server}/nope", timeout=30).json()["code"] == "not_found"

@@ -15,9 +15,9 @@ from tests.browser.conftest import KibitzServer
 
 def _share(server: KibitzServer, host: str | None = None) -> dict[str, object]:
     game = requests.post(f"{server.base}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"]},
-                         timeout=10).json()
+                         timeout=30).json()
     headers = {"Authorization": f"Bearer {game['token']}", **({"Host": host} if host else {})}
-    answer = requests.post(f"{server.base}/table/{game['id']}/share", headers=headers, timeout=10)
+    answer = requests.post(f"{server.base}/table/{game['id']}/share", headers=headers, timeout=30)
     assert answer.status_code == 200, answer.text
     return dict(answer.json())
 

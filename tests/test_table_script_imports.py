@@ -107,6 +107,7 @@ STATE, QUEUE, FIX = "table/state.js", "table/queue.js", "table/fix.js"
     ("table/awake.js", {STATE}),
     (FIX, {STATE}),
     ("table/controls.js", {QUEUE, STATE}),
+    ("table/waiting.js", {QUEUE, STATE}),
     ("table/menu.js", {FIX, QUEUE, STATE}),
 ])
 def test_each_module_imports_only_what_lies_below_it(module: str, may_import: set[str]) -> None:

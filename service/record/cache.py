@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,6 +219,18 @@ class FoldCache:
         events that were never committed."""
         with self._lock:
             self._games.pop(game_id, None)
+
+    def forget(self, games: Iterable[str]) -> None:
+        """Forget each of ``games`` (every game when ``"*"`` is among them): a transaction that
+        wrote them was rolled back, and a fold read inside it (another write's uncommitted
+        event among it) may be cached (``service.record.writer.Writer``'s ``on_abandon``)."""
+        games = set(games)
+        with self._lock:
+            if "*" in games:
+                self._games.clear()
+                return
+            for game_id in games:
+                self._games.pop(game_id, None)
 
     def clear(self) -> None:
         """Forget every cached game."""

@@ -15,7 +15,7 @@ headers the Flask app gives the same answer (``service.http.json_response``,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, overload
 
 from engine import stream as streams
 from service import http
@@ -41,10 +41,24 @@ def parser(endpoint: str, body: Any) -> Callable[[Mapping[str, Any]], Parsed]:
     return lambda _row: parse_reason(endpoint, body)
 
 
+@overload
+def write(writer: Writer, cache: FoldCache, game_id: str, endpoint: str, body: Any, *, authorization: str | None,
+          key: str | None, if_match: str | None, club_key: str | None,
+          token_read: Callable[[Mapping[str, Any]], None] = ..., dry_run: Callable[[], bool] = ...,
+          then: None = None) -> writes.Recorded: ...
+
+
+@overload
+def write(writer: Writer, cache: FoldCache, game_id: str, endpoint: str, body: Any, *, authorization: str | None,
+          key: str | None, if_match: str | None, club_key: str | None,
+          token_read: Callable[[Mapping[str, Any]], None] = ..., dry_run: Callable[[], bool] = ...,
+          then: writes.Told) -> None: ...
+
+
 def write(writer: Writer, cache: FoldCache, game_id: str, endpoint: str, body: Any, *, authorization: str | None,
           key: str | None, if_match: str | None, club_key: str | None,
           token_read: Callable[[Mapping[str, Any]], None] = lambda row: None,
-          dry_run: Callable[[], bool] = lambda: False) -> writes.Recorded:
+          dry_run: Callable[[], bool] = lambda: False, then: writes.Told | None = None) -> writes.Recorded | None:
     """Store what ``body`` (decoded JSON) asks of game ``game_id`` through ``endpoint`` (one
     of :data:`ENDPOINTS`) with the request's ``Authorization``, ``Idempotency-Key`` and
     ``If-Match`` headers (None: absent) through ``service.record.writes.record``, in api.md's order
@@ -52,7 +66,9 @@ def write(writer: Writer, cache: FoldCache, game_id: str, endpoint: str, body: A
     token), the token (401/403; ``club_key``: the server's, for the 403's sentence), then
     ``dry_run()`` (the request's query, 422 from its schema) and the key (422).
 
-    Returns ``writes.Recorded``; raises ``ApiError`` and what ``writes.record`` raises."""
+    Returns ``writes.Recorded``; raises ``ApiError`` and what ``writes.record`` raises. With
+    ``then``, as ``writes.record``'s (a move queued with ``Writer.later``): returns None and
+    tells ``then`` once its transaction ended."""
 
     def admit(row: Mapping[str, Any]) -> writes.Admitted:  # once the game is read
         token_read(row)
@@ -62,8 +78,12 @@ def write(writer: Writer, cache: FoldCache, game_id: str, endpoint: str, body: A
 
     # the request's hash is compared and stored only with an Idempotency-Key: a write without
     # one (most moves, and a flood's junk) never pays for hashing its whole body
+    fingerprint = http.request_hash(endpoint, body) if key is not None else ""
+    if then is None:
+        return writes.record(writer, cache, game_id, parser(endpoint, body), admit=admit, lookup=http.usable_key(key),
+                             fingerprint=fingerprint, if_match=if_match)
     return writes.record(writer, cache, game_id, parser(endpoint, body), admit=admit, lookup=http.usable_key(key),
-                         fingerprint=http.request_hash(endpoint, body) if key is not None else "", if_match=if_match)
+                         fingerprint=fingerprint, if_match=if_match, then=then)
 
 
 def etag_version(recorded: writes.Recorded) -> int:

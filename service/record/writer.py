@@ -17,7 +17,12 @@ Who goes first:
   in a ``SAVEPOINT``, so a refusal rolls back alone), still in its own thread; the last
   write of such a run (no one waiting, or :data:`MAX_BATCH` in it) commits for all of them,
   one ``fsync``, and each answers only then. One connection serves them all (kept in a
-  pool, so there is one while writes are one at a time).
+  pool, so there is one while writes are one at a time). A caller that need not wait in a
+  thread of its own (``kibitz serve``'s direct route) queues its move instead
+  (:meth:`Writer.later`): one thread drains the queue (:meth:`Writer.drain`), taking the
+  turn as any write does and running the queued moves one after another in one transaction,
+  so no thread per move waits for the turn or the commit; each is told how it ended once
+  its transaction ended (``then``), by the thread that ended it.
 - **PostgreSQL**: each write is a transaction of its own (PostgreSQL flushes the commits of
   concurrent transactions together by itself). Each game takes its turns (in the process,
   in the order asked), then its advisory lock across processes (``store.begin_move``,
@@ -29,7 +34,8 @@ Who goes first:
 A storage fault (disk full, read-only, I/O error, a lock held past the timeout, a lost
 PostgreSQL connection: ``store.fault``) rolls the transaction back (nothing of it is stored:
 on SQLite every write that had joined it fails with the fault, a refusal among them keeping
-its own error) and raises ``store.StorageUnavailable`` (503); its connection is dropped, so
+its own error, and ``on_abandon`` forgets the games its writes named before the next write
+begins) and raises ``store.StorageUnavailable`` (503); its connection is dropped, so
 the next write opens a new one (a connection SQLite opened read-only would stay read-only
 after the file became writable again; one a PostgreSQL server ended stays closed). A
 connection found lost when its transaction begins (the server restarted while it lay idle) is
@@ -44,6 +50,7 @@ connection while writers go on appending (it stops after :data:`IDLE_SECONDS` wi
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 import weakref
@@ -56,6 +63,7 @@ from sqlite_utils import Database
 from service.storage import backend as store
 from service.storage import postgres, sqlite
 
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 #: What a write's body returns after it decided: its result, and what to do with the
 #: transaction: None rolls it back (nothing written), :data:`COMMIT` commits what the body
@@ -175,9 +183,26 @@ class _Checkpoints:
                     db.close()
 
 
+#: What a queued move (:meth:`Writer.move` with ``then``) is told once its transaction ended:
+#: its result, or the error it ends with (its own refusal, or the transaction's fault).
+Then = Callable[[Any, BaseException | None], None]
+
+
+class _Slot:
+    """A queued move's place in a transaction: what it is told once the transaction ended."""
+
+    __slots__ = ("then", "result", "own")
+
+    def __init__(self, then: Then) -> None:
+        self.then = then
+        self.result: Any = None
+        self.own: BaseException | None = None  # its own error (a refusal), whatever became of the transaction
+
+
 class _Batch:
     """A SQLite write transaction that the writes waiting for their turn while it is open join,
-    each in the thread that asked for it; the last one commits it for all of them."""
+    each in the thread that asked for it (or queued moves, in the thread draining them); the
+    last one commits it for all of them."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -185,6 +210,23 @@ class _Batch:
         self.wrote = False
         self.done = threading.Event()  # set once committed (or abandoned: ``error``)
         self.error: BaseException | None = None
+        self.slots: list[_Slot] = []  # the queued moves in it, told once it ended (:meth:`settle`)
+        self.games: set[str] = set()  # the games its writes named (None: the whole database, ``"*"``)
+
+    def settle(self) -> None:
+        """Tell every queued move of this ended transaction how it ended (in the thread that
+        ended it, once it gave the turn back): its result, its own error, or the fault."""
+        slots, self.slots = self.slots, []
+        for slot in slots:
+            try:
+                if slot.own is not None:
+                    slot.then(None, slot.own)
+                elif self.error is not None:
+                    slot.then(None, self.error)
+                else:
+                    slot.then(slot.result, None)
+            except Exception:  # noqa: BLE001 - one answer's fault is not the others'
+                logger.exception("a queued write's answer failed")
 
 
 class Writer:
@@ -192,16 +234,21 @@ class Writer:
 
     def __init__(self, database: str, synchronous: str, *, busy_timeout_ms: int | None = None,
                  max_page_count: int | None = None, on_commit: Callable[[], None] | None = None,
+                 on_abandon: Callable[[Iterable[str]], None] | None = None,
                  shared: bool | None = None) -> None:
         """``on_commit`` (if given) is called after each commit that stored something, before
         its writes return (``service.web.boards.BoardAnswers.committed``). ``busy_timeout_ms``
         bounds how long a write waits for its turn and its lock (the backend's own default
-        when None). ``shared``: whether a write that comes while another holds the turn joins
+        when None). ``on_abandon`` (if given) is called with the games a transaction's writes
+        named (``"*"``: a write of the whole database) when it is rolled back, before the next
+        write begins: a fold read inside it (another write's uncommitted event among it) must
+        not outlive it (``service.record.cache.FoldCache.forget``). ``shared``: whether a write that comes while another holds the turn joins
         its open transaction (None: on SQLite, not on PostgreSQL, as the figures chose;
         ``bench/write_path_bench.py`` compares both)."""
         self._database = database
         self._synchronous = synchronous
         self._on_commit = on_commit
+        self._on_abandon = on_abandon
         self._options: dict[str, Any] = {"busy_timeout_ms": busy_timeout_ms, "max_page_count": max_page_count}
         self._postgres = store.is_postgres(database)
         default = postgres.LOCK_TIMEOUT_MS if self._postgres else sqlite.BUSY_TIMEOUT_MS
@@ -215,6 +262,18 @@ class Writer:
         #: SQLite: the writes waiting for their turn join the open transaction (one fsync for them all)
         self._shared = not self._postgres if shared is None else shared
         self._batch: _Batch | None = None  # the open transaction the next write joins (its turn's holder's)
+        self._ended: list[_Batch] = []  # transactions ended in the turn being held, settled once it is given
+        self._queue: deque[Callable[[], None]] = deque()  # the moves waiting for the drain (:meth:`later`)
+        self._queue_lock = threading.Lock()
+        self._draining = False  # a thread runs :meth:`drain`
+        self._drainer: int | None = None  # the thread that drains while it holds the turn
+        self._failing: BaseException | None = None  # the fault every queued move is told (the turn never came)
+
+    @property
+    def combines(self) -> bool:
+        """Whether moves queued with :meth:`later` share transactions (SQLite); a caller
+        without it has each move run in a thread of its own (:meth:`move`)."""
+        return self._shared
 
     def run(self, job: Callable[[Database], T], *, games: Iterable[str] | None = None) -> T:
         """Run ``job(db)`` inside a write transaction and return its result once committed.
@@ -241,14 +300,21 @@ class Writer:
         return self._write(named, begin, body, join=lambda db: None)
 
     def move(self, game_id: str, key: str | None,
-             decide: Callable[[Database, store.Moment | None], tuple[T, Finish]]) -> T:
+             decide: Callable[[Database, store.Moment | None], tuple[T, Finish]], *,
+             then: Then | None = None) -> T | None:
         """A move of game ``game_id``: ``store.begin_move`` opens its transaction with the
         game's lock and reads everything it needs in one round trip (``key``'s idempotency
         record included; None when there is no such game), ``decide(db, moment)`` decides
         and returns its result with what to do (:data:`Finish`: None stores nothing, a
         callable appends), and the append goes with the ``COMMIT`` in one round trip.
         Returns the result once committed; raises what ``decide`` raises (nothing stored),
-        ``store.StorageUnavailable`` as :meth:`run`."""
+        ``store.StorageUnavailable`` as :meth:`run`.
+
+        With ``then``, returns None and tells ``then(result, None)`` or ``then(None, error)``
+        instead, once the transaction ended: called by a move queued with :meth:`later`, the
+        move runs in :meth:`drain`'s open transaction and ``then`` is called by the thread
+        that ends it (nothing is told before its commit); called anywhere else, ``then`` is
+        called before this returns."""
 
         def begin(db: Database, deadline: float) -> store.Moment | None:
             return store.begin_move(db, game_id, key, deadline=deadline)
@@ -256,13 +322,113 @@ class Writer:
         def join(db: Database) -> store.Moment | None:
             return store.read_move(db, game_id, key)
 
-        return self._write((game_id,), begin, decide, join=join, reads=True)
+        if then is None:
+            return self._write((game_id,), begin, decide, join=join, reads=True)
+        if self._drainer != threading.get_ident():
+            try:
+                result = self._write((game_id,), begin, decide, join=join, reads=True)
+            except Exception as err:  # noqa: BLE001 - told
+                then(None, err)
+            else:
+                then(result, None)
+            return None
+        if self._failing is not None:  # the drain's turn did not come in time
+            then(None, self._failing)
+            return None
+        slot = _Slot(then)
+        try:
+            batch = self._in_turn(begin, join, decide, reads=True, slot=slot, games=(game_id,))
+        except Exception as err:  # noqa: BLE001 - its transaction never began (nothing stored), or was abandoned
+            if not any(slot in ended.slots for ended in self._ended):
+                then(None, err)  # not in a transaction that is told
+            return None
+        self._batch = batch  # :meth:`drain` ends it or leaves it open
+        return None
+
+    def later(self, move: Callable[[], None]) -> bool:
+        """Queue ``move`` (which calls :meth:`move` with ``then``, once) to run in the thread
+        that drains the queue, in the transaction it holds open (:attr:`combines`: SQLite):
+        queued moves share one ``COMMIT`` without a thread each waiting for its turn and its
+        commit. Returns True when no thread drains now: the caller must run :meth:`drain` in
+        a thread of its own (it returns once the queue is empty)."""
+        with self._queue_lock:
+            self._queue.append(move)
+            if self._draining:
+                return False
+            self._draining = True
+            return True
+
+    def drain(self) -> None:
+        """Run the moves queued with :meth:`later` until none is left: with the turn (taken
+        in its order, as any write's), up to :data:`MAX_BATCH` of them in one transaction (or
+        in the one the write before left open), then that transaction left open to the write
+        waiting for the turn or committed, and the turn given back; each move is told how it
+        ended once its transaction ended (``then``), by the thread that ended it. Before a
+        transaction that wrote is committed, the thread lets the others run once (the event
+        loop queues the moves that arrived meanwhile), so that they share its ``fsync``."""
+        while True:
+            with self._queue_lock:
+                if not self._queue:
+                    self._draining = False
+                    return
+            try:
+                self._turns.take(("*",), time.monotonic() + self._timeout)
+            except TimeoutError as err:
+                self._fail_queued(self._busy(), err)
+                continue
+            try:
+                self._drainer = threading.get_ident()
+                yielded = False
+                for _ in range(MAX_BATCH):
+                    with self._queue_lock:
+                        move = self._queue.popleft() if self._queue else None
+                    if move is None:
+                        if yielded or self._batch is None or not self._batch.wrote:
+                            break
+                        # before the fsync: the caller's thread (the event loop) hands over the moves
+                        # that have arrived meanwhile, and they share it
+                        yielded = True
+                        time.sleep(0)
+                        continue
+                    yielded = False
+                    try:
+                        move()
+                    except Exception:  # noqa: BLE001 - a move tells its own faults; the others go on
+                        logger.exception("a queued write failed")
+                    batch = self._batch
+                    if batch is not None and batch.size >= MAX_BATCH:
+                        break
+                batch, self._batch = self._batch, None
+                if batch is not None:
+                    self._pass_or_end(batch)
+            finally:
+                self._drainer = None
+                ended, self._ended = self._ended, []
+                self._turns.give(("*",))
+                for each in ended:
+                    each.settle()
+
+    def _fail_queued(self, fault: BaseException, cause: BaseException) -> None:
+        """Every move queued now told ``fault`` (the turn did not come in time): each runs
+        with :meth:`move` answering at once."""
+        with self._queue_lock:
+            moves, self._queue = list(self._queue), deque()
+        fault.__cause__ = cause
+        self._drainer, self._failing = threading.get_ident(), fault
+        try:
+            for move in moves:
+                try:
+                    move()
+                except Exception:  # noqa: BLE001 - a move tells its own faults; the others go on
+                    logger.exception("a queued write failed")
+        finally:
+            self._drainer, self._failing = None, None
 
     def _write(self, games: tuple[str, ...] | None, begin: Callable[[Database, float], Any],
                body: Callable[[Database, Any], tuple[T, Finish]], *, join: Callable[[Database], Any],
                reads: bool = False) -> T:
         if self._shared:
-            return self._joined(begin, join, body, reads=reads)
+            return self._joined(begin, join, body, reads=reads, games=games)
         # SQLite: one writer holds the file; PostgreSQL: each game its own, a write of the whole database alone
         keys = games if self._postgres and games is not None else ("*",)
         try:
@@ -275,7 +441,7 @@ class Writer:
             self._turns.give(taken)
 
     def _joined(self, begin: Callable[[Database, float], Any], join: Callable[[Database], Any],
-                body: Callable[[Database, Any], tuple[T, Finish]], *, reads: bool) -> T:
+                body: Callable[[Database, Any], tuple[T, Finish]], *, reads: bool, games: tuple[str, ...] | None) -> T:
         """A write in its turn (SQLite): it opens the write transaction, or joins the one the
         write before it left open because this one was waiting; it runs in its own thread, its
         writes in a savepoint when it joined (a refusal rolls back alone); then it leaves the
@@ -286,56 +452,80 @@ class Writer:
             self._turns.take(("*",), time.monotonic() + self._timeout)
         except TimeoutError as err:
             raise self._busy() from err
-        own: BaseException | None = None
-        result: Any = None
+        slot = _Slot(_told)
         try:
-            batch, self._batch = self._batch, None
-            apart = batch is not None  # joined: its writes kept apart from the others' in a savepoint
-            if batch is None:
-                batch, begun = self._open_batch(begin)
-            db = batch.db
-            wrote = False
-            try:
-                if apart and not reads:
-                    store.savepoint(db, "job")  # a job writes as it goes
-                if apart:
-                    begun = join(db)
-                result, finish = body(db, begun)
-                if finish is not None:
-                    if apart and reads:
-                        store.savepoint(db, "job")
-                    wrote = True
-                    finish(db)
-                    batch.wrote = True
-                if apart and (wrote or not reads):
-                    store.release(db, "job")
-            except Exception as err:
-                if store.fault(err) is not None or store.is_lost(db):
-                    self._abandon(batch, err)
-                    raise batch.error from err  # type: ignore[misc]
-                if wrote or not reads:  # it wrote something: undone
-                    if not apart:  # it is alone in the transaction
-                        self._abandon(batch, None)
-                        raise
-                    try:
-                        store.rollback_to(db, "job")  # its own writes undone, the others' kept
-                    except BaseException as fault:
-                        self._abandon(batch, fault)
-                        raise batch.error from fault  # type: ignore[misc]
-                own = err
-            batch.size += 1
-            if self._turns.waiting("*") and batch.size < MAX_BATCH:
-                self._batch = batch  # the write waiting goes on in this transaction
-            else:
-                self._end(batch)
+            batch = self._in_turn(begin, join, body, reads=reads, slot=slot, games=games)
+            batch.slots.remove(slot)  # told here, in this thread
+            self._pass_or_end(batch)
         finally:
+            ended, self._ended = self._ended, []
             self._turns.give(("*",))
+            for each in ended:
+                each.settle()
         batch.done.wait()
-        if own is not None:  # a refusal keeps its own error, whatever became of the transaction
-            raise own
+        if slot.own is not None:  # a refusal keeps its own error, whatever became of the transaction
+            raise slot.own
         if batch.error is not None:
             raise batch.error
-        return cast(T, result)
+        return cast(T, slot.result)
+
+    def _in_turn(self, begin: Callable[[Database, float], Any], join: Callable[[Database], Any],
+                 body: Callable[[Database, Any], tuple[Any, Finish]], *, reads: bool, slot: _Slot,
+                 games: tuple[str, ...] | None) -> _Batch:
+        """One write while the caller holds the turn (SQLite): in the transaction the write
+        before left open (its writes in a savepoint), or in a new one; returns that
+        transaction, with the write's result or own error (a refusal) in ``slot``, which is
+        one of its :attr:`_Batch.slots`. Raises what beginning a new transaction raised
+        (``slot`` in none), or the error that ended the transaction (abandoned: ``slot``
+        in it, told with the others)."""
+        batch, self._batch = self._batch, None
+        apart = batch is not None  # joined: its writes kept apart from the others' in a savepoint
+        if batch is None:
+            batch, begun = self._open_batch(begin)
+        batch.slots.append(slot)
+        batch.games.update(("*",) if games is None else games)
+        db = batch.db
+        wrote = False
+        try:
+            if apart and not reads:
+                store.savepoint(db, "job")  # a job writes as it goes
+            if apart:
+                begun = join(db)
+            slot.result, finish = body(db, begun)
+            if finish is not None:
+                if apart and reads:
+                    store.savepoint(db, "job")
+                wrote = True
+                finish(db)
+                batch.wrote = True
+            if apart and (wrote or not reads):
+                store.release(db, "job")
+        except Exception as err:
+            slot.result = None
+            if store.fault(err) is not None or store.is_lost(db):
+                self._abandon(batch, err)
+                raise batch.error from err  # type: ignore[misc]
+            if wrote or not reads:  # it wrote something: undone
+                if not apart:  # it is alone in the transaction
+                    slot.own = err
+                    self._abandon(batch, None)
+                    raise
+                try:
+                    store.rollback_to(db, "job")  # its own writes undone, the others' kept
+                except BaseException as fault:
+                    self._abandon(batch, fault)
+                    raise batch.error from fault  # type: ignore[misc]
+            slot.own = err
+        batch.size += 1
+        return batch
+
+    def _pass_or_end(self, batch: _Batch) -> None:
+        """Leave ``batch`` open to the write waiting for the turn (the caller holds it), or
+        commit it for every write in it."""
+        if self._turns.waiting("*") and batch.size < MAX_BATCH:
+            self._batch = batch  # the write waiting goes on in this transaction
+        else:
+            self._end(batch)
 
     def _open_batch(self, begin: Callable[[Database, float], Any]) -> tuple[_Batch, Any]:
         """Begin a write transaction on a connection of the pool (a new one when the one lent
@@ -372,6 +562,12 @@ class Writer:
             self._close(db)
         else:
             self._give_back(db)
+        if self._on_abandon is not None and batch.games:  # before the turn goes on: nothing read in it is kept
+            try:
+                self._on_abandon(frozenset(batch.games))
+            except Exception:  # noqa: BLE001 - the writes are told of the rollback all the same
+                logger.exception("forgetting what an abandoned transaction read failed")
+        self._ended.append(batch)
         batch.done.set()
 
     def _end(self, batch: _Batch) -> None:
@@ -391,6 +587,7 @@ class Writer:
                     self._on_commit()
             except BaseException as err:  # noqa: BLE001 - answered to every write of the batch
                 batch.error = err
+        self._ended.append(batch)
         batch.done.set()
 
     def _busy(self) -> store.StorageUnavailable:
@@ -481,6 +678,10 @@ class Writer:
     def _close(db: Database) -> None:
         with contextlib.suppress(Exception):
             db.close()
+
+
+def _told(result: Any, error: BaseException | None) -> None:
+    """The ``then`` of a write that waits for its transaction's end itself (nothing to tell)."""
 
 
 def _close_all(idle: list[Database], lock: threading.Lock) -> None:

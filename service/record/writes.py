@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from sqlite_utils import Database
 
@@ -136,9 +136,25 @@ def create(writer: Writer, cache: FoldCache | None, created: dict[str, Any]) -> 
     return _run_new_game(writer, cache, write, game_id, token, folded, event)
 
 
+#: What a queued write is told once its transaction ended (``record``'s ``then``).
+Told = Callable[[Recorded | None, BaseException | None], None]
+
+
+@overload
 def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapping[str, Any]], Parsed], *,
            admit: Callable[[Mapping[str, Any]], Admitted], lookup: str | None = None,
-           fingerprint: str = "", if_match: str | None = None) -> Recorded:
+           fingerprint: str = "", if_match: str | None = None, then: None = None) -> Recorded: ...
+
+
+@overload
+def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapping[str, Any]], Parsed], *,
+           admit: Callable[[Mapping[str, Any]], Admitted], lookup: str | None = None,
+           fingerprint: str = "", if_match: str | None = None, then: Told) -> None: ...
+
+
+def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapping[str, Any]], Parsed], *,
+           admit: Callable[[Mapping[str, Any]], Admitted], lookup: str | None = None,
+           fingerprint: str = "", if_match: str | None = None, then: Told | None = None) -> Recorded | None:
     """Store the action ``parse(row)`` gives (any action, ``undo``, ``redo``, ``note``,
     ``abandon``, ``correct``…) as the next event of game ``game_id``, answered once committed:
     one read and one append (``Writer.move``: the games row with its live tokens, the head of
@@ -163,6 +179,10 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
     the state now when the key was seen before with this body: the write would store nothing
     either). Raises ``ApiError`` as above, ``store.RecordDamaged``,
     ``store.StorageUnavailable`` (503: nothing stored).
+
+    With ``then`` (a move queued with ``Writer.later``, run by ``Writer.drain``): returns None
+    and tells ``then(recorded, None)`` once committed, or ``then(None, error)`` with what it
+    would have raised.
     """
     if len(game_id) > 100:
         raise ApiError(404, "game_not_found", f"There is no game {game_id[:100]!r}.")
@@ -227,11 +247,27 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
 
         return (Recorded(201, out, seq), after), append
 
+    if then is not None:
+        def settle(result: tuple[Recorded, replay.Folded | None] | None, error: BaseException | None) -> None:
+            if error is not None or result is None:
+                if isinstance(error, store.StorageUnavailable):  # as below
+                    cache.discard(game_id)
+                then(None, error)
+                return
+            recorded, after = result
+            if after is not None:
+                cache.put(game_id, after, recorded.body["event"]["hash"])
+            then(recorded, None)
+
+        writer.move(game_id, lookup, decide, then=settle)
+        return None
     try:
-        recorded, after = writer.move(game_id, lookup, decide)
+        moved = writer.move(game_id, lookup, decide)
     except store.StorageUnavailable:  # nothing is stored: the cache holds no fold of it (a fold is cached once committed)
         cache.discard(game_id)
         raise
+    assert moved is not None
+    recorded, after = moved
     if after is not None:
         cache.put(game_id, after, recorded.body["event"]["hash"])
     return recorded

@@ -123,7 +123,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
                                                             on_lost=per_thread.found_lost)
     cache = app.extensions["kibitz_cache"] = FoldCache(app.config["CACHE_SIZE"], on_suspect=boards.suspect)
     app.extensions["kibitz_writer"] = Writer(app.config["DATABASE"], app.config["SYNCHRONOUS"],
-                                             on_commit=boards.committed, **connections.connect_options(app))
+                                             on_commit=boards.committed, on_abandon=cache.forget,
+                                             **connections.connect_options(app))
     connections.init_app(app, per_thread)
     seen = store.connect(app.config["DATABASE"], app.config["SYNCHRONOUS"], **connections.connect_options(app))
     try:  # the guard as the server starts: a change after it sends every cached game through the check again

@@ -70,6 +70,7 @@ from service.http import (
 )
 from service.problems import ApiError
 from service.record import moves
+from service.record.writes import Recorded
 from service.web.boards import BoardAnswers
 from service.web.gate import CREATE_PATHS, WRITE_PATH, CreateLimit, Headers, TokenGate, too_many_detail
 
@@ -230,8 +231,9 @@ class Lane:
 
     def __init__(self, app: Flask, threads: int, name: str) -> None:
         self.app = app
-        self.jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...], asyncio.AbstractEventLoop,
-                                           Callable[[Any, BaseException | None], None]] | None] = queue.SimpleQueue()
+        self.jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...], asyncio.AbstractEventLoop | None,
+                                           Callable[[Any, BaseException | None], None] | None] | None] = \
+            queue.SimpleQueue()
         self.threads = [threading.Thread(target=self._work, name=f"{name}_{n}", daemon=True) for n in range(threads)]
         for thread in self.threads:
             thread.start()
@@ -249,12 +251,23 @@ class Lane:
         ``done(None, error)``) in the event loop ``loop``."""
         self.jobs.put((job, args, loop, done))
 
+    def spawn(self, job: Callable[[], None]) -> None:
+        """Run ``job()`` in a thread of this pool, telling no one (it tells its own requests:
+        the drain of queued writes, ``Writer.drain``)."""
+        self.jobs.put((job, (), None, None))
+
     def _work(self) -> None:
         while True:
             item = self.jobs.get()
             if item is None:
                 return
             job, args, loop, done = item
+            if loop is None or done is None:
+                try:
+                    job(*args)
+                except Exception:  # noqa: BLE001 - the job tells its own requests; the thread goes on
+                    logger.exception("Exception in a job of the %s pool", threading.current_thread().name)
+                continue
             try:
                 result = job(*args)
             except BaseException as err:  # noqa: BLE001 - handed to the awaiting request
@@ -687,19 +700,64 @@ class Direct:
             self.front.gate.learn(write.game_id, None, tokens, status, headers, body)
             answered(status, headers, body)
 
+        if self.writer.combines:  # SQLite: queued, and run by the thread that drains the queue
+            if self.writer.later(functools.partial(self.queued, write, loop, done)):
+                self.front.scorekeeper.spawn(self.writer.drain)
+            return
         self.front.scorekeeper.submit(loop, self.run, (write,), done)
 
     def run(self, write: DirectWrite) -> DirectAnswer:
         """The answer to ``write`` (in a scorekeeper thread), as the app gives it."""
         seen: list[tuple[str, int, tuple[str, ...]]] = []
-        headers = write.headers
         try:
-            raw = bytes(write.body)
-            body = {} if not raw and write.endpoint in (UNDO, REDO) else decode_json(raw)
-            recorded = moves.write(self.writer, self.cache, write.game_id, write.endpoint, body,
-                                   authorization=_text(headers.get(b"authorization")),
-                                   key=_text(headers.get(b"idempotency-key")), if_match=_text(headers.get(b"if-match")),
-                                   club_key=self.club_key, token_read=lambda row: seen.append(tokens_seen(row)))
+            recorded = moves.write(self.writer, self.cache, write.game_id, write.endpoint, self._body(write),
+                                   **self._headers(write, seen))
+        except Exception as err:  # noqa: BLE001 - answered as the app answers it
+            return self._answer(write, seen, None, err)
+        return self._answer(write, seen, recorded, None)
+
+    def queued(self, write: DirectWrite, loop: asyncio.AbstractEventLoop,
+               done: Callable[[DirectAnswer | None, BaseException | None], None]) -> None:
+        """Run ``write`` as a move queued with ``Writer.later`` (in the thread draining the
+        queue, in the transaction it holds open); its answer, built by the thread that ends
+        that transaction once it ended, goes to ``done`` in the event loop ``loop``."""
+        seen: list[tuple[str, int, tuple[str, ...]]] = []
+
+        def told(recorded: Recorded | None, error: BaseException | None) -> None:
+            try:
+                answer = self._answer(write, seen, recorded, error)
+            except BaseException as err:  # noqa: BLE001 - handed to the awaiting request
+                _call_back(loop, done, None, err)
+            else:
+                _call_back(loop, done, answer, None)
+
+        try:
+            moves.write(self.writer, self.cache, write.game_id, write.endpoint, self._body(write),
+                        **self._headers(write, seen), then=told)
+        except Exception as err:  # noqa: BLE001 - refused before it was queued in a transaction: told now
+            told(None, err)
+
+    @staticmethod
+    def _body(write: DirectWrite) -> Any:
+        raw = bytes(write.body)
+        return {} if not raw and write.endpoint in (UNDO, REDO) else decode_json(raw)
+
+    def _headers(self, write: DirectWrite, seen: list[tuple[str, int, tuple[str, ...]]]) -> dict[str, Any]:
+        """``moves.write``'s keyword arguments from ``write``'s headers; the tokens its check
+        reads go to ``seen``."""
+        headers = write.headers
+        return {"authorization": _text(headers.get(b"authorization")), "key": _text(headers.get(b"idempotency-key")),
+                "if_match": _text(headers.get(b"if-match")), "club_key": self.club_key,
+                "token_read": lambda row: seen.append(tokens_seen(row))}
+
+    def _answer(self, write: DirectWrite, seen: list[tuple[str, int, tuple[str, ...]]], recorded: Recorded | None,
+                error: BaseException | None) -> DirectAnswer:
+        """The app's answer to ``write``: ``recorded``, or ``error`` (a refusal, or any other
+        error answered by the app's own handlers)."""
+        try:
+            if error is not None:
+                raise error
+            assert recorded is not None
             status, named, payload = moves.answer(recorded)
         except ApiError as err:
             status, named, payload = moves.refusal(err, bool(seen))

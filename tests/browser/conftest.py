@@ -124,20 +124,20 @@ class KibitzServer:
     def get(self, path: str, token: str | None = None) -> Any:
         """``GET path`` as JSON (asserting 200), with the game's token when given."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = requests.get(self.base + path, headers=headers, timeout=10)
+        response = requests.get(self.base + path, headers=headers, timeout=30)
         assert response.status_code == 200, response.text
         return response.json()
 
     def create(self, **body: Any) -> dict[str, Any]:
         """``POST /games`` with ``body`` (asserting 201); returns the 201 body (with ``token``)."""
-        response = requests.post(self.base + "/games", json=body, timeout=10)
+        response = requests.post(self.base + "/games", json=body, timeout=30)
         assert response.status_code == 201, response.text
         return dict(response.json())
 
     def post(self, game: dict[str, Any], action: dict[str, Any]) -> Any:
         """Record ``action`` in ``game`` (a :meth:`create` body) through the API; asserts 201."""
         response = requests.post(f"{self.base}/games/{game['id']}/events", json=action,
-                                 headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+                                 headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)
         assert response.status_code == 201, response.text
         return response.json()
 

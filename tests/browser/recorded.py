@@ -51,25 +51,25 @@ class Recorder:
         self.session.headers["Authorization"] = f"Bearer {self.token}"
 
     def post(self, action: dict[str, Any]) -> dict[str, Any]:
-        response = self.session.post(f"{self.base}/games/{self.id}/events", json=action, timeout=10)
+        response = self.session.post(f"{self.base}/games/{self.id}/events", json=action, timeout=30)
         assert response.status_code == 201, response.text
         return dict(response.json())
 
     def undo(self, reason: str | None = None) -> dict[str, Any]:
         response = self.session.post(f"{self.base}/games/{self.id}/undo",
-                                     json={"reason": reason} if reason else {}, timeout=10)
+                                     json={"reason": reason} if reason else {}, timeout=30)
         assert response.status_code == 201, response.text
         return dict(response.json())
 
     def read(self, path: str = "") -> dict[str, Any]:
-        response = self.session.get(f"{self.base}/games/{self.id}{path}", timeout=10)
+        response = self.session.get(f"{self.base}/games/{self.id}{path}", timeout=30)
         assert response.status_code == 200, response.text
         return dict(response.json())
 
 
 def create(base: str, **body: Any) -> Recorder:
     """``POST /games`` with ``body``; a :class:`Recorder` for the new game."""
-    response = requests.post(f"{base}/games", json=body, timeout=10)
+    response = requests.post(f"{base}/games", json=body, timeout=30)
     assert response.status_code == 201, response.text
     return Recorder(base, response.json())
 

@@ -21,6 +21,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import PHONE, TABLET, KibitzServer
 from tests.browser.pages_checks import keep_token, small_tap_targets
 from tests.browser.recorded import create, fuji_game, toepen_open_game
+from tests.postgres import empty_database
 from tests.serving import kibitz_command
 
 CLUB = "Pacific/Auckland"
@@ -178,9 +179,20 @@ def test_the_home_page_downloads_a_nights_games_that_import_back(new_context, tm
             assert answer.json()["record_hash"] == game.read()["record_hash"]
 
 
-def test_a_night_is_a_day_in_club_time(club_server):
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_night_is_a_day_in_club_time(backend, tmp_path):
+    """A night's export by its days in club time (``since``/``until``), on either backend: the
+    bounds of a club's day are compared with the stored UTC times by the database's own SQL."""
+    with empty_database(backend, tmp_path) as url, \
+            KibitzServer(tmp_path, args=("--timezone", CLUB, "--db", url)) as club_server:
+        _a_night_is_a_day_in_club_time(club_server)
+        started = (tmp_path / "server.log").read_text().splitlines()[0]  # "Kibitz on … (database …)"
+        assert (f"(database {tmp_path / 'kibitz.db'})" in started) == (backend == "sqlite"), started
+
+
+def _a_night_is_a_day_in_club_time(club_server: KibitzServer) -> None:
     source = toepen_open_game(club_server.base, ["Gus", "Hal", "Ivy"], seed=31)
-    doc = requests.get(f"{club_server.base}/games/{source.id}/export", timeout=10,
+    doc = requests.get(f"{club_server.base}/games/{source.id}/export", timeout=30,
                        headers={"Authorization": f"Bearer {source.token}"}).json()
     # the same game as recorded on 4 December 2020 at 12:30 UTC: 5 December, 01:30 in Auckland (NZDT)
     del doc["game"]["id"]
@@ -204,12 +216,12 @@ def test_a_night_is_a_day_in_club_time(club_server):
 
     for query, field in (("since=2026-12-32", "since"), ("until=yesterday", "until"),
                          ("since=2026-12-06&until=2026-12-05", "since")):
-        answer = requests.get(f"{club_server.base}/games/export?{query}", timeout=10)
+        answer = requests.get(f"{club_server.base}/games/export?{query}", timeout=30)
         assert answer.status_code == 422 and answer.json()["code"] == "validation_failed", answer.text
         assert field in answer.json()["errors"]
     for body in ({"since": "2026-12-32"}, {"until": 5}, {"tokens": "abc"}, {"tokens": [""]}, {"colour": "red"},
                  {"since": "2026-12-06", "until": "2026-12-05"}, [1]):
-        answer = requests.post(f"{club_server.base}/games/export", json=body, timeout=10)
+        answer = requests.post(f"{club_server.base}/games/export", json=body, timeout=30)
         assert answer.status_code == 422 and answer.json()["code"] == "validation_failed", (body, answer.text)
     # a token opens its own game only; a stranger's token, or one of no game, is no error
     answer = requests.post(f"{club_server.base}/games/export", timeout=30,

@@ -50,7 +50,7 @@ def start_game(page) -> None:
 
 
 def games(server: KibitzServer) -> list[dict]:
-    return list(requests.get(server.url("/games"), timeout=10).json()["games"])
+    return list(requests.get(server.url("/games"), timeout=30).json()["games"])
 
 
 def stored_key(page) -> str | None:

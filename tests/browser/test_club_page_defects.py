@@ -67,7 +67,7 @@ def test_what_if_asks_first_and_one_confirmation_makes_one_fork(server, new_cont
 
 def test_the_trick_audit_plays_fit_a_phone(server, new_context):
     game = fool_game(server.base)
-    fixed = requests.post(f"{server.base}/games/{game.id}/correct", timeout=10,
+    fixed = requests.post(f"{server.base}/games/{game.id}/correct", timeout=30,
                           headers={"Authorization": f"Bearer {game.token}"},
                           json={"target": 4, "action": {"type": "play", "player": "Bettina", "card": "G3"},
                                 "reason": "it was the green three"})

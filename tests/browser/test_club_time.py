@@ -102,10 +102,19 @@ def test_with_script_the_pages_show_the_devices_zone(club_server, games, new_con
     page.goto(club_server.url(f"/watch/{fool['id']}"))
     expect(page.locator(".meta time")).to_have_text(shown(fool["created_at"], DEVICE))
 
-    ann = club_server.get("/players/Ann")["games"][0]
+    # "Scores over a game" names each game by its time in the device's zone and its result (issue 25:
+    # "2026-12-05 · Fuji Flush" three times), the script's rewrite of the time keeping the result
+    recorded = club_server.get("/players/Ann")["games"]
     page.goto(club_server.url("/people/Ann"))
-    expect(page.locator("#chart-game option").first).to_contain_text(shown(ann["date"], DEVICE, "%Y-%m-%d %H:%M")
-                                                                      + " · Toepen")
+    options = page.locator("#chart-game option")
+    expect(options.first).to_contain_text(shown(recorded[0]["date"], DEVICE, "%Y-%m-%d %H:%M") + " · Toepen")
+    words = {"won": "won", "lost": "lost", "in_progress": "in progress"}
+    assert recorded and options.count() == len(recorded)
+    for option, ann in zip(options.all(), recorded, strict=True):
+        text = option.inner_text()
+        assert text.startswith(shown(ann["date"], DEVICE, "%Y-%m-%d %H:%M") + " · "), text
+        assert f" · {words[ann['result']]}" in text, (text, ann)
+    assert len(set(options.all_inner_texts())) == len(recorded)  # no two options read alike
 
     # a device in the club's own zone reads what the server wrote
     same = new_context(timezone_id=CLUB).new_page()
@@ -113,14 +122,33 @@ def test_with_script_the_pages_show_the_devices_zone(club_server, games, new_con
     expect(same.locator(".meta time")).to_have_text(shown(fool["created_at"], CLUB))
 
 
+def test_without_a_timezone_option_club_time_is_the_servers_own_zone(tmp_path, new_context):
+    """No ``--timezone`` and no ``$KIBITZ_TIMEZONE``: the pages show the zone of the computer
+    ``kibitz serve`` runs on (``$TZ`` here, as a club's machine set to Tokyo would have it)."""
+    env = {key: value for key, value in os.environ.items() if key != "KIBITZ_TIMEZONE"}
+    env["TZ"] = "Asia/Tokyo"  # never UTC+0 and no summer time: a UTC page cannot pass for it
+    with KibitzServer(tmp_path, env=env) as tokyo:
+        made = requests.post(f"{tokyo.base}/games", json={"game": "toepen", "players": ["Ann", "Bob", "Cas"]},
+                             timeout=10).json()
+        created = requests.get(f"{tokyo.base}/games/{made['id']}", timeout=10).json()["created_at"]
+        assert created.endswith("Z")  # the API keeps UTC
+        assert "Times on the pages in club time, Asia/Tokyo, UTC+09:00" in (tmp_path / "server.log").read_text()
+        page = new_context(timezone_id=DEVICE, java_script_enabled=False).new_page()  # the server's rendering
+        for path, where in (("/", f"li[data-game-id='{made['id']}'] time"), (f"/watch/{made['id']}", ".meta time")):
+            page.goto(tokyo.url(path))
+            expect(page.locator(where)).to_have_text(shown(created, "Asia/Tokyo"))  # "… JST"
+            assert page.locator(where).inner_text().endswith(" JST")
+            assert "UTC" not in page.locator("main").inner_text()
+
+
 def test_the_api_and_exports_keep_utc(club_server, games):
     fool = games["fool"]
     body = fool.read()
     assert body["created_at"].endswith("Z")
-    doc = requests.get(f"{club_server.base}/games/{fool.id}/export?format=json", timeout=10).json()
+    doc = requests.get(f"{club_server.base}/games/{fool.id}/export?format=json", timeout=30).json()
     assert doc["game"]["created_at"] == body["created_at"]
     assert all(event["recorded_at"].endswith("Z") for event in doc["events"])
-    text = requests.get(f"{club_server.base}/games/{fool.id}/export?format=text", timeout=10).text
+    text = requests.get(f"{club_server.base}/games/{fool.id}/export?format=text", timeout=30).text
     assert f'[Date "{body["created_at"]}"]' in text
 
 

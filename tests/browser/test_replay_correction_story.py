@@ -15,7 +15,7 @@ def test_a_long_undo_story_wraps_on_a_phone(server: Any, new_context: Any) -> No
     game = recorded.toepen_table_game(server.base)  # 11 events
     game.post({"type": "play", "player": "Dee", "card": "9D"})  # 12
     game.undo()  # 13
-    assert game.session.post(f"{server.base}/games/{game.id}/redo", json={}, timeout=10).status_code == 201  # 14
+    assert game.session.post(f"{server.base}/games/{game.id}/redo", json={}, timeout=30).status_code == 201  # 14
     game.undo()  # 15
     page = new_context(viewport=PHONE).new_page()
     page.goto(server.url(f"/watch/{game.id}/replay?step=12"))

@@ -186,7 +186,7 @@ def test_a_swap_enables_only_the_centre_then_the_swappers_own_cards(server, new_
     # one card "from their hand"), over HTTP
     refused = requests.post(f"{server.base}/games/{game['id']}/events",
                             json={"type": "swap", "player": "Ann", "take": "QS", "give": "KS"},
-                            headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+                            headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)
     assert refused.status_code == 409 and refused.json()["code"] == "card_not_available"
     assert "known to be in Bob's hand" in refused.json()["detail"]
     page = new_context(viewport=TABLET).new_page()
@@ -215,7 +215,7 @@ def test_a_table_swap_gives_only_a_card_the_swapper_may_hold(server, new_context
     server.post(game, {"type": "swap", "player": "Ann", "take": "QS", "give": "KS"})  # Q♠ is known to be Ann's
     refused = requests.post(f"{server.base}/games/{game['id']}/events",
                             json={"type": "swap", "player": "Bob", "take": "KS", "give": "QS"},
-                            headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+                            headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)
     assert refused.status_code == 409 and refused.json()["code"] == "card_not_available"
     possible = next(a for a in server.get(f"/games/{game['id']}/actions", game["token"])["actions"]
                     if a["type"] == "swap")["possible"]

@@ -84,7 +84,7 @@ def test_a_what_if_fork_says_so_and_links_to_the_original(server, page):
     server.post(game, {"type": "deal"})
     server.post(game, {"type": "play", "player": "Bob", "card": "7H"})
     answer = requests.post(f"{server.base}/games/{game['id']}/fork", json={"seq": 1},
-                           headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)
+                           headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)
     assert answer.status_code == 201, answer.text
     fork = answer.json()
     open_table(page, server, fork)

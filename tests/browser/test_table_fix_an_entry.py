@@ -41,8 +41,8 @@ def test_the_current_hands_entries_are_listed_and_one_offers_its_replacements(se
     expect(entries.nth(0)).to_have_text(re.compile(r"^Hand 1, trick 1: Cas played 8♣"))
     expect(entries.nth(1)).to_have_text(re.compile(r"^Hand 1, trick 1: Bob led 7♣"))
     expect(entries.nth(2)).to_have_text(re.compile(r"^Hand 1: Ann dealt hand 1"))
-    now = requests.get(f"{server.base}/games/{game['id']}/actions", headers=auth(game), timeout=10).json()
-    before = requests.get(f"{server.base}/games/{game['id']}/actions?before=3", headers=auth(game), timeout=10).json()
+    now = requests.get(f"{server.base}/games/{game['id']}/actions", headers=auth(game), timeout=30).json()
+    before = requests.get(f"{server.base}/games/{game['id']}/actions?before=3", headers=auth(game), timeout=30).json()
     if before == now:
         pytest.skip("GET …/actions?before= is not in this build of the service yet: the replacements cannot be offered")
     asked: list[str] = []
@@ -68,8 +68,8 @@ def test_offline_the_panel_says_a_fix_needs_the_service(own_server, new_context)
 
 
 def _needs_corrections(server, game) -> None:
-    now = requests.get(f"{server.base}/games/{game['id']}/actions", headers=auth(game), timeout=10).json()
-    before = requests.get(f"{server.base}/games/{game['id']}/actions?before=3", headers=auth(game), timeout=10).json()
+    now = requests.get(f"{server.base}/games/{game['id']}/actions", headers=auth(game), timeout=30).json()
+    before = requests.get(f"{server.base}/games/{game['id']}/actions?before=3", headers=auth(game), timeout=30).json()
     if before == now:
         pytest.skip("GET …/actions?before= and POST …/correct are not in this build of the service yet")
 

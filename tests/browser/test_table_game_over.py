@@ -31,7 +31,7 @@ def created_with_key(server: KibitzServer) -> dict:
     """A Toepen game created with the club key, dealt first by Bob."""
     response = requests.post(f"{server.base}/games", json={"game": "toepen", "players": PLAYERS, "dealer": "Bob",
                                                           "options": {"limit": 1}},
-                             headers={"Authorization": f"Bearer {KEY}"}, timeout=10)
+                             headers={"Authorization": f"Bearer {KEY}"}, timeout=30)
     assert response.status_code == 201, response.text
     return dict(response.json())
 
@@ -81,7 +81,7 @@ def test_play_again_asks_for_the_club_key_where_the_server_has_one(tmp_path: Pat
         game = created_with_key(server)
         token = {"Authorization": f"Bearer {game['token']}"}
         requests.post(f"{server.base}/games/{game['id']}/events", json={"type": "abandon", "reason": "closing time"},
-                      headers=token, timeout=10)
+                      headers=token, timeout=30)
         page = new_context().new_page()
         open_table(page, server, game, base=server.lan_base)
         expect(page.locator("#game-over-result")).to_have_text("Game abandoned: no winners, no losers.")

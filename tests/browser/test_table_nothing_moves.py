@@ -136,7 +136,7 @@ def test_a_refusal_does_not_push_the_deck(server, new_context):
     open_table(page, server, game, base=server.lan_base)
     p1, cards = first_play(server, game)
     requests.post(f"{server.base}/games/{game['id']}/events", json={"type": "play", "player": p1, "card": cards[0]},
-                  headers={"Authorization": f"Bearer {game['token']}"}, timeout=10)  # another device plays first
+                  headers={"Authorization": f"Bearer {game['token']}"}, timeout=30)  # another device plays first
     where = centre(page, card_button(page, cards[1]))
     deck_top = page.evaluate("() => document.getElementById('deck').getBoundingClientRect().top")
     page.mouse.click(*where)

@@ -66,6 +66,20 @@ COVERED = """() => {
 }"""
 
 
+#: Every ::before and ::after of an element and of what it holds that writes text (computed
+#: ``content`` other than none, normal or ""): [pseudo-element, content].
+PSEUDO_TEXT = """el => {
+  const out = [];
+  for (const node of [el, ...el.querySelectorAll('*')]) {
+    for (const pseudo of ['::before', '::after']) {
+      const content = getComputedStyle(node, pseudo).content;
+      if (!['none', 'normal', '""', "''"].includes(content)) { out.push([node.tagName + pseudo, content]); }
+    }
+  }
+  return out;
+}"""
+
+
 @pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
 def test_offline_the_board_keeps_what_was_confirmed(server: Any, new_context: Any, viewport: dict[str, int]) -> None:
     game = _hand_two_after_trick_one(server)
@@ -99,6 +113,11 @@ def test_offline_the_board_keeps_what_was_confirmed(server: Any, new_context: An
     queued = deck(page, "J♠")
     expect(queued).to_have_class(re.compile(r"\bqueued\b"))
     assert queued.inner_text().strip() == "J♠", repr(queued.inner_text())
+    # inner_text cannot see what CSS draws: no ::before or ::after of the card (or inside it) writes a
+    # character either (a ⏳ there drew as an empty box where the browser had no emoji font); its
+    # clock is a picture (an inline SVG background), which needs no font
+    assert queued.evaluate(PSEUDO_TEXT) == [], queued.evaluate(PSEUDO_TEXT)
+    assert "svg" in queued.evaluate("b => getComputedStyle(b, '::after').backgroundImage")
     context.set_offline(False)
     settle(page)
     plays = [(e["data"]["player"], e["data"]["card"]) for e in server.events(game) if e["type"] == "play"]
@@ -151,3 +170,47 @@ def test_offline_the_waiting_taps_leave_the_seats_buttons_free(server: Any, new_
     for button in chooser.get_by_role("button").all():
         box = button.bounding_box()
         assert box is not None and box["height"] >= 40 and box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], box
+
+
+#: Every control on screen (the seats' buttons, the action row's, the deck's cards, Undo and Menu)
+#: that the waiting taps' box lies over, probed at five points across each.
+CONTROLS_COVERED = """() => {
+  const out = [];
+  for (const b of document.querySelectorAll('#seats button, #actions button, #deck button, #undo, #redo, #menu-button, button')) {
+    const r = b.getBoundingClientRect();
+    if (!r.width || !r.height || b.closest('#queue') || r.bottom < 0 || r.top > innerHeight) { continue; }
+    for (const [fx, fy] of [[0.5, 0.5], [0.2, 0.2], [0.8, 0.2], [0.2, 0.8], [0.8, 0.8]]) {
+      const hit = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+      if (hit && hit.closest('#queue')) { out.push(b.getAttribute('aria-label') || b.textContent.trim()); break; }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("waiting", [1, 2])
+@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
+def test_offline_during_a_knock_the_waiting_taps_cover_no_control(server: Any, new_context: Any,
+                                                                 viewport: dict[str, int], waiting: int) -> None:
+    """Bob knocked, so the folds of Ann, Cas and Dee fill the band's foot; the device goes offline
+    and the scorekeeper taps cards: the waiting taps' box must not fall back over the seats'
+    Knock, Laundry and Reveal (it did: every seat's buttons of the first row), nor over a fold,
+    a card of the deck, Undo or Menu (issue 25)."""
+    players = ["Ann", "Bob", "Cas", "Dee"]
+    game = server.create(game="toepen", players=players, dealer="Ann")
+    server.post(game, {"type": "deal"})
+    server.post(game, {"type": "knock", "player": "Bob"})
+    context = new_context(viewport=viewport)
+    page = context.new_page()
+    open_table(page, server, game)
+    expect(page.get_by_role("button", name="Fold: Dee", exact=True)).to_be_visible()
+    context.set_offline(True)
+    for card in ("J♠", "10♠")[:waiting]:
+        deck(page, card).click()
+    expect(page.locator("#table")).to_have_attribute("data-pending", str(waiting))
+    expect(page.locator("#queue-list li")).to_have_count(waiting)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(300)  # the box placed after the tap's render
+    assert page.evaluate(CONTROLS_COVERED) == []
+    expect(page.locator("#queue")).to_be_in_viewport()
+    expect(page.locator("#queue-list")).to_contain_text("J♠")

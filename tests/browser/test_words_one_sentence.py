@@ -45,7 +45,7 @@ def test_toepen_knock_fix_and_abandon_read_the_same_on_both_pages(server, page, 
     server.post(game, {"type": "play", "player": "Cas", "card": "8H"})
     server.post(game, {"type": "knock", "player": "Dee"})
     same_words(page, watch, server, game, "Dee to play — Dee knocked (stake 2): Ann, Bob and Cas may fold")
-    fixed = requests.post(server.url(f"/games/{game['id']}/correct"), timeout=10,
+    fixed = requests.post(server.url(f"/games/{game['id']}/correct"), timeout=30,
                           json={"target": 4, "action": {"type": "play", "player": "Cas", "card": "9H"}},
                           headers={"Authorization": f"Bearer {game['token']}"})
     assert fixed.status_code == 201, fixed.text

@@ -99,7 +99,7 @@ def test_fuji_flush_game_page_says_who_was_flushed_and_counts_agree_with_the_she
     expect(last).to_have_text(f"Last turn: {turns[-1]['explanation']}")
     flushed = next(t for t in turns if t["flushed"])
     assert "flushed and draw" in flushed["explanation"]
-    csv = requests.get(f"{server.base}/games/{game.id}/export?format=csv", timeout=10).text.splitlines()
+    csv = requests.get(f"{server.base}/games/{game.id}/export?format=csv", timeout=30).text.splitlines()
     header, last_row = csv[0].split(","), csv[-1].split(",")
     state = game.read()["state"]
     for player in state["players"]:
@@ -112,7 +112,7 @@ def test_fuji_flush_game_page_says_who_was_flushed_and_counts_agree_with_the_she
 def test_what_if_forks_are_listed_on_the_original_and_on_home(server: Any, page: Any) -> None:
     game = recorded.toepen_table_game(server.base)
     fork = requests.post(f"{server.base}/games/{game.id}/fork", json={"seq": 4},
-                         headers={"Authorization": f"Bearer {game.token}"}, timeout=10)
+                         headers={"Authorization": f"Bearer {game.token}"}, timeout=30)
     assert fork.status_code == 201, fork.text
     fork_id = fork.json()["id"]
     page.goto(server.url(f"/watch/{game.id}"))

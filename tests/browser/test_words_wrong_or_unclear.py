@@ -48,7 +48,7 @@ def test_new_game_lists_what_to_mend_and_links_to_each_field(server: Any, new_co
     page.get_by_label("Game", exact=True).select_option(label="Toepen")
     page.get_by_label("Seat 1", exact=True).fill("Ann")
     page.get_by_label("Seat 3", exact=True).fill("ann")
-    before = requests.get(f"{server.base}/games?limit=500", timeout=10).json()["games"]
+    before = requests.get(f"{server.base}/games?limit=500", timeout=30).json()["games"]
     page.get_by_role("button", name="Start game", exact=True).click()
     summary = page.get_by_role("alert").filter(has_text="There is a problem")
     expect(summary).to_be_visible()
@@ -61,7 +61,7 @@ def test_new_game_lists_what_to_mend_and_links_to_each_field(server: Any, new_co
     expect(seat2).to_have_accessible_description(re.compile(r"^Seat 2 needs a name\."))
     summary.get_by_role("link", name="Seat 2 needs a name.").click()
     expect(seat2).to_be_focused()
-    assert requests.get(f"{server.base}/games?limit=500", timeout=10).json()["games"] == before  # nothing sent
+    assert requests.get(f"{server.base}/games?limit=500", timeout=30).json()["games"] == before  # nothing sent
     # what only the service can judge comes back the same way, at its field, never "players.1"
     seat2.fill("Bob\u200b")
     page.get_by_label("Seat 3", exact=True).fill("Cas")
@@ -131,14 +131,14 @@ def test_the_text_export_writes_options_in_words_and_no_result_for_a_hand_in_pla
     game = recorded.create(server.base, game="toepen", players=["Ann", "Bob", "Cas"], dealer="Ann")
     game.post({"type": "deal"})
     game.post({"type": "play", "player": "Bob", "card": "7H"})
-    text = requests.get(f"{server.base}/games/{game.id}/export?format=text", timeout=10).text
+    text = requests.get(f"{server.base}/games/{game.id}/export?format=text", timeout=30).text
     options = next(line for line in text.splitlines() if line.startswith("[Options "))
     assert "Lives to lose: 10" in options and "When the game ends: When someone has lost every life" in options
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", options), options  # no rules' codes
     assert "Result:" not in text  # hand 1 is still in play
     for loser in ("Ann",):
         game.post({"type": "adjust", "player": loser, "amount": 10, "reason": "ruling"})
-    over = requests.get(f"{server.base}/games/{game.id}/export?format=text", timeout=10).text
+    over = requests.get(f"{server.base}/games/{game.id}/export?format=text", timeout=30).text
     assert "  Result: (lives lost) Ann +10 = 10" in over
 
 

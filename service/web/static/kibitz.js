@@ -201,5 +201,27 @@
     }).observe(document.documentElement, {childList: true, subtree: true});
   }
 
-  window.Kibitz = {tokens: tokens, clubKey: clubKey, newKey: newKey, nowIso: nowIso, api: api, clocks: clocks};
+  /* POST /games with `body` (a page's new game: the new-game form, Play again), sent with the club
+   * key `typed` in the page's field or else the one this device keeps. On 201 the typed key is
+   * kept, the game's token stored and the table page opened; otherwise a refused club key is
+   * forgotten and `askKey` called (the page shows its key field again). Resolves with the
+   * service's answer when it was not a 201; rejects when the service cannot be reached. */
+  function startGame(body, typed, askKey) {
+    return api("POST", "/games", {body: body, token: typed || clubKey.get()}).then(function (answer) {
+      if (answer.status === 201) {
+        if (typed) { clubKey.set(typed); }
+        tokens.set(answer.body.id, answer.body.token);
+        window.location.assign("/table/" + encodeURIComponent(answer.body.id));
+        return null;
+      }
+      if (clubKey.refused(answer)) {  /* a key kept here that no longer works is forgotten: ask again */
+        clubKey.remove();
+        askKey();
+      }
+      return answer;
+    });
+  }
+
+  window.Kibitz = {tokens: tokens, clubKey: clubKey, newKey: newKey, nowIso: nowIso, api: api, clocks: clocks,
+                   startGame: startGame};
 })();

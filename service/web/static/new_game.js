@@ -348,20 +348,13 @@
     var title = document.getElementById("title").value.trim();
     if (title) { body.title = title; }
     var typed = clubKey.value.trim();
-    K.api("POST", "/games", {body: body, token: typed || K.clubKey.get()}).then(function (answer) {
-      if (answer.status === 201) {
-        if (typed) { K.clubKey.set(typed); }
-        K.tokens.set(answer.body.id, answer.body.token);
-        window.location.assign("/table/" + encodeURIComponent(answer.body.id));
-        return;
-      }
+    K.startGame(body, typed, function () {
+      clubKey.value = "";
+      clubKeyField.hidden = false;
+      clubKey.focus();
+    }).then(function (answer) {
+      if (!answer) { return; }  /* started: the table page opens */
       var b = answer.body || {};
-      if (K.clubKey.refused(answer)) {  /* a key kept here that no longer works is forgotten: ask again */
-        K.clubKey.remove();
-        clubKey.value = "";
-        clubKeyField.hidden = false;
-        clubKey.focus();
-      }
       if (b.errors && answer.status === 422) {  /* each field's message at its field, never "players.1" */
         var listed = [];
         for (var key in b.errors) {

@@ -3,7 +3,8 @@
  * "render" event); it reads the queue and state and calls the other modules' drawing. */
 import {actionRow, renderActions, renderCompose, renderDeck, renderUndo} from "./controls.js";
 import {renderMenu} from "./menu.js";
-import {fresh, guessNext, guessing, pendingPlays, pendingWho, renderQueue, stillIn, waiting} from "./queue.js";
+import {fresh, guessNext, guessing, pendingPlays, pendingWho, stillIn, waiting} from "./queue.js";
+import {renderQueue} from "./waiting.js";
 import {K, S, WORDS, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, seatRows, seatSlots, seatsBox, text, turnBox} from "./state.js";
 import {renderEnd} from "./end.js";
 

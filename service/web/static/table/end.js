@@ -105,20 +105,13 @@ function playAgain(event) {
     var body = {game: S.game.game, players: players, visibility: S.game.visibility, options: options};
     body[kind === "fuji_flush" ? "first_player" : "dealer"] = next;
     if (S.game.title) { body.title = S.game.title; }
-    return K.api("POST", "/games", {body: body, token: typed || K.clubKey.get()}).then(function (answer) {
-      if (answer.status === 201) {
-        if (typed) { K.clubKey.set(typed); }
-        K.tokens.set(answer.body.id, answer.body.token);
-        window.location.assign("/table/" + encodeURIComponent(answer.body.id));
-        return;
-      }
+    return K.startGame(body, typed, function () {
+      el("again-club-key").value = "";
+      el("again-club-key-field").hidden = false;
+      el("again-club-key").focus();
+    }).then(function (answer) {
+      if (!answer) { return; }  // started: the table page opens
       var b = answer.body || {};
-      if (K.clubKey.refused(answer)) {  // a key kept here that no longer works is forgotten: ask again
-        K.clubKey.remove();
-        el("again-club-key").value = "";
-        el("again-club-key-field").hidden = false;
-        el("again-club-key").focus();
-      }
       var sentence = ended(b.detail || ("The service answered " + answer.status + "."));
       if (b.errors) {
         var parts = [];

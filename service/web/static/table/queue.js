@@ -11,7 +11,7 @@
  * queue and shows the service's sentence. 503 record_damaged stops the queue as well (waiting
  * will not mend the record): the taps stay on the device and the service's sentence is shown.
  */
-import {K, QUEUE_KEY, S, base, cardName, changesSince, chip, el, ended, entries, fetchActions, gameId, iso, joinSummaries, players, refresh, refreshActions, refreshSheet, render, saveBoard, say, text} from "./state.js";
+import {K, QUEUE_KEY, S, base, cardName, changesSince, el, ended, entries, fetchActions, gameId, iso, joinSummaries, players, refresh, refreshActions, refreshSheet, render, saveBoard, say} from "./state.js";
 
 let retryDelay = 1000;
 let retryTimer = null;
@@ -324,9 +324,11 @@ export function setPlayer(index, name) {
   render();
 }
 
-/* The waiting tap shown with its chooser: the one last opened, else the newest unsent play. */
+/* The waiting tap shown with its chooser: the one last opened (openTap), else the newest unsent
+ * play; -1 when none is waiting. */
 let queueOpen = null;
-function openItem() {
+export function openTap(index) { queueOpen = index; }
+export function openItem() {
   var items = S.queue.items;
   if (queueOpen !== null && items[queueOpen] && items[queueOpen].body.type === "play" && items[queueOpen].attempts === 0) { return queueOpen; }
   queueOpen = null;
@@ -355,153 +357,6 @@ export function pendingPlays() {
   return out;
 }
 
-
-/* "Sending: …" once a write has waited 300 ms (a timer, not an animation); the taps waiting on the
- * device (offline, or a stopped queue) over the band, where a guessed player can be fixed. */
-let sendingTimer = null;
-export function renderQueue() {
-  var box = el("queue");
-  var onDevice = S.queue.items.length > 0 && (S.offline || !!S.queue.stopped);
-  var sending = el("sending");
-  sending.textContent = S.queue.items.length && !onDevice ? sendingLine() : "";
-  if (!sending.textContent) {
-    if (sendingTimer) { window.clearTimeout(sendingTimer); sendingTimer = null; }
-    sending.classList.remove("shown");
-  } else if (!sendingTimer && !sending.classList.contains("shown")) {
-    sendingTimer = window.setTimeout(function () { sendingTimer = null; sending.classList.add("shown"); }, 300);
-  }
-  box.hidden = !onDevice;
-  el("queue-refused").hidden = !S.queue.stopped;
-  if (!onDevice) { return; }
-  var damagedRecord = S.queue.stopped && S.queue.stopped.code === "record_damaged";
-  var note = damagedRecord ? S.queue.stopped.detail + " These taps wait on this device:"
-    : S.queue.stopped ? "Refused: " + S.queue.stopped.detail + " Choose what to keep."
-    : S.offline ? "The service cannot be reached. These taps wait on this device and are sent in order when it answers:"
-      : "Sending…";
-  el("queue-note").textContent = note;
-  box.classList.toggle("plain", !S.queue.stopped);
-  var list = el("queue-list");
-  list.innerHTML = "";
-  var open = openItem();
-  for (var i = 0; i < S.queue.items.length; i++) {
-    var it = S.queue.items[i];
-    var li = text("li", "queued" + (i === 0 && S.queue.stopped ? " refused" : "") + (i === open ? " open" : " compact"));
-    if (i === open) {
-      li.appendChild(chip(it.body.card));
-      li.appendChild(document.createTextNode(" by "));
-      var seats = players();
-      /* the player chooser: one button per seat, read as "Ann, Bob, Cas or Dee" (separators
-       * for screen readers; on screen the buttons stand apart) */
-      var chooser = li.appendChild(text("span", "who-chooser"));
-      chooser.setAttribute("role", "group");
-      chooser.setAttribute("aria-label", "Who played " + cardName(it.body.card));
-      var choices = seats.filter(function (p) { return stillIn(p) || p.name === it.body.player; });
-      for (var j = 0; j < seats.length; j++) {
-        if (!stillIn(seats[j]) && seats[j].name !== it.body.player) { continue; }
-        var at = choices.indexOf(seats[j]);
-        if (at > 0) { chooser.appendChild(text("span", "visually-hidden", at === choices.length - 1 ? " or " : ", ")); }
-        var who = text("button", "who" + (seats[j].name === it.body.player ? " primary" : ""), seats[j].name);
-        who.type = "button";
-        who.setAttribute("aria-label", cardName(it.body.card) + " by " + seats[j].name);
-        who.setAttribute("aria-pressed", seats[j].name === it.body.player ? "true" : "false");
-        who.addEventListener("click", (function (n, name) { return function () { setPlayer(n, name); }; })(i, seats[j].name));
-        chooser.appendChild(who);
-      }
-      if (it.guessed) { li.appendChild(text("span", "hint", " (guessed)")); }
-    } else if (it.body.type === "play" && it.attempts === 0) {
-      /* an earlier waiting tap: card and player; a tap on it shows its chooser */
-      var change = text("button", "who-open");
-      change.type = "button";
-      change.appendChild(chip(it.body.card));
-      change.appendChild(document.createTextNode(" " + it.body.player + (it.guessed ? "?" : "")));
-      change.setAttribute("aria-label", cardName(it.body.card) + " by " + it.body.player + (it.guessed ? " (guessed)" : "") + ": change");
-      change.addEventListener("click", (function (n) { return function () { queueOpen = n; render(); }; })(i));
-      li.appendChild(change);
-    } else if (it.body.type === "play") {
-      li.appendChild(chip(it.body.card));
-      li.appendChild(document.createTextNode(" by " + it.body.player));
-    } else {
-      li.appendChild(document.createTextNode(it.label));
-    }
-    li.appendChild(text("span", "hint", i === 0 && S.queue.stopped && !damagedRecord ? " — refused" : " — waiting"));
-    list.appendChild(li);
-  }
-  placeQueue(box);
-}
-
-
-/* The waiting taps lie in the room kept under the board (the band's empty foot, above the deck),
- * so the seats' own buttons (Knock, Reveal, …) stay free to tap while the Wi-Fi is down; where that
- * room is taken (a knock's folds shown) or too low for one row of buttons, over the seats' foot
- * (their facts and own actions), under the last line of seat names. Never over the board, which
- * while taps wait is the confirmed board plus the waiting taps (issue 25: the facts and the
- * finished trick stay in view), and never over the deck. Taller than its room, the box is one
- * strip scrolled sideways, the newest tap's choice in view. */
-export function placeQueue(box) {
-  var area = box.parentNode.getBoundingClientRect();
-  var deckTop = el("deck").getBoundingClientRect().top;
-  var free = freeBandTop();
-  box.classList.add("in-band");
-  if (fits(box, deckTop - 1 - free)) {
-    place(box, free - area.top, deckTop - 1 - free);
-    return;
-  }
-  box.classList.remove("in-band");
-  var heads = el("seats").querySelectorAll(".seat-head");
-  var names = el("seats").getBoundingClientRect().top;
-  for (var h = 0; h < heads.length; h++) { names = Math.max(names, heads[h].getBoundingClientRect().bottom + 2); }
-  var foot = el("band").getBoundingClientRect().top;
-  place(box, names - area.top, foot - names);
-}
-
-/* The top of the band's empty foot: under the last line of the board and under any button or
- * line shown in the action room. */
-function freeBandTop() {
-  var band = el("band");
-  var lowest = band.getBoundingClientRect().top;
-  var shown = band.querySelectorAll("#board > *, .hand-result, #action-room button, #action-room .action-row > :not(.empty), #action-room p");
-  for (var i = 0; i < shown.length; i++) {
-    var node = shown[i];
-    if (node.hidden || node.closest("[hidden]") || getComputedStyle(node).visibility === "hidden") { continue; }
-    var r = node.getBoundingClientRect();
-    if (r.width && r.height) { lowest = Math.max(lowest, r.bottom); }
-  }
-  return lowest + 1;
-}
-
-/* Whether the box, as one strip, fits in ``height`` px. */
-function fits(box, height) {
-  box.classList.add("one-row");
-  box.style.maxHeight = "";
-  var need = box.scrollHeight;
-  box.classList.remove("one-row");
-  return height >= need;
-}
-
-function place(box, top, height) {
-  box.style.top = Math.round(top) + "px";
-  box.style.maxHeight = Math.max(0, Math.floor(height)) + "px";
-  box.classList.remove("one-row");
-  box.scrollLeft = 0;
-  if (box.scrollHeight > box.clientHeight + 1) { box.classList.add("one-row"); }  // one strip, the open tap first
-  var open = box.querySelector("li.open") || box.querySelector("li:last-child");
-  if (open && box.scrollHeight > box.clientHeight + 1) {
-    box.scrollTop = open.offsetTop + open.offsetHeight - box.clientHeight;
-  }
-  var guess = box.querySelector(".who.primary");  // the guessed player's name in view in a strip
-  if (guess && guess.offsetLeft + guess.offsetWidth > box.scrollLeft + box.clientWidth) {
-    box.scrollLeft = guess.offsetLeft + guess.offsetWidth - box.clientWidth + 8;
-  }
-}
-
-function sendingLine() {
-  var first = S.queue.items[0];
-  var more = S.queue.items.length - 1;
-  return "Sending: " + ended(first.label).replace(/[.]$/, "") + "…" +
-    (more > 0 ? " then " + S.queue.items.slice(1).map(function (it) {
-      return it.follow ? cardName(it.body.card) + " for whoever is next" : it.label;
-    }).join(", ") + "." : "");
-}
 
 export function localUndoable() {
   var last = S.queue.items[S.queue.items.length - 1];

@@ -1,11 +1,15 @@
 """Anonymous floods cannot slow the scorekeeper (docs/crowds.md, "Anonymous floods"), through a
 real ``kibitz serve`` over real HTTP:
 
-* a write whose token the game does not have (or with no token) is refused from its headers
-  alone once the server knows the game's tokens: the answer comes before the body is sent,
-  and it is the app's own answer (the same bytes as the app's refusal of the same write);
-  a token issued meanwhile by ``kibitz token`` in another process, the club key, and the
-  game's own tokens still reach the app;
+* a write whose token the game does not have (or with no token) is refused before its body is
+  read, from the first write on (a game never written to, on a server that has never seen it):
+  the answer comes before the body is sent, and it is the app's own answer (the same bytes as
+  the Flask app's refusal of the same write, asked through its test client on the same
+  database), after a commit too; a token issued meanwhile by ``kibitz token`` in another
+  process, the club key, and the game's own tokens still reach the app;
+* where the server has a club key, a create or an import without it (or with another key) is
+  refused the same way, with the app's own 401 ``club_key_required`` / 403
+  ``club_key_invalid``; with the key the server waits for the body;
 * where there is no club key, one address creates at most ``--create-limit`` games (and
   imports) per minute (60 by default); past it 429 ``too_many_requests`` with ``Retry-After``,
   also before the body is read; another address, or a server with a club key, is not limited.
@@ -16,13 +20,13 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import requests
 
+from service.web.app import create_app
 from tests.serving import kibitz_command, serving
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
@@ -85,50 +89,56 @@ def _app_answer(port: int, game_id: str, token: str | None) -> tuple[int, dict[s
     return _exchange(port, _write_head(port, game_id, len(body), token), body)
 
 
-def _refused_twice(port: int, game_id: str, token: str | None) -> tuple[int, dict[str, str], bytes]:
-    """Two whole writes the app refuses: after the first the server watches the game (it takes
-    the epoch before the next one is read), after the second it knows the refusal holds."""
-    _app_answer(port, game_id, token)
-    return _app_answer(port, game_id, token)
-
-
 SAME_HEADERS = ("content-type", "vary", "cache-control", "x-content-type-options", "www-authenticate", "etag")
+
+
+def _flask_answer(config: dict[str, object], path: str, token: str | None,
+                  body: object) -> tuple[int, dict[str, str], bytes]:
+    """The Flask app's own answer to a whole request (its test client, on ``config``'s database)."""
+    app = create_app(config)
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    answer = app.test_client().post(path, json=body, headers=headers)
+    return answer.status_code, {k.lower(): v for k, v in answer.headers.items()}, answer.get_data()
+
+
+def _same_answer(early: tuple[int, dict[str, str], bytes], app: tuple[int, dict[str, str], bytes]) -> None:
+    assert (early[0], early[2]) == (app[0], app[2])
+    assert {k: early[1].get(k) for k in SAME_HEADERS} == {k: app[1].get(k) for k in SAME_HEADERS}
+    assert early[1]["connection"] == "close"
 
 
 @pytest.mark.parametrize("token", ["junk-token-0123456789", None], ids=["junk token", "no token"])
 def test_a_refused_write_is_answered_before_its_body_arrives_with_the_apps_own_answer(served, token):
-    base, _db = served
+    """The first write to a game nobody wrote to (just created): refused before a byte of its
+    body is sent, with the app's own answer."""
+    base, db = served
     port = _port(base)
     game_id, _good = _new_game(base)
-    status, headers, body = _refused_twice(port, game_id, token)  # the app reads the game and refuses
-    assert (status, json.loads(body)["code"]) == ((403, "token_invalid") if token else (401, "token_required"))
-    for other in (token and token + "x", token):  # any token the game does not have, not only this one
-        early_status, early_headers, early_body = _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, other))
-        assert (early_status, early_body) == (status, body)
-        assert {k: early_headers.get(k) for k in SAME_HEADERS} == {k: headers.get(k) for k in SAME_HEADERS}
-        assert early_headers["connection"] == "close"
+    for other in (token, token and token + "x", token):  # any token the game does not have, again and again
+        early = _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, other))
+        assert (early[0], json.loads(early[2])["code"]) == ((403, "token_invalid") if token else (401, "token_required"))
+        _same_answer(early, _flask_answer({"DATABASE": str(db)}, f"/games/{game_id}/events", other, NOTE))
 
 
 def test_after_a_write_the_refusal_names_the_new_version(served):
-    base, _db = served
+    base, db = served
     port = _port(base)
     game_id, good = _new_game(base)
-    _refused_twice(port, game_id, "junk")
+    status, _headers, body = _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk"))
+    assert (status, json.loads(body)["version"]) == (403, 1)
     assert requests.post(f"{base}/games/{game_id}/events", json=NOTE, headers={"Authorization": f"Bearer {good}"},
                          timeout=30).status_code == 201
-    with pytest.raises(TimeoutError):  # something was committed: the server waits for the body again
-        _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk"), timeout=2.0)
-    status, _headers, body = _app_answer(port, game_id, "junk")  # the app again (the game is watched)
-    assert (status, json.loads(body)["version"]) == (403, 2)
-    status, _headers, body = _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk"))
-    assert (status, json.loads(body)["version"]) == (403, 2)
+    for _ in range(2):  # something was committed: checked again, still before the body is read
+        early = _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk"))
+        assert (early[0], json.loads(early[2])["version"]) == (403, 2)
+        _same_answer(early, _flask_answer({"DATABASE": str(db)}, f"/games/{game_id}/events", "junk", NOTE))
 
 
 def test_the_games_own_token_the_club_key_and_a_token_issued_meanwhile_reach_the_app(served, tmp_path):
     base, db = served
     port = _port(base)
     game_id, good = _new_game(base)
-    _refused_twice(port, game_id, "junk")
+    assert _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk"))[0] == 403
     status, _headers, body = _app_answer(port, game_id, good)
     assert status == 201, body
     issued = subprocess.run([*kibitz_command(), "token", game_id, "--db", str(db), "--no-qr"], capture_output=True,
@@ -144,21 +154,11 @@ def test_a_token_issued_by_another_process_on_postgresql_is_not_refused_from_mem
     with serving(tmp_path, database=postgres_url) as base:
         port = _port(base)
         game_id, _good = _new_game(base)
-        deadline = time.monotonic() + 60
-        while True:  # once the listener listens, the server trusts what it read
-            _refused_twice(port, game_id, "junk")
-            try:
-                assert _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk-2"), timeout=5.0)[0] == 403
-                break  # refused from memory
-            except TimeoutError:
-                assert time.monotonic() < deadline, "the refusal never came from memory"
+        for junk in ("junk", "junk-2"):  # refused before the body is read from the first write on
+            assert _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, junk))[0] == 403
         issued = subprocess.run([*kibitz_command(), "token", game_id, "--db", postgres_url, "--no-qr"], capture_output=True,
                                 text=True, timeout=60, check=True).stdout.splitlines()[1].strip()
-        deadline = time.monotonic() + 30
-        while True:  # the notification arrives within milliseconds; until then the app decides
-            status, _headers, body = _app_answer(port, game_id, issued)
-            if status == 201 or time.monotonic() > deadline:
-                break
+        status, _headers, body = _app_answer(port, game_id, issued)  # a token none of the known: checked afresh
         assert status == 201, body
 
 
@@ -170,12 +170,33 @@ def test_the_club_key_on_a_write_gets_the_apps_own_words(tmp_path):
         created = requests.post(f"{base}/games", json=GAME, headers={"Authorization": "Bearer Friday-night-club-2026"},
                                 timeout=30)
         game_id = created.json()["id"]
-        _refused_twice(port, game_id, "junk")
+        assert _exchange(port, _write_head(port, game_id, FLOOD_LENGTH, "junk"))[0] == 403
         status, _headers, body = _app_answer(port, game_id, "Friday-night-club-2026")
         assert status == 403 and "club key" in json.loads(body)["detail"]
         for _ in range(5):  # the club key is no create limit's business: not limited
             assert requests.post(f"{base}/games", json=GAME, timeout=30,
                                  headers={"Authorization": "Bearer Friday-night-club-2026"}).status_code == 201
+
+
+@pytest.mark.parametrize("path", ["/games", "/games/import"])
+def test_a_create_without_the_club_key_is_refused_before_its_body_arrives_with_the_apps_own_answer(tmp_path, path):
+    key = "Friday-night-club-2026"
+    key_file = tmp_path / "club.key"
+    key_file.write_text(key + "\n")
+    with serving(tmp_path, ["--club-key-file", str(key_file)]) as base:
+        port = _port(base)
+        config = {"DATABASE": str(tmp_path / "app.db"), "CLUB_KEY": key}
+        for token, status, code in ((None, 401, "club_key_required"), ("not-the-key", 403, "club_key_invalid"),
+                                    ("x" * 40, 403, "club_key_invalid")):
+            auth = f"Authorization: Bearer {token}\r\n" if token is not None else ""
+            head = _create_head(port, FLOOD_LENGTH, path).replace("Content-Length", auth + "Content-Length")
+            early = _exchange(port, head)
+            assert (early[0], json.loads(early[2])["code"]) == (status, code)
+            _same_answer(early, _flask_answer(config, path, token, GAME))
+        with pytest.raises(TimeoutError):  # with the key the server waits for the body
+            _exchange(port, _create_head(port, FLOOD_LENGTH, path).replace(
+                "Content-Length", f"Authorization: Bearer {key}\r\nContent-Length"), timeout=2.0)
+        assert requests.get(f"{base}/games", timeout=30).json()["games"] == []  # nothing was created
 
 
 def _create_head(port: int, length: int, path: str = "/games") -> str:

@@ -8,23 +8,12 @@ secrets": the cards are hidden until that hand or round is over).
 from __future__ import annotations
 
 from tests.conftest import create
-
-DEAL = {
-    "type": "deal",
-    "centre": ["2C", "3C", "4C"],
-    "hands": {"Ann": ["AS", "KS", "QS"], "Bob": ["5D", "6D", "8H"], "Cas": ["9C", "9D", "JH"]},
-}
-ROUND = [
-    {"type": "swap", "player": "Bob", "take": "2C", "give": "8H"},
-    {"type": "stop", "player": "Bob"},
-    {"type": "swap", "player": "Cas", "take": "3C", "give": "JH"},
-    {"type": "swap", "player": "Ann", "take": "4C", "give": "QS"},  # the last final turn: showdown
-]
+from tests.test_hidden_cards_stay_hidden_on_every_public_read import STB_DEAL, STB_ROUND
 
 
 def _ended_then_undone(client):
     game = create(client, game="stop_the_bus", players=["Ann", "Bob", "Cas"], visibility="open")
-    for action in [DEAL, *ROUND]:
+    for action in [STB_DEAL, *STB_ROUND]:
         assert game.post(action).status_code == 201, action
     last = game.get().get_json()["version"]
     assert game.get(token=False).get_json()["state"]["players"][2]["hand_rank"]["category"] == "pair"
@@ -53,7 +42,7 @@ def test_scorekeeper_still_reads_the_undone_round_end(client):
 
 def test_public_state_of_a_round_end_that_stands_is_readable(client):
     game = create(client, game="stop_the_bus", players=["Ann", "Bob", "Cas"], visibility="open")
-    for action in [DEAL, *ROUND]:
+    for action in [STB_DEAL, *STB_ROUND]:
         assert game.post(action).status_code == 201
     response = game.get("/states/6", token=False)
     assert response.status_code == 200

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 import re
-from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from bench.playouts import play
 from engine import GAMES
 from engine.core import RulesError
 from engine.stream import advance, start
+from tests.page_text import PageText
 from tests.test_words_plurals import _record
 
 PLAYERS = ["Ann", "Bob", "Cas", "Dee"]
@@ -79,49 +79,10 @@ def _strings(value: Any, key: str = "") -> list[tuple[str, str]]:
     return []
 
 
-#: Elements whose text is a line of its own on the page.
-BLOCKS = {"p", "li", "td", "th", "h1", "h2", "h3", "h4", "div", "section", "caption", "dt", "dd", "tr", "br",
-          "nav", "ol", "ul", "summary", "figcaption", "label", "button", "option", "legend", "header", "main",
-          "footer", "output", "span"}
-
-
-class _Text(HTMLParser):
-    """The lines a person reads on a page (one per block element; no scripts or styles), and
-    its links."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.lines: list[str] = [""]
-        self.links: list[str] = []
-        self._hidden = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self._hidden += 1
-        if tag in BLOCKS:
-            self.lines.append("")
-        href = dict(attrs).get("href")
-        if tag == "a" and href:
-            self.links.append(href)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self._hidden -= 1
-        if tag in BLOCKS:
-            self.lines.append("")
-
-    def handle_data(self, data: str) -> None:
-        if not self._hidden:
-            self.lines[-1] += data
-
-    def text(self) -> list[str]:
-        return [line for line in (re.sub(r"\s+", " ", raw).strip() for raw in self.lines) if line]
-
-
-def _page(client: Any, path: str, headers: dict[str, str]) -> _Text:
+def _page(client: Any, path: str, headers: dict[str, str]) -> PageText:
     response = client.get(path, headers=headers)
     assert response.status_code == 200, (path, response.status_code)
-    parsed = _Text()
+    parsed = PageText()
     parsed.feed(response.get_data(as_text=True))
     return parsed
 

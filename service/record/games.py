@@ -9,7 +9,7 @@ from flask import current_app
 import engine
 from engine import stream as streams
 from engine.interface import GameRules
-from replays import chain
+from replays import audit, chain
 from replays.replay import Folded
 from service.problems import ApiError
 from service.record.cache import FoldCache, checked_events
@@ -121,3 +121,12 @@ def path_number(value: int) -> int:
     if not 0 <= value <= MAX_PATH_NUMBER:
         raise ApiError(404, "not_found", "There is no such resource.")
     return value
+
+
+def trick_audit(row: dict[str, Any], n: int, t: int, full: bool) -> dict[str, Any] | None:
+    """Trick ``t`` of hand ``n`` of ``row``'s game as ``replays.audit.trick`` gives it (``full``:
+    every card named), read from the game's stored events up to its version; None when the game
+    has no such trick. Raises ``ApiError`` 404 for a number no path takes (:func:`path_number`)."""
+    path_number(n)
+    path_number(t)
+    return audit.trick(current(row), events(row, upto=row["version"]), n, t, full)

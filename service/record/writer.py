@@ -363,7 +363,9 @@ class Writer:
         in its order, as any write's), up to :data:`MAX_BATCH` of them in one transaction (or
         in the one the write before left open), then that transaction left open to the write
         waiting for the turn or committed, and the turn given back; each move is told how it
-        ended once its transaction ended (``then``), by the thread that ended it."""
+        ended once its transaction ended (``then``), by the thread that ended it. Before a
+        transaction that wrote is committed, the thread lets the others run once (the event
+        loop queues the moves that arrived meanwhile), so that they share its ``fsync``."""
         while True:
             with self._queue_lock:
                 if not self._queue:
@@ -376,11 +378,19 @@ class Writer:
                 continue
             try:
                 self._drainer = threading.get_ident()
+                yielded = False
                 for _ in range(MAX_BATCH):
                     with self._queue_lock:
-                        if not self._queue:
+                        move = self._queue.popleft() if self._queue else None
+                    if move is None:
+                        if yielded or self._batch is None or not self._batch.wrote:
                             break
-                        move = self._queue.popleft()
+                        # before the fsync: the caller's thread (the event loop) hands over the moves
+                        # that have arrived meanwhile, and they share it
+                        yielded = True
+                        time.sleep(0)
+                        continue
+                    yielded = False
                     try:
                         move()
                     except Exception:  # noqa: BLE001 - a move tells its own faults; the others go on

@@ -3,17 +3,19 @@ thread (``docs/crowds.md``, "Anonymous floods"): writes whose token this game do
 and game creation past a per-address limit where the server has no club key.
 
 * :class:`TokenGate`: for ``POST /games/<id>/events``, ``/correct``, ``/undo`` and ``/redo``.
-  When the app refuses a write for its token (401 ``token_required``, 403 ``token_invalid``),
-  the gate keeps that answer and the game's live token hashes (the app leaves them in the
-  WSGI environ, :data:`TOKENS_KEY`, ``service.http.require_token``). From then on, each write
-  to that game takes the epoch of ``service.web.boards`` before the app reads the game, so the
-  next refusal is known to hold while nothing has been committed since (the epoch unchanged:
-  the game's version and tokens are then the same); a later write with no token or a token
-  that is not one of those hashes (and not the club key) gets that same answer from the
-  headers alone. Anything the gate does not know goes to the app as before, and a game no
-  write was refused to costs its moves nothing (no epoch, no query). So a flood of large
-  bodies with a junk token costs the app one refusal per commit of that game (two at its
-  start), not one per request.
+  Every token check of a write tells the gate the game's live token hashes (the app leaves
+  them in the WSGI environ, :data:`TOKENS_KEY`, ``service.http.require_token``; the direct
+  route hands them over), refused or not. A write whose token is one of them (or the club
+  key, or that carries several ``Authorization`` headers) goes on as before, at no cost. Any
+  other (a game the gate has not seen checked, no token, a token none of its live ones) is
+  :meth:`TokenGate.suspect`: ``kibitz serve`` checks its token before reading its body
+  (``service.web.server.Front``: the write's own checks in a scorekeeper thread, up to the
+  token, without a body; the epoch of ``service.web.boards`` taken before the game is read),
+  and a refusal (401 ``token_required``, 403 ``token_invalid``) is answered at once and kept
+  with that epoch: while nothing has been committed since (the game's version and tokens
+  are then the same), a write with no token or a token none of those hashes gets that same
+  answer from memory. So a flood of large bodies with a junk token costs one check without a
+  body per commit of that game, and no body is ever read, not even the first.
 * :class:`CreateLimit`: at most ``per_minute`` ``POST /games`` and ``POST /games/import`` per
   client address in any 60 s (a moving window, the ``limits`` library), where the server has
   no club key; past it a 429 ``too_many_requests`` with ``Retry-After`` (whole seconds until
@@ -29,14 +31,13 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from cachetools import LRUCache
 from limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
-from service.http import TOKEN_INVALID, TOKENS_KEY, token_hash
+from service.http import TOKEN_INVALID, token_hash
 from service.web.boards import BoardAnswers, Epoch
 
 #: The writes the gate knows: a game's token decides them.
@@ -74,20 +75,14 @@ class TokenGate:
         self._lock = threading.Lock()
 
     def epoch(self, game_id: str) -> Epoch | None:
-        """The epoch to take before the app reads the game (``BoardAnswers.epoch``), for a game
-        the app has refused a write to (None for any other: an ordinary move costs no query)."""
-        if game_id not in self._games:  # a plain read of its dict (most games: never refused)
-            return None
+        """The epoch to take before a token check reads the game (``BoardAnswers.epoch``)."""
         return self.boards.epoch(game_id)
 
-    def refusal(self, game_id: str, authorization: list[bytes]) -> tuple[int, Headers, bytes] | None:
-        """The app's own refusal of a write to ``game_id`` with these ``Authorization``
-        headers, when it is known for certain from memory; None: ask the app."""
-        if game_id not in self._games:  # a plain read of its dict (most games: never refused)
-            return None
-        with self._lock:
-            known = self._games.get(game_id)
-        if known is None or len(authorization) > 1:
+    def _judged(self, known: _Known | None, authorization: list[bytes]) -> int | None:
+        """The status a write with these ``Authorization`` headers gets for its token as far as
+        ``known`` tells (401 no token, 403 none of the live tokens), or None: the app decides
+        (one of the live tokens, the club key, several headers)."""
+        if len(authorization) > 1:
             return None
         token = None
         if authorization:
@@ -95,41 +90,80 @@ class TokenGate:
             if scheme.lower() == "bearer" and rest.strip():
                 token = rest.strip()
         if token is None:
-            status = 401
-        else:
-            digest = token_hash(token)
-            if digest in known.hashes:
-                return None
-            if self._club_key_hash is not None and hmac.compare_digest(digest, self._club_key_hash):
-                return None  # the app says what the club key is for
-            status = 403
+            return 401
+        digest = token_hash(token)
+        if known is not None and digest in known.hashes:
+            return None
+        if self._club_key_hash is not None and hmac.compare_digest(digest, self._club_key_hash):
+            return None  # the app says what the club key is for
+        return 403
+
+    def suspect(self, game_id: str, authorization: list[bytes]) -> bool:
+        """True when a write to ``game_id`` with these ``Authorization`` headers may be refused
+        for its token (no token, or one that is none of the game's live tokens as last checked,
+        or a game whose tokens were never checked here): check the token before reading the
+        body. False: the app decides (a live token, the club key, several headers)."""
+        known = self._games.get(game_id) if game_id in self._games else None  # a plain read of the dict
+        return self._judged(known, authorization) is not None
+
+    def refusal(self, game_id: str, authorization: list[bytes]) -> tuple[int, Headers, bytes] | None:
+        """The app's own refusal of a write to ``game_id`` with these ``Authorization``
+        headers, when it is known for certain from memory; None: ask the app."""
+        if game_id not in self._games:  # a plain read of its dict
+            return None
+        with self._lock:
+            known = self._games.get(game_id)
+        if known is None:
+            return None
+        status = self._judged(known, authorization)
+        if status is None:
+            return None
         answer = known.refusals.get(status)
         if answer is None or known.epoch is None or not _same(self.boards.epoch(game_id), known.epoch):
             return None
         return status, *answer
 
-    def learn(self, game_id: str, epoch: Epoch | None, environ: dict[str, Any], status: int, headers: Headers,
-              body: bytes) -> None:
-        """What the app's refusal of a write to ``game_id`` shows (a 401 ``token_required`` or a
-        403 ``token_invalid``, not the club key's; other answers teach nothing), the app having
-        read the game after ``epoch`` (None: not taken, so kept but not yet trusted): the live
-        token hashes (``environ[TOKENS_KEY]``) and the answer itself."""
-        told = environ.get(TOKENS_KEY)
-        if status not in (401, 403) or told is None or told[0] != game_id:
-            return
+    def created(self, body: bytes) -> None:
+        """Learn the one live token of a game just created or imported (the app's 201 ``body``,
+        with its ``id`` and ``token``), so that its scorekeeper's first write is not
+        :meth:`suspect`."""
         try:
-            problem = json.loads(body)
-        except ValueError:
+            new = json.loads(body)
+            game_id, token = str(new["id"]), str(new["token"])
+        except (ValueError, KeyError, TypeError):
             return
-        if not ((status, problem.get("code")) == (401, "token_required") or
-                (status, problem.get("code"), problem.get("detail")) == (403, "token_invalid", TOKEN_INVALID)):
-            return
-        refusal = [(name, value) for name, value in headers if name not in (b"connection", b"content-length")]
+        with self._lock:
+            if game_id not in self._games:
+                self._games[game_id] = _Known(None, frozenset({token_hash(token)}))
+
+    def learn(self, game_id: str, epoch: Epoch | None, told: tuple[str, int, tuple[str, ...]] | None, status: int,
+              headers: Headers, body: bytes) -> bool:
+        """What a token check of a write to ``game_id`` shows, the game read after ``epoch``
+        (None: not taken, so a refusal is kept but not trusted): the live token hashes
+        (``told``, ``service.http.tokens_seen``; None: the token was not checked), and, for
+        a 401 ``token_required`` or a 403 ``token_invalid`` (not the club key's), the answer
+        itself. True when it was such a refusal."""
+        if told is None or told[0] != game_id:
+            return False
+        refused = False
+        if status in (401, 403):
+            try:
+                problem = json.loads(body)
+            except ValueError:
+                problem = {}
+            refused = ((status, problem.get("code")) == (401, "token_required") or
+                       (status, problem.get("code"), problem.get("detail")) == (403, "token_invalid", TOKEN_INVALID))
+        hashes = frozenset(told[2])
         with self._lock:
             known = self._games.get(game_id)
-            if known is None or known.epoch != epoch or epoch is None:
-                known = self._games[game_id] = _Known(epoch, frozenset(told[2]))
-            known.refusals[status] = (refusal, body)
+            if known is None or known.epoch != epoch or epoch is None or known.hashes != hashes:
+                if known is not None and not refused and known.hashes == hashes and known.epoch is None:
+                    return False  # nothing new (a move with a live token)
+                known = self._games[game_id] = _Known(epoch, hashes)
+            if refused:
+                known.refusals[status] = (
+                    [(name, value) for name, value in headers if name not in (b"connection", b"content-length")], body)
+        return refused
 
 
 class CreateLimit:

@@ -36,6 +36,7 @@ import contextlib
 import contextvars
 import functools
 import heapq
+import hmac
 import io
 import logging
 import queue
@@ -58,12 +59,20 @@ from werkzeug.sansio.utils import host_is_trusted
 
 from engine.stream import REDO, UNDO
 from service import problems
-from service.http import TOKENS_KEY, decode_json, tokens_seen, varies_with_token
+from service.http import (
+    CLUB_KEY_INVALID,
+    CLUB_KEY_REQUIRED,
+    TOKENS_KEY,
+    decode_json,
+    token_hash,
+    tokens_seen,
+    varies_with_token,
+)
 from service.problems import ApiError
 from service.record import moves
 from service.record.writes import Recorded
-from service.web.boards import BoardAnswers, Epoch
-from service.web.gate import CREATE_PATHS, WRITE_PATH, CreateLimit, TokenGate, too_many_detail
+from service.web.boards import BoardAnswers
+from service.web.gate import CREATE_PATHS, WRITE_PATH, CreateLimit, Headers, TokenGate, too_many_detail
 
 logger = logging.getLogger("uvicorn.error")
 Scope = MutableMapping[str, Any]
@@ -317,6 +326,14 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
         future.set_result(result)
 
 
+class _TokenPassed(Exception):
+    """A token check without a body (``Front._check_token``) found the token live: stop there."""
+
+
+def _token_passed() -> bool:
+    raise _TokenPassed
+
+
 class Front:
     """The ASGI application uvicorn serves: answers from memory, the two pools, the body
     limit (see the module)."""
@@ -328,6 +345,9 @@ class Front:
         self.max_body = int(app.config["MAX_CONTENT_LENGTH"])
         self.problems = Problems(app)
         self.gate = TokenGate(self.boards, app.config.get("CLUB_KEY"))
+        self.club_key_hash = token_hash(app.config["CLUB_KEY"]) if app.config.get("CLUB_KEY") else None
+        self.writer = app.extensions["kibitz_writer"]
+        self.cache = app.extensions["kibitz_cache"]
         self.create_limit = (CreateLimit(limits.create_limit)
                              if limits.create_limit > 0 and not app.config.get("CLUB_KEY") else None)
         self.crowd = Lane(app, limits.threads, "kibitz-crowd")
@@ -357,16 +377,19 @@ class Front:
             await self._problem(send, 413, *self.problems.too_large, close=True)
             return
         write = WRITE_PATH.fullmatch(scope["path"]) if scope["method"] == "POST" else None
-        epoch: Epoch | None = None
         if write is not None:
-            refused = self.gate.refusal(write.group(1), _headers(scope, b"authorization"))
+            authorization = _headers(scope, b"authorization")
+            refused = self.gate.refusal(write.group(1), authorization)
+            if refused is None and self.gate.suspect(write.group(1), authorization):
+                refused = await self._token_first(write.group(1), authorization)
             if refused is not None:  # the app's own answer, from the headers alone: the body is never read
-                _linger(scope)
-                status, headers, payload = refused
-                await _answer(scope, send, status, [*headers, (b"content-length", str(len(payload)).encode("ascii")),
-                                                    (b"connection", b"close")], payload)
+                await self._refuse_early(scope, send, *refused)
                 return
-            epoch = self.gate.epoch(write.group(1))  # before the app reads the game
+        elif self.club_key_hash is not None and scope["method"] == "POST" and scope["path"] in CREATE_PATHS:
+            refused = self._club_key_refusal(_headers(scope, b"authorization"))
+            if refused is not None:  # the app's own answer, from the headers alone: the body is never read
+                await self._refuse_early(scope, send, *refused)
+                return
         elif self.create_limit is not None and scope["method"] == "POST" and scope["path"] in CREATE_PATHS:
             client = scope.get("client")
             retry = self.create_limit.retry_after(client[0] if client else "")
@@ -395,11 +418,81 @@ class Front:
         try:
             answered = await self._to_app(scope, receive, send, board is not None and public)
             if write is not None and answered is not None:
-                self.gate.learn(write.group(1), epoch, *answered)
+                environ, status, headers, payload = answered
+                self.gate.learn(write.group(1), None, environ.get(TOKENS_KEY), status, headers, payload)
+            elif answered is not None and answered[1] == 201 and scope["path"] in CREATE_PATHS:
+                self.gate.created(answered[3])  # its one token: the scorekeeper's first write goes straight on
         finally:
             if refreshing is not None and board is not None:
                 del self.pending[board.group(1)]
                 refreshing.set_result(None)
+
+    async def _token_first(self, game_id: str, authorization: list[bytes]) -> tuple[int, Headers, bytes] | None:
+        """The refusal of a write to ``game_id`` with these ``Authorization`` headers for its
+        token, found before its body is read (:meth:`_check_token`, in a scorekeeper thread),
+        or None: read the body and let the app answer."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[tuple[int, Headers, bytes] | None] = loop.create_future()
+        self.scorekeeper.submit(loop, self._check_token, (game_id, authorization), functools.partial(_settle, future))
+        return await future
+
+    def _check_token(self, game_id: str, authorization: list[bytes]) -> tuple[int, Headers, bytes] | None:
+        """A write's own checks (``service.record.moves.write``) up to its token, without a body:
+        404, 503 ``record_damaged``, then the token. Its refusal (401 ``token_required``, 403
+        ``token_invalid``) as the app answers it (``moves.refusal``), learnt by the gate with
+        the epoch taken before the game was read; None for anything else (a live token, no
+        such game, a damaged record, a storage fault: the app answers the whole request)."""
+        epoch = self.gate.epoch(game_id)  # before the game is read
+        seen: list[tuple[str, int, tuple[str, ...]]] = []
+        try:
+            moves.write(self.writer, self.cache, game_id, "events", None,
+                        authorization=authorization[0].decode("latin-1") if authorization else None, key=None,
+                        if_match=None, club_key=self.app.config.get("CLUB_KEY"),
+                        token_read=lambda row: seen.append(tokens_seen(row)), dry_run=_token_passed)
+        except _TokenPassed:
+            self.gate.learn(game_id, epoch, seen[0] if seen else None, 201, [], b"")
+            return None
+        except ApiError as err:
+            if not seen or err.status not in (401, 403):
+                return None
+            status, named, payload = moves.refusal(err, True)
+            headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in named
+                       if name.lower() != "content-length"]
+            if self.gate.learn(game_id, epoch, seen[0], status, headers, payload):
+                return status, headers, payload
+            return None
+        except Exception:  # noqa: BLE001 - the app answers the whole request (a 404, a 503, a fault) as ever
+            return None
+        return None
+
+    def _club_key_refusal(self, authorization: list[bytes]) -> tuple[int, Headers, bytes] | None:
+        """The app's refusal of a create or import without this server's club key
+        (``service.http.require_club_key``: 401 ``club_key_required``, 403 ``club_key_invalid``),
+        from the headers alone; None with the club key (or several ``Authorization`` headers:
+        the app decides)."""
+        if len(authorization) > 1:
+            return None
+        token = None
+        if authorization:
+            scheme, _, rest = authorization[0].decode("latin-1").strip().partition(" ")
+            if scheme.lower() == "bearer" and rest.strip():
+                token = rest.strip()
+        if token is None:
+            err = ApiError(401, "club_key_required", CLUB_KEY_REQUIRED,
+                           headers={"WWW-Authenticate": 'Bearer realm="kibitz club"'})
+        elif self.club_key_hash is not None and hmac.compare_digest(token_hash(token), self.club_key_hash):
+            return None
+        else:
+            err = ApiError(403, "club_key_invalid", CLUB_KEY_INVALID)
+        status, named, payload = moves.refusal(err, True)  # the answer varies with Authorization, as the app says
+        return status, [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in named
+                        if name.lower() != "content-length"], payload
+
+    async def _refuse_early(self, scope: Scope, send: Send, status: int, headers: Headers, payload: bytes) -> None:
+        """Answer a refusal known from the headers, the body unread, and close (lingering)."""
+        _linger(scope)
+        await _answer(scope, send, status, [*headers, (b"content-length", str(len(payload)).encode("ascii")),
+                                            (b"connection", b"close")], payload)
 
     async def _to_app(self, scope: Scope, receive: Receive, send: Send, learn: bool) -> Answered | None:
         """Read the body, then hand the request to its pool's thread; the app's answer (None
@@ -587,16 +680,15 @@ class Direct:
             return None
         game_id = path.group(1).decode("ascii")
         authorization = read.get(b"authorization")
-        if self.front.gate.refusal(game_id, [authorization] if authorization is not None else []) is not None:
-            return None  # the app's known refusal, from the headers alone (Front)
+        told = [authorization] if authorization is not None else []
+        if self.front.gate.refusal(game_id, told) is not None or self.front.gate.suspect(game_id, told):
+            return None  # refused from the headers alone, or its token checked before its body is read (Front)
         return DirectWrite(game_id, path.group(2).decode("ascii"), read, keep_alive, int(length))
 
     def submit(self, loop: asyncio.AbstractEventLoop, write: DirectWrite,
                answered: Callable[[int, list[tuple[bytes, bytes]], bytes], None]) -> None:
         """Hand ``write`` (its body all read) to a scorekeeper thread; ``answered(status,
         headers, body)`` runs in the event loop with the answer."""
-        epoch = self.front.gate.epoch(write.game_id)  # before the app reads the game
-
         def done(result: DirectAnswer | None, error: BaseException | None) -> None:
             if result is None:  # the job never fails on its own: as uvicorn answers an app that raised
                 logger.error("Exception in the direct route of writes", exc_info=error)
@@ -605,7 +697,7 @@ class Direct:
                 return
             status, headers, body, tokens = result
             self.answered += 1
-            self.front.gate.learn(write.game_id, epoch, {TOKENS_KEY: tokens}, status, headers, body)
+            self.front.gate.learn(write.game_id, None, tokens, status, headers, body)
             answered(status, headers, body)
 
         if self.writer.combines:  # SQLite: queued, and run by the thread that drains the queue

@@ -6,7 +6,6 @@ who folded during (or before) the trick, with the event."""
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -14,41 +13,17 @@ import pytest
 import requests
 
 from tests.browser import recorded
+from tests.page_text import PageText
 
 #: What a printed dict or list looks like in a page's text.
 RAW = ("{'", "[{", "': ", "['")
 
 
-class _Text(HTMLParser):
-    """The text a reader sees (no ``<script>``/``<style>``) and the links of a page."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self.links: list[str] = []
-        self._hidden = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self._hidden += 1
-        href = dict(attrs).get("href")
-        if tag == "a" and href:
-            self.links.append(href)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self._hidden -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self._hidden:
-            self.parts.append(data)
-
-
-def _read(url: str, token: str | None) -> _Text:
+def _read(url: str, token: str | None) -> PageText:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     response = requests.get(url, headers=headers, timeout=20)
     assert response.status_code == 200, (url, response.status_code)
-    parsed = _Text()
+    parsed = PageText()
     parsed.feed(response.text)
     return parsed
 
@@ -64,7 +39,7 @@ def _crawl(base: str, game: recorded.Recorder, token: str | None) -> dict[str, s
         if path in seen:
             continue
         page = _read(base + path, token)
-        seen[path] = "".join(page.parts)
+        seen[path] = page.whole
         for href in page.links:
             target = urlsplit(urljoin(base + path, href))
             local = target.path + (f"?{target.query}" if target.query else "")
@@ -88,7 +63,7 @@ def test_trick_audit_says_who_folded_during_the_trick_and_when(server: Any) -> N
     game = recorded.toepen_table_game(server.base)  # Bob folds in trick 2, after its lead
     events = game.read("/events?limit=100")["events"]
     fold = next(e for e in events if e["type"] == "fold")
-    text = "".join(_read(f"{server.base}/watch/{game.id}/hands/1/tricks/2", None).parts)
+    text = _read(f"{server.base}/watch/{game.id}/hands/1/tricks/2", None).whole
     text = re.sub(r"\s+", " ", text)
     assert "Bob folded during this trick (in the replay)." in text  # a link to the moment, no event number
     assert f"event {fold['seq']}" not in text

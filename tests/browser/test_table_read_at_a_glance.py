@@ -221,3 +221,24 @@ def test_a_phones_seat_actions_stay_when_one_is_no_longer_offered(server, new_co
     expect(page.get_by_role("button", name="Laundry: Dee", exact=True)).to_have_count(0)
     for name, place in before.items():
         assert page.get_by_role("button", name=name, exact=True).evaluate(where) == place, name
+
+
+#: the opacity a button is drawn with: its own times every box's around it
+SEEN_OPACITY = """b => { let o = 1; for (let e = b; e; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity); return o; }"""
+
+
+@pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["1024x768", "390x844"])
+def test_a_seat_sitting_out_keeps_its_reveal_looking_available(server, new_context, viewport):
+    """Fool!: Ilja sits out trick 4, so his seat is greyed; his Reveal (a dispute's) is still
+    offered and must not look disabled: the seat's greying faded the button with it (seen in
+    the screenshots, issue 25)."""
+    recorded = fool_game(server.base)
+    context = new_context(viewport=viewport)
+    keep_token(context, recorded.id, recorded.token)
+    page = context.new_page()
+    open_table(page, server, {"id": recorded.id, "token": recorded.token})
+    expect(page.locator("#seats .seat.sitting-out")).to_have_count(1)
+    out = page.get_by_role("button", name="Reveal: Ilja", exact=True)
+    expect(out).to_be_enabled()
+    assert out.evaluate(SEEN_OPACITY) == 1
+    assert out.evaluate(LOOK) == page.get_by_role("button", name="Reveal: Anja", exact=True).evaluate(LOOK)

@@ -11,14 +11,15 @@ from urllib.parse import urljoin, urlsplit
 import requests
 
 from tests.browser import recorded
-from tests.test_words_for_card_players import PHRASES, SENTENCES, _problems, _strings, _Text
+from tests.page_text import PageText
+from tests.test_words_for_card_players import PHRASES, SENTENCES, _problems, _strings
 
 
 def _lines(url: str, token: str | None) -> tuple[list[str], list[str]]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     response = requests.get(url, headers=headers, timeout=20)
     assert response.status_code == 200, (url, response.status_code)
-    parsed = _Text()
+    parsed = PageText()
     parsed.feed(response.text)
     return parsed.text(), parsed.links
 

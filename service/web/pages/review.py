@@ -539,10 +539,7 @@ def trick_audit(game_id: str, n: int, t: int) -> Any:
     event that proves them, corrections and notes; **What if…** forks before it (token)."""
     row = load_row(game_id)
     full = secrecy.reader(row)
-    games.path_number(n)
-    games.path_number(t)
-    events = games.events(row, upto=row["version"])
-    trick = audit.trick(games.current(row), events, n, t, full)
+    trick = games.trick_audit(row, n, t, full)
     if trick is None:
         raise ApiError(404, "not_found", f"This game has no trick {t} in hand {n}.", version=row["version"])
     context = hand_context(row, n, full)

@@ -42,10 +42,7 @@ def trick(game_id: str, n: int, t: int) -> Response:
     hand's ``corrections``."""
     row = games.load(game_id)
     full = secrecy.reader(row)
-    games.path_number(n)
-    games.path_number(t)
-    events = games.events(row, upto=row["version"])
-    view = audit.trick(games.current(row), events, n, t, full)
+    view = games.trick_audit(row, n, t, full)
     if view is None:
         raise ApiError(404, "not_found", f"This game has no trick {t} in {games.rules_of(row).HAND_WORD} {n}.", version=row["version"])
     return http.json_response(view, version=row["version"])

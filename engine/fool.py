@@ -273,7 +273,7 @@ class Reveal:
     final: bool
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class Round:
     """One round of Fool!, from its deal to its score (or its abandonment)."""
 
@@ -322,7 +322,7 @@ class Adjustment:
     round: int
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class State:
     """A whole game of Fool!. ``history`` holds finished rounds; ``round`` the one in play.
 

@@ -270,7 +270,7 @@ class Result:
     abandoned: bool = False
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class Hand:
     """One hand of Toepen, from its deal to its result."""
 
@@ -326,7 +326,7 @@ class Adjustment:
     hand: int
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class State:
     """A whole game of Toepen. ``history`` holds finished hands; ``hand`` the one in play."""
 

@@ -51,7 +51,6 @@ from engine.core import (
     plural,
     public_once_over,
     redact_fields,
-    seat_after,
     visibility_words,
 )
 from engine.core import evolve as replace
@@ -483,10 +482,13 @@ def next_to_play(state: State, rnd: Round) -> int | None:
     trick = rnd.current_trick
     if trick is None:
         return rnd.lead
-    played = {p.seat for p in trick.plays}
-    return seat_after(
-        trick.plays[-1].seat, len(state.names), lambda s: s not in trick.sitting_out and s not in played
-    )
+    skipped = {p.seat for p in trick.plays}.union(trick.sitting_out)  # played already, or a Fool sitting out
+    count, last = len(state.names), trick.plays[-1].seat
+    for step in range(1, count):  # clockwise from the last card (engine.core.seat_after, without a call per seat)
+        seat = (last + step) % count
+        if seat not in skipped:
+            return seat
+    return None
 
 
 def awaiting_reveal(rnd: Round) -> list[int]:

@@ -680,9 +680,10 @@ class Direct:
             return None
         game_id = path.group(1).decode("ascii")
         authorization = read.get(b"authorization")
-        told = [authorization] if authorization is not None else []
-        if self.front.gate.refusal(game_id, told) is not None or self.front.gate.suspect(game_id, told):
-            return None  # refused from the headers alone, or its token checked before its body is read (Front)
+        # a write the gate could refuse from the headers alone is one it suspects: its token is
+        # checked before its body is read (Front); one judgement of the token (one hash) says both
+        if self.front.gate.suspect(game_id, [authorization] if authorization is not None else []):
+            return None
         return DirectWrite(game_id, path.group(2).decode("ascii"), read, keep_alive, int(length))
 
     def submit(self, loop: asyncio.AbstractEventLoop, write: DirectWrite,

@@ -119,10 +119,11 @@ class GroupWriter:
             db.execute("BEGIN IMMEDIATE")
             return
         games = [game for item in batch for game in ((item[2],) if item[0] == "move" else item[2])]
-        keys = sorted({postgres.game_lock_key(game) for game in games})
+        space = postgres.lock_space(db)
+        keys = sorted({postgres.game_lock_key(game, space) for game in games})
         with db.pipeline():
             db.execute("BEGIN")
-            db.execute(f"SELECT pg_advisory_xact_lock_shared({postgres.WRITE_LOCK})".encode())
+            db.execute(f"SELECT pg_advisory_xact_lock_shared({postgres.write_lock_key(db)})".encode())
             if keys:
                 db.execute(f"SELECT pg_advisory_xact_lock({postgres.GAME_LOCK}, k) FROM "
                            f"unnest(ARRAY[{', '.join(map(str, keys))}]::integer[]) AS k".encode())

@@ -63,7 +63,7 @@ def test_a_held_game_neither_delays_nor_fails_writes_to_other_games(tmp_path: Pa
         free, free_auth = _new_game(base)
         holder = psycopg.connect(postgres_url, autocommit=True)
         holder.execute("BEGIN")
-        holder.execute("SELECT pg_advisory_xact_lock(%s, %s)", (postgres.GAME_LOCK, postgres.game_lock_key(held)))
+        holder.execute("SELECT pg_advisory_xact_lock(%s, %s)", (postgres.GAME_LOCK, postgres.game_lock_key(held, postgres.lock_space(holder))))
         answers: dict[str, tuple[float, float, requests.Response]] = {}
 
         def send(text: str) -> None:

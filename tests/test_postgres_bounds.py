@@ -145,7 +145,7 @@ def test_a_paused_server_is_not_answering_within_the_bound_and_its_unanswered_co
 def test_a_lock_waited_for_on_purpose_may_take_its_lock_timeout(postgres_url: str) -> None:  # noqa: F811
     # the holder is not a Kibitz connection: idle in its transaction for longer than 5 s, one would be ended
     with postgres.connect(postgres_url) as db, psycopg.connect(postgres_url, autocommit=True) as holder:
-        holder.execute(f"BEGIN; SELECT pg_advisory_xact_lock({postgres.WRITE_LOCK})")  # the whole database's
+        holder.execute(f"BEGIN; SELECT pg_advisory_xact_lock({postgres.write_lock_key(holder)})")  # the whole database's
         took, raised = _timed(lambda: postgres.begin_write(db))  # waits past statement_timeout, to lock_timeout
         assert isinstance(raised, psycopg.errors.LockNotAvailable), raised
         # (LockNotAvailable: the lock timeout, not the statement timeout 5 s later, ended it)

@@ -140,7 +140,7 @@ def test_a_busy_game_waits_alone_keeps_its_order_and_fails_alone(committer):
     writer = Writer(path, "FULL", busy_timeout_ms=4000)
     holder = psycopg.connect(path, autocommit=True)
     holder.execute("BEGIN")
-    holder.execute("SELECT pg_advisory_xact_lock(%s, %s)", (postgres.GAME_LOCK, postgres.game_lock_key("A")))
+    holder.execute("SELECT pg_advisory_xact_lock(%s, %s)", (postgres.GAME_LOCK, postgres.game_lock_key("A", postgres.lock_space(holder))))
     order: list[int] = []
     outcomes: dict[int, str] = {}
 

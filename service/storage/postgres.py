@@ -372,10 +372,39 @@ def fault(err: BaseException) -> StorageUnavailable | None:
 # --- transactions ----------------------------------------------------------------------
 
 
-def game_lock_key(game_id: str) -> int:
-    """The second key (a signed 32-bit number, CRC-32 of the id's UTF-8) of the advisory lock
-    of game ``game_id``; two ids may share one, which only makes their writes take turns."""
-    return zlib.crc32(game_id.encode("utf-8", "surrogatepass")) - 2**31
+#: Each connection's lock space (:func:`lock_space`), asked of its server once.
+_SPACES: weakref.WeakKeyDictionary[psycopg.Connection[Any], int] = weakref.WeakKeyDictionary()
+
+
+def lock_space(db: psycopg.Connection[Any]) -> int:
+    """The space of ``db``'s advisory locks: the CRC-32 (an unsigned 32-bit number) of its
+    ``current_schema()`` (the first schema of its ``search_path`` that exists; "" when none
+    does), asked of the server once per connection (one round trip, at its first lock).
+
+    PostgreSQL's advisory locks belong to the whole database, not to a schema: each Kibitz
+    database in a schema of its own (``?options=-csearch_path%3Dleague``, docs/league.md)
+    takes its locks in its own space, so a write of the whole of one schema never waits for
+    the writes of another, nor one schema's game for another's game of the same lock key."""
+    space = _SPACES.get(db)
+    if space is None:
+        row = db.execute("SELECT current_schema() AS name").fetchone()
+        name = (row["name"] if isinstance(row, dict) else row[0]) if row is not None else None
+        space = _SPACES[db] = zlib.crc32(str(name or "").encode("utf-8", "surrogatepass"))
+    return space
+
+
+def write_lock_key(db: psycopg.Connection[Any], lock: int = WRITE_LOCK) -> int:
+    """The key (a signed 64-bit number) of ``db``'s schema's advisory lock ``lock``
+    (:data:`WRITE_LOCK`, :data:`MIGRATE_LOCK`): ``lock`` in its high 32 bits, the
+    :func:`lock_space` in its low 32."""
+    return int(lock) * 2**32 + lock_space(db)
+
+
+def game_lock_key(game_id: str, space: int = 0) -> int:
+    """The second key (a signed 32-bit number: the CRC-32 of the id's UTF-8, mixed with the
+    :func:`lock_space` ``space`` of the connection taking it) of the advisory lock of game
+    ``game_id``; two ids may share one, which only makes their writes take turns."""
+    return (zlib.crc32(game_id.encode("utf-8", "surrogatepass")) ^ space) - 2**31
 
 
 #: What each connection's open write transaction locked (:func:`begin_write`): None for the
@@ -395,12 +424,13 @@ def begin_write(db: Connection, *, lock: int = WRITE_LOCK, games: Iterable[str] 
     (:func:`game_lock_key`) in ascending order of key, all in one round trip, so
     transactions locking overlapping games never deadlock. :func:`append` then refuses a
     game whose lock is not held. ``games`` may be empty (a new game's id is its own)."""
-    keys = None if games is None else frozenset(game_lock_key(game) for game in games)
+    space = lock_space(db)
+    keys = None if games is None else frozenset(game_lock_key(game, space) for game in games)
     statements = ["BEGIN"]
     if keys is None:
-        statements.append(f"SELECT pg_advisory_xact_lock({int(lock)})")
+        statements.append(f"SELECT pg_advisory_xact_lock({write_lock_key(db, lock)})")
     else:
-        statements.append(f"SELECT pg_advisory_xact_lock_shared({int(lock)})")
+        statements.append(f"SELECT pg_advisory_xact_lock_shared({write_lock_key(db, lock)})")
         statements += [f"SELECT pg_advisory_xact_lock({GAME_LOCK}, {key})" for key in sorted(keys)]
     try:
         db.execute("; ".join(statements).encode())  # integers only: one round trip, no parameters
@@ -458,10 +488,11 @@ RETRY_SECONDS = 0.05
 def _try_begin_write(db: Connection, games: Iterable[str]) -> frozenset[str]:
     """:func:`try_begin_write` trying each lock once."""
     by_key: dict[int, list[str]] = {}
+    space = lock_space(db)
     for game in games:
-        by_key.setdefault(game_lock_key(game), []).append(game)
+        by_key.setdefault(game_lock_key(game, space), []).append(game)
     try:
-        db.execute(f"BEGIN; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK})".encode())
+        db.execute(f"BEGIN; SELECT pg_advisory_xact_lock_shared({write_lock_key(db)})".encode())
         busy: set[int] = set()
         if by_key:
             keys = ", ".join(str(int(key)) for key in sorted(by_key))
@@ -480,7 +511,7 @@ def _check_held(db: Connection, game_id: str) -> None:
     keys = _HELD.get(db)
     if keys is None or db.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
         return  # the whole database's lock, or not in one of begin_write's transactions (ended elsewhere)
-    if game_lock_key(game_id) not in keys:
+    if game_lock_key(game_id, lock_space(db)) not in keys:
         raise RuntimeError(f"game {game_id}: written without its write lock (begin_write(games=...) "
                            "does not name it)")
 
@@ -721,12 +752,12 @@ def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float
     if _unstorable(game_id):
         return None
     lookup = None if key is None or _unstorable(key) else key
+    game_key = game_lock_key(game_id, lock_space(db))  # before the pipeline: its space asked once per connection
     try:
         with db.pipeline():
             db.execute("BEGIN")
-            db.execute(f"SELECT pg_advisory_xact_lock_shared({WRITE_LOCK})".encode())
-            tried = db.execute(f"SELECT pg_try_advisory_xact_lock({GAME_LOCK}, {game_lock_key(game_id)}) AS taken"
-                               .encode())
+            db.execute(f"SELECT pg_advisory_xact_lock_shared({write_lock_key(db)})".encode())
+            tried = db.execute(f"SELECT pg_try_advisory_xact_lock({GAME_LOCK}, {game_key}) AS taken".encode())
             read = db.execute(MOVE_READ, [lookup, game_id])
         taken = tried.fetchone()
         found = read.fetchone()
@@ -737,7 +768,7 @@ def begin_move(db: Connection, game_id: str, key: str | None, *, deadline: float
     except BaseException:
         rollback(db)
         raise
-    _HELD[db] = frozenset({game_lock_key(game_id)})
+    _HELD[db] = frozenset({game_key})
     if found is None:
         return None
     return _moment(game_id, lookup, dict(found))

@@ -176,10 +176,6 @@ def _listen_and_run(app: Flask, host: str, port: int, limits: Any, shown: str, l
             # collection (docs/performance.md, "Server CPU per recorded move")
             gc.collect()
             gc.freeze()
-            # a move allocates a few thousand containers, nearly all freed with its answer: a
-            # young generation of GC_YOUNG objects (Python's default is 700) walks them a tenth
-            # as often, and promotes fewer of them to the older generations' longer walks
-            gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
             server.run()  # returns once a signal stopped it, after the requests in progress
     except KeyboardInterrupt:
         pass
@@ -188,8 +184,6 @@ def _listen_and_run(app: Flask, host: str, port: int, limits: Any, shown: str, l
             signal.signal(sig, handler)
         on_stop()
 
-#: The cyclic collector's threshold for its youngest generation while ``kibitz serve`` serves.
-GC_YOUNG = 5000
 #: The signals received outside the server's loop (see :func:`_stop`).
 _signalled: list[int] = []
 #: The server being started or run, which a signal outside its loop stops (see :func:`_stop`).

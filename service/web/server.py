@@ -1027,11 +1027,14 @@ class KibitzProtocol(HttpToolsProtocol):
         self.header_bytes = 0
 
     def on_url(self, url: bytes) -> None:
-        super().on_url(url)
+        self.url += url  # uvicorn's on_url, inline: called for every request
         self.header_bytes += len(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        super().on_header(name, value)
+        name = name.lower()  # uvicorn's on_header, inline: called for every header of every request
+        if name == b"expect" and value.lower() == b"100-continue":
+            self.expect_100_continue = True
+        self.headers.append((name, value))
         self.header_bytes += len(name) + len(value) + 4
         if self.header_bytes > MAX_HEADER_BYTES:
             raise refusal(431, f"over {MAX_HEADER_BYTES // 1024} KiB")

@@ -44,6 +44,15 @@ def test_event_log_refuses_bad_queries(open_game, query):
     assert_problem(open_game.get(f"/events?{query}"), 422, "validation_failed")
 
 
+@pytest.mark.parametrize("path", ["/events", "/actions", "/timeline", ""])
+def test_an_unknown_query_parameter_changes_nothing(open_game, path):
+    """docs/decisions.md, 'Unknown query parameters are ignored'."""
+    plain = open_game.get(path)
+    added = open_game.get(f"{path}?_=1733450000&utm_source=club")
+    assert plain.status_code == added.status_code == 200
+    assert added.get_json() == plain.get_json()
+
+
 def test_public_reader_does_not_see_open_hands_until_the_hand_is_over(open_game):
     public = open_game.get("/events", token=False).get_json()["events"]
     assert "hands" not in public[1]["data"]

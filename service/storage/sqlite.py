@@ -32,8 +32,10 @@ import binascii
 import json
 import re
 import sqlite3
+import time
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +92,9 @@ def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int
     except BaseException:
         conn.close()
         raise
-    return Database(conn, execute_plugins=False)
+    db = Database(conn, execute_plugins=False)
+    _BUSY_MS[db] = int(timeout)
+    return db
 
 
 # --- storage faults ------------------------------------------------------------------
@@ -248,6 +252,11 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
 #: Nineteen digits in a row: a number there may be an integer beyond 64 bits, which ``orjson``
 #: reads as a float where ``json`` keeps it whole.
 _LONG_NUMBER = re.compile(r"\d{19}")
+
+
+#: ``json.dumps(…, separators=(",", ":"))``, the encoder built once (``json.dumps`` builds one on
+#: every call given any option): the compact text of a stored event's ``data``.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def loads(text: str) -> Any:
@@ -451,14 +460,42 @@ MOVE_READ = (
 
 def begin_move(db: Database, game_id: str, key: str | None, *, deadline: float | None = None) -> Moment | None:
     """Open the write transaction of a move of ``game_id`` (``BEGIN IMMEDIATE``: the whole
-    file's write lock, waiting up to the busy timeout; ``deadline`` changes nothing here) and
-    read, in one statement, everything the write needs to decide (:class:`Moment`: the games
+    file's write lock, waiting up to the busy timeout, or only until ``deadline``
+    (``time.monotonic()``) when that comes sooner: :func:`_begin_by`) and read, in one statement, everything the write needs to decide (:class:`Moment`: the games
     row with its live tokens' hashes, the head of its log as :func:`head` with ``count``, the
     idempotency record of ``key``). None when there is no such game (the transaction stays
     open: the caller ends it). Raises :class:`RecordDamaged` for a stored row that cannot be
     read, the driver's error for a storage fault."""
-    db.execute("BEGIN IMMEDIATE")
+    _begin_by(db, deadline)
     return read_move(db, game_id, key)
+
+
+#: The busy timeout (ms) each connection was opened with (:func:`connect`).
+_BUSY_MS: weakref.WeakKeyDictionary[Database, int] = weakref.WeakKeyDictionary()
+#: How much sooner than the busy timeout a deadline must come to bound a ``BEGIN``'s wait
+#: (two more statements): a deadline within it waits the whole timeout, as good as.
+DEADLINE_SLACK_MS = 50
+
+
+def _begin_by(db: Database, deadline: float | None) -> None:
+    """``BEGIN IMMEDIATE``, waiting for another connection's lock no later than ``deadline``
+    (a queued move's arrival plus the busy timeout: ``Writer.drain``), its busy timeout
+    shortened for this one statement; a deadline gone by waits not at all (the lock is
+    still taken when free). Raises the driver's ``database is locked`` (a ``busy`` fault)."""
+    full = _BUSY_MS.get(db)
+    if deadline is None or full is None:
+        db.execute("BEGIN IMMEDIATE")
+        return
+    left = max(0, int((deadline - time.monotonic()) * 1000))
+    if left >= full - DEADLINE_SLACK_MS:
+        db.execute("BEGIN IMMEDIATE")
+        return
+    db.execute(f"PRAGMA busy_timeout = {left}")
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    finally:
+        with suppress(sqlite3.Error):  # a lost connection is dropped anyway; nothing may mask the fault
+            db.execute(f"PRAGMA busy_timeout = {full}")
 
 
 def read_move(db: Database, game_id: str, key: str | None) -> Moment | None:
@@ -484,7 +521,7 @@ def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
     kept = {name: found.pop(f"k_{name}") for name in ("request_hash", "status", "response")}
     hashes = found.pop("token_hashes")
     row = _game(found)
-    row["token_hashes"] = [str(each) for each in (json.loads(hashes) if isinstance(hashes, str) else hashes or [])]
+    row["token_hashes"] = [str(each) for each in (loads(hashes) if isinstance(hashes, str) else hashes or [])]
     remembered = None
     if key is not None and kept["request_hash"] is not None:
         remembered = {"request_hash": kept["request_hash"], "status": int(kept["status"]),
@@ -518,7 +555,7 @@ def append_move(db: Database, game_id: str, event: Mapping[str, Any], idempotenc
         "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
         "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT max(seq) FROM events WHERE game_id = ?) = ? "
         "AND (SELECT hash FROM events WHERE game_id = ? AND seq = ?) = ?",
-        [game_id, seq, event["type"], json.dumps(event["data"], separators=(",", ":")), event["recorded_at"],
+        [game_id, seq, event["type"], _COMPACT.encode(event["data"]), event["recorded_at"],
          event["at"], idempotency_key, event["salt"], event["hash"], game_id, seq - 1, game_id, seq - 1,
          previous_hash])
     if cursor.rowcount != 1:

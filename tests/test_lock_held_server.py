@@ -1,6 +1,7 @@
 """Another program holds the SQLite write lock while writes come to a real ``kibitz serve``:
-each write answers within the busy timeout of its arrival (docs/club-server.md, "the database
-locked by another program for more than 10 s": 503 storage_unavailable, Retry-After 1), not one
+each write answers within the busy timeout of its arrival (docs/club-server.md, "When the
+storage fails": the database locked by another program for more than 10 s is a 503
+storage_unavailable, Retry-After 1), not one
 busy timeout after another as the queued writes' turns come (breaker finding 4), and the
 writes are 201 again once the lock is released."""
 

@@ -51,7 +51,6 @@ from engine.core import (
     plural,
     public_once_over,
     redact_fields,
-    seat_after,
     visibility_words,
 )
 from engine.core import evolve as replace
@@ -273,7 +272,7 @@ class Reveal:
     final: bool
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class Round:
     """One round of Fool!, from its deal to its score (or its abandonment)."""
 
@@ -322,7 +321,7 @@ class Adjustment:
     round: int
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class State:
     """A whole game of Fool!. ``history`` holds finished rounds; ``round`` the one in play.
 
@@ -483,10 +482,13 @@ def next_to_play(state: State, rnd: Round) -> int | None:
     trick = rnd.current_trick
     if trick is None:
         return rnd.lead
-    played = {p.seat for p in trick.plays}
-    return seat_after(
-        trick.plays[-1].seat, len(state.names), lambda s: s not in trick.sitting_out and s not in played
-    )
+    skipped = {p.seat for p in trick.plays}.union(trick.sitting_out)  # played already, or a Fool sitting out
+    count, last = len(state.names), trick.plays[-1].seat
+    for step in range(1, count):  # clockwise from the last card (engine.core.seat_after, without a call per seat)
+        seat = (last + step) % count
+        if seat not in skipped:
+            return seat
+    return None
 
 
 def awaiting_reveal(rnd: Round) -> list[int]:

@@ -295,7 +295,7 @@ def _items(chain: Chain | None) -> list[Any]:
     return out
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class State:
     """A whole game of Fuji Flush (one hand: from the deal to the winners).
 

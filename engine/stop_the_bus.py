@@ -196,7 +196,7 @@ class Result:
     abandoned: bool = False
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class Round:
     """One round of Stop the Bus, from its deal to its result."""
 
@@ -239,7 +239,7 @@ class Adjustment:
     round: int
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class State:
     """A whole game of Stop the Bus. ``history`` holds finished rounds; ``round`` the one in play."""
 

@@ -19,9 +19,12 @@ Also here, the same for every game: :func:`target` (what an undo or redo acts on
 state's :func:`status_sentence`.
 
 A :class:`Stream` is immutable (named tuples, cheap to build). Its effective actions and its redo stack are linked lists
-of :class:`Step` (each holding the state right after that action), so recording, undoing
-and redoing are O(1) whatever the length of the game: undo pops a step, redo pushes the
+of :class:`Step` (each giving the state right after that action), so recording, undoing
+and redoing cost the same whatever the length of the game: undo pops a step, redo pushes the
 very step it popped (its state is still right, because nothing but notes came between).
+A whole-log fold keeps the state of one step in :data:`KEEP_EVERY` along the chain
+(:func:`let_go`); an undo that reaches a step whose state it let go of folds it again from
+the one kept below it (at most ``KEEP_EVERY - 1`` actions), once.
 
 Rules versions: ``game_created`` names the ``rules_version`` the game was recorded under.
 A version in the engine module's ``SUPPORTED_VERSIONS`` that is older than its
@@ -54,6 +57,8 @@ BOOKKEEPING = frozenset({UNDO, REDO, NOTE, ABANDON, CORRECT})
 NOT_CORRECTABLE = BOOKKEEPING | {CREATED, "adjust"}
 #: Event types :func:`advance` folds itself rather than through the game's ``apply``.
 NOT_GAME_ACTIONS = BOOKKEEPING | {CREATED}
+#: The effective actions whose step holds the state under it as it was.
+_SAME_STATE = frozenset({ABANDON, CORRECT})
 #: The refusal of any action but undo, redo and note in an abandoned game.
 ABANDONED_MESSAGE = "The game was abandoned: nothing more can be recorded (undo the abandon to go on)."
 
@@ -93,14 +98,97 @@ class Fix(NamedTuple):
     replacement: Step
 
 
-class Step(NamedTuple):
-    """One effective action: its ``seq``, the action and the game state right after it;
-    ``fix`` is set on a ``correct`` step only."""
+#: A fold (:func:`let_go`) keeps the state of every step whose :attr:`Step.depth` is a
+#: multiple of this, and refolds any other from the one kept below it when it is read.
+KEEP_EVERY = 32
+#: A fold lets a step's state go only once this many later steps have been the latest after
+#: it, so that undoing the last few actions of a game just folded refolds nothing.
+RECENT = 8
+
+#: The state of a step that a fold let go of (:func:`let_go`): refolded when read.
+_GONE: Any = object()
+
+
+class Step:
+    """One effective action: its ``seq``, the action and the game state right after it
+    (``state``); ``fix`` is set on a ``correct`` step only.
+
+    A step is a value (equal to another with the same four fields; never changed as far as
+    a reader can tell). The stream's own steps also know the chain they were folded on
+    (``base``: the link below them, or None for ``game_created``), the rules that folded
+    them and their ``depth`` (how many steps are below them). That lets a whole-log fold
+    (:func:`let_go`) keep the state of only one step in :data:`KEEP_EVERY` along a chain:
+    the state of any other is folded again from the nearest kept state below it when it is
+    first read (at most ``KEEP_EVERY - 1`` applies, the same state the rules gave the first
+    time: they are pure) and kept from then on.
+    """
+
+    __slots__ = ("seq", "action", "fix", "depth", "_state", "_base", "_rules")
 
     seq: int
     action: Action
-    state: Any
-    fix: Fix | None = None
+    fix: Fix | None
+    depth: int
+
+    def __init__(self, seq: int, action: Action, state: Any, fix: Fix | None = None, *,
+                 base: Link | None = None, rules: GameRules | None = None) -> None:
+        self.seq = seq
+        self.action = action
+        self.fix = fix
+        self.depth = 0 if base is None else base.head.depth + 1
+        self._state = state
+        self._base = base
+        self._rules = rules
+
+    @property
+    def state(self) -> Any:
+        """The game state right after this step's action (refolded if a fold let it go)."""
+        state = self._state
+        if state is _GONE:
+            state = self._state = _refold(self)
+        return state
+
+    def _replace(self, **changes: Any) -> Step:
+        """A new step with ``changes`` (any of ``seq``, ``action``, ``state``, ``fix``), its
+        state held (no longer refolded from a chain: its action may have changed)."""
+        fields = {"seq": self.seq, "action": self.action, "state": self.state, "fix": self.fix, **changes}
+        return Step(**fields)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Step):
+            return NotImplemented
+        return (self.seq, self.action, self.fix) == (other.seq, other.action, other.fix) and self.state == other.state
+
+    __hash__ = None  # type: ignore[assignment]  # a value holding a dict, like the named tuple it was
+
+    def __repr__(self) -> str:
+        return f"Step(seq={self.seq!r}, action={self.action!r}, state={self.state!r}, fix={self.fix!r})"
+
+
+def _refold(step: Step) -> Any:
+    """The state after ``step``, folded again from the nearest step below it whose state is
+    kept (through the chain each was folded on): a game action through the rules' ``apply``;
+    an ``abandon`` or a ``correct`` leaves the state below it as it was."""
+    pending: list[Step] = []
+    while step._state is _GONE:
+        pending.append(step)
+        assert step._base is not None  # only a step with a chain below it lets its state go
+        step = step._base.head
+    state = step._state
+    for step in reversed(pending):
+        if step.action["type"] not in _SAME_STATE:
+            assert step._rules is not None
+            state = step._rules.apply(state, step.action)
+    return state
+
+
+def let_go(step: Step) -> None:
+    """Let go of ``step``'s state unless its depth is a multiple of :data:`KEEP_EVERY` (or it
+    has no chain below it): it is refolded when next read (:attr:`Step.state`). Only for a
+    step no reader holds yet (a whole-log fold's own steps, ``replays.replay.fold``), so
+    that the memory a long game's fold keeps is one state in :data:`KEEP_EVERY`, not one per event."""
+    if step.depth % KEEP_EVERY and step._base is not None and step._rules is not None:
+        step._state = _GONE
 
 
 class Link(NamedTuple):
@@ -181,7 +269,8 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
             action = rules.upcast(stream.rules_version, action)
         action = {**action, "seq": seq}
         state = rules.apply(done.head.state, action)
-        return Stream(rules, seq, Link(Step(seq, action, state), done), None, stream.rules_version)
+        return Stream(rules, seq, Link(Step(seq, action, state, base=done, rules=rules), done), None,
+                      stream.rules_version)
     if kind == UNDO:
         if done.rest is None:
             raise RulesError("nothing_to_undo", "There is nothing to undo: no move has been recorded yet.")
@@ -203,7 +292,7 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
     if kind == ABANDON:
         if rules.status(stream.state) != IN_PROGRESS:
             raise RulesError("game_over", "The game is over: it can no longer be abandoned.")
-        step = Step(seq, {**action, "seq": seq}, stream.state)  # the game stands as it was
+        step = Step(seq, {**action, "seq": seq}, stream.state, base=done, rules=rules)  # the game stands as it was
         return Stream(rules, seq, Link(step, done), None, stream.rules_version)
     return correct(stream, seq, action)  # kind == CORRECT
 
@@ -253,20 +342,20 @@ def correct(stream: Stream, seq: int, action: Action) -> Stream:
         raise RulesError("nothing_to_correct", f"That entry already reads {summary(rules, stood, True)}: "
                                                "there is nothing to correct.")
     placed = {**replacement, "seq": number}
-    fixed = Step(number, placed, rules.apply(base.head.state, placed))
+    fixed = Step(number, placed, rules.apply(base.head.state, placed), base=base, rules=rules)
     chain = Link(fixed, base)
     for step in reversed(above):
         state = chain.head.state
         kind = step.action["type"]
         try:
             if kind == CORRECT:  # an earlier correction of a later entry stays in force
-                step = step._replace(state=state)
+                step = Step(step.seq, step.action, state, step.fix, base=chain, rules=rules)
             elif kind == ABANDON:
                 if rules.status(state) != IN_PROGRESS:
                     raise RulesError("game_over", "The game is over: it can no longer be abandoned.")
-                step = step._replace(state=state)
+                step = Step(step.seq, step.action, state, base=chain, rules=rules)
             else:
-                step = step._replace(state=rules.apply(state, step.action))
+                step = Step(step.seq, step.action, rules.apply(state, step.action), base=chain, rules=rules)
         except RulesError as err:
             where = place(rules, state, step.state, step.action)
             raise CorrectionConflict(
@@ -274,7 +363,8 @@ def correct(stream: Stream, seq: int, action: Action) -> Stream:
                 f"{'In ' + where + ', ' if where else ''}{summary(rules, step, True)}, which no longer fits: "
                 f"{err.message}") from err
         chain = Link(step, chain)
-    top = Step(seq, {**action, "seq": seq}, chain.head.state, Fix(stream.done, chain, stood, fixed))
+    top = Step(seq, {**action, "seq": seq}, chain.head.state, Fix(stream.done, chain, stood, fixed), base=chain,
+               rules=rules)
     return stream._replace(version=seq, done=Link(top, chain), undone=None)
 
 

@@ -270,7 +270,7 @@ class Result:
     abandoned: bool = False
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class Hand:
     """One hand of Toepen, from its deal to its result."""
 
@@ -326,7 +326,7 @@ class Adjustment:
     hand: int
 
 
-@dataclass(frozen=True)  # no slots: evolve copies a __dict__ in two updates
+@dataclass(frozen=True)  # no slots: evolve copies a __dict__ as one new dictionary
 class State:
     """A whole game of Toepen. ``history`` holds finished hands; ``hand`` the one in play."""
 
@@ -405,7 +405,12 @@ def _still_to_play(hand: Hand, trick: Trick) -> int | None:
     Answers still due to a knock do not matter here: a fold never completes a trick for
     the players still in ("Answering a knock": the folder's played cards stay where they are)."""
     played = {p.seat for p in trick.plays}
-    return seat_after(trick.plays[-1].seat, len(hand.in_hand), lambda s: hand.in_hand[s] and s not in played)
+    in_hand, last = hand.in_hand, trick.plays[-1].seat
+    for step in range(1, len(in_hand)):  # clockwise from the last card (engine.core.seat_after, without a call per seat)
+        seat = (last + step) % len(in_hand)
+        if in_hand[seat] and seat not in played:
+            return seat
+    return None
 
 
 def to_act(state: State) -> list[int]:

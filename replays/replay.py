@@ -15,6 +15,7 @@ recording slower as a game grew.
 from __future__ import annotations
 
 import gc
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -75,10 +76,16 @@ def fold(rules: GameRules, events: Iterable[Mapping[str, Any]]) -> Folded:
     with each event's :class:`Fact`. Raises ``ValueError`` if empty, and what
     ``engine.stream.advance`` raises for an event that does not fold.
 
+    Of the steps it folds it keeps the state of one in ``engine.stream.KEEP_EVERY`` along
+    the chain and of the last ``engine.stream.RECENT`` (``engine.stream.let_go``): any other
+    is folded again from the one kept below it when something reads it (an undo reaching
+    far back, ``engine.stream.before``, a correction), so a long game's fold holds a
+    fraction of the states and frees the rest as it goes.
+
     The cyclic garbage collector is paused while it runs (:func:`collector_paused`): a
-    fold builds one state per event, all kept (undo returns to them), none in a cycle, and
-    the collector would otherwise walk the growing pile again and again (a quarter of a
-    long game's fold in ``bench/rebuild_vs_eventsourcing.py``)."""
+    fold builds a state per event, none in a cycle, and the collector would otherwise walk
+    the growing pile again and again (a quarter of a long game's fold in
+    ``bench/rebuild_vs_eventsourcing.py`` when every state was kept)."""
     with collector_paused():
         return _fold(rules, events)
 
@@ -87,9 +94,10 @@ def _fold(rules: GameRules, events: Iterable[Mapping[str, Any]]) -> Folded:
     stream: streams.Stream | None = None
     facts: list[Fact] = []
     keep = facts.append
-    position, hand_number, advance = rules.position, rules.hand_number, streams.advance
+    position, hand_number, advance, let_go = rules.position, rules.hand_number, streams.advance, streams.let_go
     not_game_actions = streams.NOT_GAME_ACTIONS
     state: Any = None
+    recent: deque[streams.Step] = deque()
     for event in events:
         seq = event["seq"]
         folded_action = {"type": event["type"], **event["data"]}  # action(event)
@@ -102,7 +110,12 @@ def _fold(rules: GameRules, events: Iterable[Mapping[str, Any]]) -> Folded:
         # only an undo, a redo or a correct acts on an earlier event (engine.stream.target_seq)
         target = streams.target_seq(stream, folded_action) if kind in not_game_actions else None
         where = position(state)
+        top = stream.done.head
         stream = advance(stream, seq, folded_action)
+        if stream.done.head is not top:  # a new latest step: the one RECENT steps before it lets its state go
+            recent.append(top)
+            if len(recent) > streams.RECENT:
+                let_go(recent.popleft())
         state = stream.state
         keep(Fact(seq, kind, hand_number(state), target, where))
     if stream is None:

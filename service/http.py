@@ -52,8 +52,11 @@ def read_json(*, allow_empty: bool = False) -> Any:
 def decode_json(raw: bytes) -> Any:
     """A JSON body (of a JSON content type) as :func:`read_json` reads it, from its bytes:
     raises 400 ``malformed_json`` for a byte order mark, NUL bytes, bytes that are not UTF-8,
-    text that is not JSON (``NaN`` and numbers out of a float's range included) and nesting
-    deeper than :data:`MAX_JSON_DEPTH`."""
+    text that is not JSON (``NaN`` and ``Infinity`` included) and nesting deeper than
+    :data:`MAX_JSON_DEPTH`; 422 ``validation_failed`` naming the field for a number that is
+    JSON but out of the range read (``1e999``, past a float's; an integer of more digits than
+    Python converts): RFC 8259 §9 lets a reader limit the range, and the body is JSON
+    (docs/decisions.md)."""
     if raw.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
         raise ApiError(400, "malformed_json", "The body starts with a byte order mark: send JSON as UTF-8 without one.")
     if b"\x00" in raw:  # never in JSON text; every UTF-16 or UTF-32 body of JSON has them
@@ -79,22 +82,62 @@ def decode_json(raw: bytes) -> Any:
         raise ApiError(400, "malformed_json", f"The body is not valid JSON: {_reason(err)}") from err
     if _depth(value) > MAX_JSON_DEPTH:
         raise ApiError(400, "malformed_json", "The JSON body is nested too deeply.")
+    found = _out_of_range(value)
+    if found is not None:
+        path, number = found
+        place = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path[1:])
+        text = f"{number.text[:20]}{'...' if len(number.text) > 20 else ''}"
+        message = f"{text}{f' (at {path[0]}{place})' if place else ''} is out of the range of numbers read."
+        field = "_schema" if not path else str(path[0])  # errors name a field of the body (api.md)
+        raise ApiError(422, "validation_failed", f"A number of the body is out of range: {message}",
+                       errors={field: [message]})
     return value
+
+
+class _OutOfRange:
+    """A number of the body out of the range read (its text), found after the reading."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _out_of_range(value: Any) -> tuple[list[str | int], _OutOfRange] | None:
+    """The path (keys and indexes) of the first :class:`_OutOfRange` in ``value``, and it."""
+    stack: list[tuple[list[str | int], Any]] = [([], value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, _OutOfRange):
+            return path, item
+        if isinstance(item, dict):
+            stack.extend(([*path, key], inner) for key, inner in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend(([*path, index], inner) for index, inner in reversed(list(enumerate(item))))
+    return None
 
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _finite_float(text: str) -> float:
+def _finite_float(text: str) -> float | _OutOfRange:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"{text[:20]} is out of range")
+        return _OutOfRange(text)
     return value
 
 
-#: The standard library's JSON reading of a body: no ``NaN`` or ``Infinity``, no float out of range.
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+def _bounded_int(text: str) -> int | _OutOfRange:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        return _OutOfRange(text)
+
+
+#: The standard library's JSON reading of a body: no ``NaN`` or ``Infinity``; a number out of
+#: range read as an :class:`_OutOfRange` (refused with its place once read).
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_bounded_int)
 #: 19 digits in a row: a number that may be past 64 bits, which only the standard library reads exactly.
 _LONG_NUMBER = re.compile(rb"[0-9]{19}")
 

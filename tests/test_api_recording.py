@@ -189,6 +189,20 @@ def test_reused_key_with_a_different_body_is_422(open_game, database):
     assert len(stored(database, open_game.id)) == 3
 
 
+def test_a_key_reused_on_another_endpoint_with_a_json_equal_body_is_422(open_game, database):
+    """docs/decisions.md, Idempotency-Key: a key names one request, its endpoint included, so
+    an undo's key sent again to ``/redo`` with the same ``{}`` is refused, never answered
+    with the undo's 201 (which would tell the client a redo happened); the undo's retry still
+    gets its stored answer."""
+    assert open_game.post(PLAY).status_code == 201
+    undone = open_game.post({}, "undo", **{"Idempotency-Key": "u"})
+    assert undone.status_code == 201
+    assert_problem(open_game.post({}, "redo", **{"Idempotency-Key": "u"}), 422, "idempotency_key_reused")
+    retry = open_game.post({}, "undo", **{"Idempotency-Key": "u"})
+    assert retry.status_code == 201 and retry.get_json() == undone.get_json()
+    assert len(stored(database, open_game.id)) == 4  # created, dealt, played, undone: no redo
+
+
 def test_keys_are_per_game(open_game, client):
     other = create(client, visibility="open")
     other.post(OPEN_DEAL)

@@ -158,6 +158,11 @@ def script(game_id: str, token: str) -> list[tuple[str, str, bytes | None, dict[
         move({"type": "play", "player": "Cas", "card": "9S"}, {"Authorization": "Basic nope"}),  # 401
         ("POST", "/games/NoSuchGame/events", b'{"type": "note", "text": "x"}', auth, "application/json"),  # 404
         move({"type": "play", "player": "Cas", "card": "9S"}),
+        move({}, {"Idempotency-Key": "u-1"}, path=undo),
+        move({}, {"Idempotency-Key": "u-1"}, path=redo),  # 422 reused on another endpoint (docs/decisions.md)
+        move(b"{}", {"Idempotency-Key": "u-1"}, path=undo),  # the stored answer
+        move(b'{"type": "note", "text": 1e999}'),  # 422 out of range, naming text (docs/decisions.md)
+        move(b'{"type": "note", "text": "x", "n": [' + b"9" * 5000 + b"]}"),  # 422 out of range, naming n
     ]
 
 

@@ -62,3 +62,34 @@ def test_left_off_when_it_was_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_paused_while_a_cache_miss_reads_the_log_and_on_after_it(tmp_path, monkeypatch) -> None:
+    """``service.record.cache.FoldCache.get`` of a game it has not folded reads the rows with
+    the collector paused too (``_rebuilt``), and leaves it on, as after a record that fails."""
+    from service.record.cache import FoldCache
+    from service.storage import backend as store
+    from service.storage import migrations
+
+    db = store.connect(tmp_path / "k.db", "FULL")
+    migrations.migrate(db)
+    events = _log(OPEN_DEAL, {"type": "play", "player": "Bob", "card": "7H"})
+    with store.of(db).immediate(db):
+        store.of(db).insert_game(db, "g", events[0]["data"], "0" * 64, "2026-01-01T00:00:00.000Z", "in_progress")
+        for event in events:
+            store.of(db).append(db, "g", event["seq"], event["type"], event["data"], "2026-01-01T00:00:00.000Z")
+        store.of(db).set_version(db, "g", len(events), "in_progress", secret_from_hand=1)
+    seen: list[bool] = []
+    read = store.events
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(store, "events", watched)
+    assert FoldCache().get(db, toepen, "g", len(events)).version == 3  # type: ignore[arg-type]
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(store.RecordDamaged):  # a version beyond the log: damaged, and the collector on again
+        FoldCache().get(db, toepen, "g", len(events) + 1)  # type: ignore[arg-type]
+    assert gc.isenabled()
+    db.close()

@@ -110,7 +110,10 @@ def outcome(call: Any, raw: bytes) -> Any:
         value = call(raw)
     except ApiError as err:
         return ("refused", err.status, err.code)
-    except (ValueError, RecursionError):
+    except ValueError as err:  # JSON, a number out of the range read: a 422 (docs/decisions.md)
+        return ("refused", 422 if "out of range" in str(err) else 400,
+                "validation_failed" if "out of range" in str(err) else "malformed_json")
+    except RecursionError:
         return ("refused", 400, "malformed_json")
     return ("read", json.dumps(value), repr(value))
 

@@ -266,7 +266,15 @@ def _rebuilt(db: Database, rules: GameRules, game_id: str, version: int,
              record_hash: str | None) -> tuple[replay.Folded, str | None, dict[str, Any], list[str | None]]:
     """The whole log of ``game_id`` read, checked (:func:`verified`) and folded: the fold, its
     last event's hash, what the games row must copy of it (:func:`fixed_fields`) and every
-    event's stored hash (index ``seq - 1``)."""
+    event's stored hash (index ``seq - 1``). The cyclic collector is paused for the read as
+    for the fold (``replays.replay.collector_paused``): the rows read are dicts of strings,
+    none in a cycle, which it would otherwise walk again and again while the next are read."""
+    with replay.collector_paused():
+        return _read_and_folded(db, rules, game_id, version, record_hash)
+
+
+def _read_and_folded(db: Database, rules: GameRules, game_id: str, version: int,
+                     record_hash: str | None) -> tuple[replay.Folded, str | None, dict[str, Any], list[str | None]]:
     events = store.events(db, game_id, upto=version)
     folded = verified(rules, game_id, version, events, record_hash)
     return folded, events[-1].get("hash"), fixed_fields(events[0]), [event.get("hash") for event in events]

@@ -87,7 +87,8 @@ class _Turns:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._queues: dict[str, deque[threading.Event]] = {}  # the first of each queue holds its key
+        #: the first of each queue holds its key (None: taken at once, with no event to wait on)
+        self._queues: dict[str, deque[threading.Event | None]] = {}
 
     def take(self, keys: Iterable[str], deadline: float) -> list[str]:
         """Wait for the turn of every key (in sorted order, so two writes never wait for each
@@ -104,12 +105,13 @@ class _Turns:
         return taken
 
     def _take(self, key: str, deadline: float) -> None:
-        turn = threading.Event()
         with self._lock:
-            queue = self._queues.setdefault(key, deque())
-            queue.append(turn)
-            if len(queue) == 1:
+            queue = self._queues.get(key)
+            if queue is None:  # free: taken at once
+                self._queues[key] = deque((None,))
                 return
+            turn = threading.Event()
+            queue.append(turn)
         if turn.wait(max(0.0, deadline - time.monotonic())):
             return
         with self._lock:
@@ -130,7 +132,7 @@ class _Turns:
                 queue = self._queues[key]
                 queue.popleft()
                 if queue:
-                    queue[0].set()
+                    cast(threading.Event, queue[0]).set()
                 else:
                     del self._queues[key]
 
@@ -263,11 +265,14 @@ class Writer:
         self._shared = not self._postgres if shared is None else shared
         self._batch: _Batch | None = None  # the open transaction the next write joins (its turn's holder's)
         self._ended: list[_Batch] = []  # transactions ended in the turn being held, settled once it is given
-        self._queue: deque[Callable[[], None]] = deque()  # the moves waiting for the drain (:meth:`later`)
+        #: the moves waiting for the drain (:meth:`later`), each with its deadline (arrival + timeout)
+        self._queue: deque[tuple[float, Callable[[], None]]] = deque()
         self._queue_lock = threading.Lock()
         self._draining = False  # a thread runs :meth:`drain`
         self._drainer: int | None = None  # the thread that drains while it holds the turn
         self._failing: BaseException | None = None  # the fault every queued move is told (the turn never came)
+        self._until: float | None = None  # the deadline of the queued move being run (its BEGIN waits no longer)
+        self._stalled: BaseException | None = None  # the busy fault of a queued move's BEGIN (the lock never came)
 
     @property
     def combines(self) -> bool:
@@ -332,7 +337,7 @@ class Writer:
             else:
                 then(result, None)
             return None
-        if self._failing is not None:  # the drain's turn did not come in time
+        if self._failing is not None:  # the drain's turn, or a BEGIN's lock, did not come in time
             then(None, self._failing)
             return None
         slot = _Slot(then)
@@ -341,6 +346,8 @@ class Writer:
         except Exception as err:  # noqa: BLE001 - its transaction never began (nothing stored), or was abandoned
             if not any(slot in ended.slots for ended in self._ended):
                 then(None, err)  # not in a transaction that is told
+                if isinstance(err, store.StorageUnavailable) and err.kind == "busy":
+                    self._stalled = err  # its BEGIN waited in vain: the moves queued meanwhile are told the same
             return None
         self._batch = batch  # :meth:`drain` ends it or leaves it open
         return None
@@ -352,7 +359,7 @@ class Writer:
         commit. Returns True when no thread drains now: the caller must run :meth:`drain` in
         a thread of its own (it returns once the queue is empty)."""
         with self._queue_lock:
-            self._queue.append(move)
+            self._queue.append((time.monotonic() + self._timeout, move))
             if self._draining:
                 return False
             self._draining = True
@@ -365,14 +372,20 @@ class Writer:
         waiting for the turn or committed, and the turn given back; each move is told how it
         ended once its transaction ended (``then``), by the thread that ended it. Before a
         transaction that wrote is committed, the thread lets the others run once (the event
-        loop queues the moves that arrived meanwhile), so that they share its ``fsync``."""
+        loop queues the moves that arrived meanwhile), so that they share its ``fsync``.
+
+        Each move answers within the timeout of its arrival: the turn is waited for until the
+        deadline of the first move queued, a move's ``BEGIN`` waits for the lock no later than
+        its own deadline, and when it waited in vain (the lock held by another program) every
+        move queued meanwhile is told the same ``busy`` fault at once."""
         while True:
             with self._queue_lock:
                 if not self._queue:
                     self._draining = False
                     return
+                first = self._queue[0][0]
             try:
-                self._turns.take(("*",), time.monotonic() + self._timeout)
+                self._turns.take(("*",), first)
             except TimeoutError as err:
                 self._fail_queued(self._busy(), err)
                 continue
@@ -381,7 +394,7 @@ class Writer:
                 yielded = False
                 for _ in range(MAX_BATCH):
                     with self._queue_lock:
-                        move = self._queue.popleft() if self._queue else None
+                        until, move = self._queue.popleft() if self._queue else (None, None)
                     if move is None:
                         if yielded or self._batch is None or not self._batch.wrote:
                             break
@@ -391,10 +404,17 @@ class Writer:
                         time.sleep(0)
                         continue
                     yielded = False
+                    self._until = until
                     try:
                         move()
                     except Exception:  # noqa: BLE001 - a move tells its own faults; the others go on
                         logger.exception("a queued write failed")
+                    finally:
+                        self._until = None
+                    if self._stalled is not None:
+                        stalled, self._stalled = self._stalled, None
+                        self._fail_queued(stalled, stalled.__cause__)
+                        break  # no transaction open: the moves queued from now on try the lock again
                     batch = self._batch
                     if batch is not None and batch.size >= MAX_BATCH:
                         break
@@ -408,21 +428,21 @@ class Writer:
                 for each in ended:
                     each.settle()
 
-    def _fail_queued(self, fault: BaseException, cause: BaseException) -> None:
+    def _fail_queued(self, fault: BaseException, cause: BaseException | None) -> None:
         """Every move queued now told ``fault`` (the turn did not come in time): each runs
         with :meth:`move` answering at once."""
         with self._queue_lock:
             moves, self._queue = list(self._queue), deque()
         fault.__cause__ = cause
-        self._drainer, self._failing = threading.get_ident(), fault
+        drainer, self._drainer, self._failing = self._drainer, threading.get_ident(), fault
         try:
-            for move in moves:
+            for _, move in moves:
                 try:
                     move()
                 except Exception:  # noqa: BLE001 - a move tells its own faults; the others go on
                     logger.exception("a queued write failed")
         finally:
-            self._drainer, self._failing = None, None
+            self._drainer, self._failing = drainer, None
 
     def _write(self, games: tuple[str, ...] | None, begin: Callable[[Database, float], Any],
                body: Callable[[Database, Any], tuple[T, Finish]], *, join: Callable[[Database], Any],
@@ -532,7 +552,8 @@ class Writer:
         was found lost): the batch and what ``begin`` returned. Raises what ``begin`` raised,
         a storage fault as ``store.StorageUnavailable``, with the connection ended."""
         db = self._borrow()
-        deadline = time.monotonic() + self._timeout
+        # a queued move's lock is waited for until its deadline (:meth:`drain`, which holds the turn)
+        deadline = time.monotonic() + self._timeout if self._until is None else self._until
         try:
             try:
                 begun = begin(db, deadline)

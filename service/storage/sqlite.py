@@ -32,8 +32,10 @@ import binascii
 import json
 import re
 import sqlite3
+import time
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +92,9 @@ def connect(path: str | Path, synchronous: str = "FULL", *, busy_timeout_ms: int
     except BaseException:
         conn.close()
         raise
-    return Database(conn, execute_plugins=False)
+    db = Database(conn, execute_plugins=False)
+    _BUSY_MS[db] = int(timeout)
+    return db
 
 
 # --- storage faults ------------------------------------------------------------------
@@ -274,6 +278,11 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
 #: Nineteen digits in a row: a number there may be an integer beyond 64 bits, which ``orjson``
 #: reads as a float where ``json`` keeps it whole.
 _LONG_NUMBER = re.compile(r"\d{19}")
+
+
+#: ``json.dumps(…, separators=(",", ":"))``, the encoder built once (``json.dumps`` builds one on
+#: every call given any option): the compact text of a stored event's ``data``.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def loads(text: str) -> Any:
@@ -481,14 +490,42 @@ MOVE_READ = (
 
 def begin_move(db: Database, game_id: str, key: str | None, *, deadline: float | None = None) -> Moment | None:
     """Open the write transaction of a move of ``game_id`` (``BEGIN IMMEDIATE``: the whole
-    file's write lock, waiting up to the busy timeout; ``deadline`` changes nothing here) and
-    read, in one statement, everything the write needs to decide (:class:`Moment`: the games
+    file's write lock, waiting up to the busy timeout, or only until ``deadline``
+    (``time.monotonic()``) when that comes sooner: :func:`_begin_by`) and read, in one statement, everything the write needs to decide (:class:`Moment`: the games
     row with its live tokens' hashes, the head of its log as :func:`head` with ``count``, the
     idempotency record of ``key``). None when there is no such game (the transaction stays
     open: the caller ends it). Raises :class:`RecordDamaged` for a stored row that cannot be
     read, the driver's error for a storage fault."""
-    db.execute("BEGIN IMMEDIATE")
+    _begin_by(db, deadline)
     return read_move(db, game_id, key)
+
+
+#: The busy timeout (ms) each connection was opened with (:func:`connect`).
+_BUSY_MS: weakref.WeakKeyDictionary[Database, int] = weakref.WeakKeyDictionary()
+#: How much sooner than the busy timeout a deadline must come to bound a ``BEGIN``'s wait
+#: (two more statements): a deadline within it waits the whole timeout, as good as.
+DEADLINE_SLACK_MS = 50
+
+
+def _begin_by(db: Database, deadline: float | None) -> None:
+    """``BEGIN IMMEDIATE``, waiting for another connection's lock no later than ``deadline``
+    (a queued move's arrival plus the busy timeout: ``Writer.drain``), its busy timeout
+    shortened for this one statement; a deadline gone by waits not at all (the lock is
+    still taken when free). Raises the driver's ``database is locked`` (a ``busy`` fault)."""
+    full = _BUSY_MS.get(db)
+    if deadline is None or full is None:
+        db.execute("BEGIN IMMEDIATE")
+        return
+    left = max(0, int((deadline - time.monotonic()) * 1000))
+    if left >= full - DEADLINE_SLACK_MS:
+        db.execute("BEGIN IMMEDIATE")
+        return
+    db.execute(f"PRAGMA busy_timeout = {left}")
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    finally:
+        with suppress(sqlite3.Error):  # a lost connection is dropped anyway; nothing may mask the fault
+            db.execute(f"PRAGMA busy_timeout = {full}")
 
 
 def read_move(db: Database, game_id: str, key: str | None) -> Moment | None:
@@ -514,7 +551,7 @@ def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
     kept = {name: found.pop(f"k_{name}") for name in ("request_hash", "status", "response")}
     hashes = found.pop("token_hashes")
     row = _game(found)
-    row["token_hashes"] = [str(each) for each in (json.loads(hashes) if isinstance(hashes, str) else hashes or [])]
+    row["token_hashes"] = [str(each) for each in (loads(hashes) if isinstance(hashes, str) else hashes or [])]
     if type(head["count"]) is not int:
         raise damaged(game_id, None, f"games.stored_events is stored as {type(head['count']).__name__}, not as an "
                                      "integer")
@@ -562,7 +599,7 @@ def append_move(db: Database, game_id: str, event: Mapping[str, Any], idempotenc
             "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
             "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT max(seq) FROM events WHERE game_id = ?) = ? "
             "AND (SELECT hash FROM events WHERE game_id = ? AND seq = ?) = ?",
-            [game_id, seq, event["type"], json.dumps(event["data"], separators=(",", ":")), event["recorded_at"],
+            [game_id, seq, event["type"], _COMPACT.encode(event["data"]), event["recorded_at"],
              event["at"], idempotency_key, event["salt"], event["hash"], game_id, seq - 1, game_id, seq - 1,
              previous_hash])
     except sqlite3.IntegrityError as err:  # the key's answer was not found, yet an event holds the key
@@ -617,14 +654,21 @@ def _event(game_id: str, seq: Any, kind: Any, data: Any, recorded_at: Any, at: A
     :class:`RecordDamaged` naming it when a column is not of the storage type Kibitz writes
     (``seq`` an integer; ``type``, ``data``, ``recorded_at`` text; ``at``, ``salt``, ``hash``
     text or NULL): SQLite's columns take any."""
+    if not (type(seq) is int and type(kind) is str and type(recorded_at) is str and (at is None or type(at) is str)
+            and (salt is None or type(salt) is str) and (hashed is None or type(hashed) is str)):
+        _wrong_event_types(game_id, seq, kind, recorded_at, at, salt, hashed)
+    return {"seq": seq, "type": kind, "data": _decode(data, dict, game_id, seq, "its data is not a JSON object"),
+            "recorded_at": recorded_at, "at": at, "salt": salt, "hash": hashed}
+
+
+def _wrong_event_types(game_id: str, seq: Any, kind: Any, recorded_at: Any, at: Any, salt: Any, hashed: Any) -> None:
+    """Raise the :class:`RecordDamaged` naming the column of an event stored as another type."""
     if type(seq) is not int:
         raise damaged(game_id, None, f"an event's seq is stored as {type(seq).__name__}, not as an integer")
     for name, value, nullable in (("type", kind, False), ("recorded_at", recorded_at, False), ("at", at, True),
                                   ("salt", salt, True), ("hash", hashed, True)):
         if not (isinstance(value, str) or (nullable and value is None)):
             raise damaged(game_id, seq, f"its {name} is stored as {type(value).__name__}, not as text")
-    return {"seq": seq, "type": kind, "data": _decode(data, dict, game_id, seq, "its data is not a JSON object"),
-            "recorded_at": recorded_at, "at": at, "salt": salt, "hash": hashed}
 
 
 def _unreadable_event(db: Database, game_id: str, after: int, upto: int | None) -> int | None:

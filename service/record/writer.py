@@ -87,7 +87,8 @@ class _Turns:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._queues: dict[str, deque[threading.Event]] = {}  # the first of each queue holds its key
+        #: the first of each queue holds its key (None: taken at once, with no event to wait on)
+        self._queues: dict[str, deque[threading.Event | None]] = {}
 
     def take(self, keys: Iterable[str], deadline: float) -> list[str]:
         """Wait for the turn of every key (in sorted order, so two writes never wait for each
@@ -104,12 +105,13 @@ class _Turns:
         return taken
 
     def _take(self, key: str, deadline: float) -> None:
-        turn = threading.Event()
         with self._lock:
-            queue = self._queues.setdefault(key, deque())
-            queue.append(turn)
-            if len(queue) == 1:
+            queue = self._queues.get(key)
+            if queue is None:  # free: taken at once
+                self._queues[key] = deque((None,))
                 return
+            turn = threading.Event()
+            queue.append(turn)
         if turn.wait(max(0.0, deadline - time.monotonic())):
             return
         with self._lock:
@@ -130,7 +132,7 @@ class _Turns:
                 queue = self._queues[key]
                 queue.popleft()
                 if queue:
-                    queue[0].set()
+                    cast(threading.Event, queue[0]).set()
                 else:
                     del self._queues[key]
 

@@ -254,6 +254,11 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
 _LONG_NUMBER = re.compile(r"\d{19}")
 
 
+#: ``json.dumps(…, separators=(",", ":"))``, the encoder built once (``json.dumps`` builds one on
+#: every call given any option): the compact text of a stored event's ``data``.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def loads(text: str) -> Any:
     """``json.loads(text)``: the same value, read by ``orjson`` (several times faster; a rebuild
     decodes every event) wherever the two read alike, by ``json`` where they may not: text
@@ -516,7 +521,7 @@ def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
     kept = {name: found.pop(f"k_{name}") for name in ("request_hash", "status", "response")}
     hashes = found.pop("token_hashes")
     row = _game(found)
-    row["token_hashes"] = [str(each) for each in (json.loads(hashes) if isinstance(hashes, str) else hashes or [])]
+    row["token_hashes"] = [str(each) for each in (loads(hashes) if isinstance(hashes, str) else hashes or [])]
     remembered = None
     if key is not None and kept["request_hash"] is not None:
         remembered = {"request_hash": kept["request_hash"], "status": int(kept["status"]),
@@ -550,7 +555,7 @@ def append_move(db: Database, game_id: str, event: Mapping[str, Any], idempotenc
         "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
         "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT max(seq) FROM events WHERE game_id = ?) = ? "
         "AND (SELECT hash FROM events WHERE game_id = ? AND seq = ?) = ?",
-        [game_id, seq, event["type"], json.dumps(event["data"], separators=(",", ":")), event["recorded_at"],
+        [game_id, seq, event["type"], _COMPACT.encode(event["data"]), event["recorded_at"],
          event["at"], idempotency_key, event["salt"], event["hash"], game_id, seq - 1, game_id, seq - 1,
          previous_hash])
     if cursor.rowcount != 1:

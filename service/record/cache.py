@@ -172,6 +172,9 @@ class FoldCache:
             if rebuilt_hash != last_hash:
                 raise store.damaged(game_id, version, "the record changed after the server read it: the stored "
                                                       "events were rewritten with a new hash chain")
+            if isinstance(head["last_seq"], int) and head["last_seq"] > version:  # whole up to the version, and more
+                raise store.damaged(game_id, version + 1, f"event {version + 1} is stored past games.version "
+                                                          f"{version}: an event was added behind the server")
             if head.get("count") not in (None, version):  # the log is whole: the count kept beside it is not
                 raise store.damaged(game_id, None, f"games.stored_events is {head['count']} but {version} events "
                                                    "are stored")

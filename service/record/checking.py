@@ -130,6 +130,8 @@ def _check(adm: WholeDatabase, conn: Any, report: Report) -> None:
         return
     for game_id, count in orphans:
         report.problems.append(Problem(game_id, None, f"{count} stored event(s) belong to no game (no games row)"))
+    with contextlib.suppress(adm.DatabaseError):  # a table that cannot be read is named above
+        report.problems.extend(Problem(game_id, seq, what) for game_id, seq, what in adm.wrong_types(conn))
     chained = adm.has_chain(conn)
     results = None
     if not any(what.startswith("no player_results table") or what.endswith(" in player_results") for what in schema):

@@ -84,6 +84,16 @@ def render(fmt: str, row: Mapping[str, Any], events: list[dict[str, Any]], folde
 ARCHIVE_FORMATS = ("json", "csv", "text")
 
 
+def file_stem(row: Mapping[str, Any], where: tzinfo) -> str:
+    """The name a game's export files share, without the extension: its start in the zone
+    ``where`` (club time), its game and its id, ``2026-12-05-1942-toepen-ICV5RTj9bIowzfBe``
+    (``game-toepen-…`` when its start cannot be read). A club secretary tells the files of a
+    night apart by it, in a night's zip (:func:`archive`) and from the game page's Export menu."""
+    started = clubtime.local(str(row["created_at"]), where)
+    stamp = started.strftime("%Y-%m-%d-%H%M") if started is not None else "game"
+    return f"{stamp}-{row['game']}-{row['id']}"
+
+
 def archive(games: Iterable[tuple[Mapping[str, Any], list[dict[str, Any]], replay.Folded, bool]],
             where: tzinfo) -> bytes:
     """A zip of many games (a night's, ``GET /games/export``): for each ``(row, events,
@@ -96,11 +106,11 @@ def archive(games: Iterable[tuple[Mapping[str, Any], list[dict[str, Any]], repla
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         for row, events, folded, full in games:
             started = clubtime.local(str(row["created_at"]), where)
-            stamp = started.strftime("%Y-%m-%d-%H%M") if started is not None else "game"
+            stem = file_stem(row, where)
             moment = (started.timetuple()[:6] if started is not None and started.year >= 1980
                       else (1980, 1, 1, 0, 0, 0))
             for fmt in ARCHIVE_FORMATS:
-                member = zipfile.ZipInfo(f"{stamp}-{row['game']}-{row['id']}.{export.EXTENSIONS[fmt]}", moment)
+                member = zipfile.ZipInfo(f"{stem}.{export.EXTENSIONS[fmt]}", moment)
                 member.compress_type = zipfile.ZIP_DEFLATED
                 member.external_attr = 0o644 << 16
                 bundle.writestr(member, render(fmt, row, events, folded, full).encode("utf-8"))

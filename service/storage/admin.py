@@ -330,6 +330,55 @@ def orphan_events(conn: sqlite3.Connection) -> list[tuple[str, int]]:
     return [(str(game_id), int(count)) for game_id, count in rows]
 
 
+#: The storage types Kibitz writes in each column (SQLite's ``typeof``), by table: the
+#: column naming the game first, then the event's seq (None: the table has none). SQLite's
+#: columns take any type (a BLOB of the same bytes, a number, NULL where text goes):
+#: :func:`wrong_types` names a value of another type, which no write of Kibitz stores.
+_T, _I, _N = "text", "integer", "null"
+STORED_TYPES: dict[str, tuple[str, str | None, dict[str, tuple[str, ...]]]] = {
+    "games": ("id", None, {"id": (_T,), "game": (_T,), "title": (_T, _N), "players": (_T,), "player_keys": (_T,),
+                           "visibility": (_T,), "options": (_T,), "created_at": (_T,), "version": (_I,),
+                           "status": (_T, _N), "imported_at": (_T, _N), "forked_from_game": (_T, _N),
+                           "forked_from_seq": (_I, _N), "secret_from_hand": (_I, _N), "fork_lineage": (_T, _N),
+                           "source_game": (_T, _N), "record_hash": (_T, _N), "stored_events": (_I,)}),
+    "events": ("game_id", "seq", {"game_id": (_T,), "seq": (_I,), "type": (_T,), "data": (_T,), "recorded_at": (_T,),
+                                  "at": (_T, _N), "idempotency_key": (_T, _N), "salt": (_T, _N), "hash": (_T, _N)}),
+    "idempotency": ("game_id", None, {"game_id": (_T,), "key": (_T,), "request_hash": (_T,), "status": (_I,),
+                                      "response": (_T,), "created_at": (_T, _N)}),
+    "player_results": ("game_id", None, {"game_id": (_T,), "player_key": (_T,), "name": (_T,), "seat": (_I,),
+                                         "game": (_T,), "created_at": (_T,), "status": (_T,), "result": (_T,),
+                                         "score": (_I, "real", _N), "unit": (_T, _N), "hands": (_I, _N),
+                                         "tricks_won": (_I, _N), "fools": (_I, _N), "knocks": (_I, _N),
+                                         "stops": (_I, _N)}),
+}
+
+
+def wrong_types(conn: sqlite3.Connection) -> list[tuple[str | None, int | None, str]]:
+    """Every stored value of a storage type Kibitz does not write in its column
+    (:data:`STORED_TYPES`): ``(game id, seq or None, what)``, one query per table (only the
+    columns the table has)."""
+    out: list[tuple[str | None, int | None, str]] = []
+    for table, (game_column, seq_column, columns) in STORED_TYPES.items():
+        present = {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
+        checked = [(name, kinds) for name, kinds in columns.items() if name in present]
+        if not checked or game_column not in present:
+            continue
+        where = " OR ".join(f"typeof({name}) NOT IN ({', '.join(repr(kind) for kind in kinds)})"
+                            for name, kinds in checked)
+        seq = seq_column if seq_column in present else "NULL"
+        types = ", ".join(f"typeof({name})" for name, _ in checked)
+        for row in conn.execute(f"SELECT CAST({game_column} AS TEXT), CAST({seq} AS TEXT), {types} FROM {table} "
+                                f"WHERE {where}"):
+            game_id, seq_text, found = row[0], row[1], row[2:]
+            number = int(seq_text) if isinstance(seq_text, str) and seq_text.isdigit() else None
+            for (name, kinds), kind in zip(checked, found, strict=True):
+                if kind not in kinds:
+                    out.append((None if game_id is None else str(game_id), number,
+                                f"{table}.{name} is stored as {kind}, not as Kibitz writes it "
+                                f"({' or '.join(kinds)}): it was changed after it was stored"))
+    return out
+
+
 def startup_problem(path: str | Path) -> str | None:
     """``kibitz serve``'s check before it serves ``path``: None when the file is missing (it
     will be created) or sound and readable (``PRAGMA quick_check``, the schema readable);

@@ -478,3 +478,8 @@ class WholeDatabase(Protocol):
     def orphan_events(self, conn: Any) -> list[tuple[str, int]]:
         """``(game_id, count)`` of events whose game has no games row."""
         ...
+
+    def wrong_types(self, conn: Any) -> list[tuple[str | None, int | None, str]]:
+        """Every stored value of a storage type Kibitz does not write in its column:
+        ``(game id, seq or None, what)`` (none on PostgreSQL, whose columns are typed)."""
+        ...

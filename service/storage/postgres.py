@@ -837,6 +837,9 @@ def append_move(db: Connection, game_id: str, event: Mapping[str, Any], idempote
     except errors.NotNullViolation as err:  # outside a pipeline: at once
         _GUARDED.pop(db, None)
         raise _disagrees(game_id, seq) from err
+    except errors.UniqueViolation as err:  # outside a pipeline: at once
+        _GUARDED.pop(db, None)
+        raise _key_without_answer(game_id, idempotency_key) from err
     db.execute("UPDATE games SET version = %s, status = %s, secret_from_hand = %s, record_hash = %s WHERE id = %s",
                [seq, status, secret_from_hand, event["hash"], game_id])
     _notify(db, f"{game_id}:{seq}")
@@ -844,6 +847,15 @@ def append_move(db: Connection, game_id: str, event: Mapping[str, Any], idempote
 
 def _disagrees(game_id: str, seq: int) -> RecordDamaged:
     return RecordDamaged(game_id, seq, "games.version disagrees with the last stored event")
+
+
+def _key_without_answer(game_id: str, key: str | None) -> RecordDamaged:
+    """As ``service.storage.sqlite.key_without_answer``, without the event's seq (the
+    transaction is aborted: nothing more can be read in it)."""
+    named = "this write's Idempotency-Key" if key is None else f"Idempotency-Key {key[:40]!r}"
+    return RecordDamaged(game_id, None, f"an event was recorded with {named} but the "
+                                        "idempotency table holds no answer to that key: the answer's row was "
+                                        "deleted after it was stored")
 
 
 @contextmanager
@@ -860,6 +872,11 @@ def pipeline(db: Connection) -> Iterator[Connection]:
         if guarded is None or err.diag.table_name != "events":
             raise
         raise _disagrees(*guarded) from err
+    except errors.UniqueViolation as err:  # the key's answer was not found, yet an event holds the key
+        guarded = _GUARDED.pop(db, None)
+        if guarded is None or err.diag.table_name != "events":
+            raise
+        raise _key_without_answer(guarded[0], None) from err
     finally:
         _GUARDED.pop(db, None)
 

@@ -254,6 +254,11 @@ def game_events(conn: Connection, game_id: str) -> Iterator[dict[str, Any]]:
         yield {"seq": int(seq), "type": kind, "data": decoded, "recorded_at": recorded_at, "at": at}
 
 
+def wrong_types(conn: Connection) -> list[tuple[str | None, int | None, str]]:
+    """As ``service.storage.admin.wrong_types``: none, PostgreSQL's columns are typed."""
+    return []
+
+
 def orphan_events(conn: Connection) -> list[tuple[str, int]]:
     """``(game_id, count)`` of events whose game has no ``games`` row."""
     rows = conn.execute("SELECT game_id, count(*) FROM events WHERE game_id NOT IN (SELECT id FROM games) "

@@ -221,9 +221,33 @@ def damaged(game_id: str, seq: int | None, what: str) -> RecordDamaged:
     return RecordDamaged(game_id, seq, what)
 
 
+#: The ``games`` columns Kibitz writes as text, as an integer, and (both) those it may leave NULL:
+#: a value of another storage type (SQLite's columns take any: a BLOB, a real, text where an
+#: integer goes) was not written by Kibitz.
+ROW_TEXT = ("id", "game", "visibility", "created_at")
+ROW_INTEGER = ("version", "stored_events")
+ROW_TEXT_OR_NULL = ("title", "status", "record_hash", "forked_from_game", "source_game", "imported_at",
+                    "fork_lineage", "token_hash")
+ROW_INTEGER_OR_NULL = ("forked_from_seq", "secret_from_hand")
+
+
+def row_types(row: Mapping[str, Any]) -> str | None:
+    """What is wrong with the storage types of a ``games`` row (a column of :data:`ROW_TEXT` … that is
+    not text, not an integer), or None; columns not in ``row`` are not looked at."""
+    for names, kinds in ((ROW_TEXT, (str,)), (ROW_INTEGER, (int,)), (ROW_TEXT_OR_NULL, (str, type(None))),
+                         (ROW_INTEGER_OR_NULL, (int, type(None)))):
+        for name in names:
+            if name in row and type(row[name]) not in kinds:
+                return f"games.{name} is stored as {type(row[name]).__name__}, not as Kibitz writes it"
+    return None
+
+
 def _game(row: dict[str, Any]) -> dict[str, Any]:
     row = dict(row)
     game_id = str(row["id"])
+    wrong = row_types(row)
+    if wrong is not None:
+        raise damaged(game_id, None, wrong)
     row["players"] = _decode(row["players"], list, game_id, None, "games.players cannot be read")
     row["options"] = _decode(row["options"], dict, game_id, None, "games.options cannot be read")
     if not all(isinstance(name, str) for name in row["players"]):
@@ -240,6 +264,8 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
     every read and export can be written as UTF-8. Raises :class:`RecordDamaged` (game
     ``game_id``, event ``seq``: ``what``, a 503 naming kibitz check) for text that is not
     JSON, or not of ``shape`` (``dict``, ``list``) when given one."""
+    if not isinstance(text, str):  # a BLOB, a number, NULL: not the JSON text Kibitz writes
+        raise damaged(game_id, seq, f"{what}: it is stored as {type(text).__name__}, not as text")
     try:
         value = loads(text)
     except (TypeError, ValueError) as err:
@@ -252,6 +278,11 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
 #: Nineteen digits in a row: a number there may be an integer beyond 64 bits, which ``orjson``
 #: reads as a float where ``json`` keeps it whole.
 _LONG_NUMBER = re.compile(r"\d{19}")
+
+
+#: ``json.dumps(…, separators=(",", ":"))``, the encoder built once (``json.dumps`` builds one on
+#: every call given any option): the compact text of a stored event's ``data``.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def loads(text: str) -> Any:
@@ -271,6 +302,8 @@ def loads(text: str) -> Any:
 def version_of(db: Database, game_id: str) -> int | None:
     """The stored ``version`` of ``game_id`` (the seq of its last event), or None."""
     row = db.execute("SELECT version FROM games WHERE id = ?", [game_id]).fetchone()
+    if row is not None and type(row[0]) is not int:
+        raise damaged(game_id, None, f"games.version is stored as {type(row[0]).__name__}, not as an integer")
     return None if row is None else int(row[0])
 
 
@@ -429,6 +462,8 @@ def head(db: Database, game_id: str, *, count: bool = False) -> dict[str, Any] |
         "LEFT JOIN events AS p ON p.game_id = g.id AND p.seq = e.seq - 1 WHERE g.id = ?", [game_id]).fetchone()
     if found is None:
         return None
+    if type(found[0]) is not int or (count and type(found[3]) is not int):
+        raise damaged(game_id, None, "games.version or games.stored_events is not stored as an integer")
     return dict(zip(("version", "status", "record_hash", "count", "last_seq", "last_type", "last_data",
                      "last_recorded_at", "last_at", "last_salt", "last_hash", "previous_hash", "guard"), found,
                     strict=True))
@@ -516,13 +551,26 @@ def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
     kept = {name: found.pop(f"k_{name}") for name in ("request_hash", "status", "response")}
     hashes = found.pop("token_hashes")
     row = _game(found)
-    row["token_hashes"] = [str(each) for each in (json.loads(hashes) if isinstance(hashes, str) else hashes or [])]
+    row["token_hashes"] = [str(each) for each in (loads(hashes) if isinstance(hashes, str) else hashes or [])]
+    if type(head["count"]) is not int:
+        raise damaged(game_id, None, f"games.stored_events is stored as {type(head['count']).__name__}, not as an "
+                                     "integer")
     remembered = None
     if key is not None and kept["request_hash"] is not None:
-        remembered = {"request_hash": kept["request_hash"], "status": int(kept["status"]),
-                      "response": _decode(kept["response"], None, game_id, None,
-                                          f"the stored answer to Idempotency-Key {key[:40]!r} cannot be read")}
+        remembered = answer(game_id, key, kept)
     return Moment(row, head, remembered)
+
+
+def answer(game_id: str, key: str, stored: Mapping[str, Any]) -> dict[str, Any]:
+    """The stored first answer to ``key`` (``{"request_hash", "status", "response"}`` as stored) as
+    the service reads it (``response`` decoded). Raises :class:`RecordDamaged` when a column is
+    not what Kibitz writes (a request hash that is not text, a status that is not an integer,
+    an answer that cannot be read)."""
+    what = f"the stored answer to Idempotency-Key {key[:40]!r}"
+    if not isinstance(stored["request_hash"], str) or type(stored["status"]) is not int:
+        raise damaged(game_id, None, f"{what} is not stored as Kibitz writes it (its request_hash or status)")
+    return {"request_hash": stored["request_hash"], "status": stored["status"],
+            "response": _decode(stored["response"], None, game_id, None, f"{what} cannot be read")}
 
 
 def _move_read_apart(db: Database, game_id: str, key: str | None) -> Moment | None:
@@ -546,17 +594,30 @@ def append_move(db: Database, game_id: str, event: Mapping[str, Any], idempotenc
     last stored event and that event's hash is ``previous_hash``; ``sqlite3.IntegrityError``
     when the idempotency key is taken."""
     seq = int(event["seq"])
-    cursor = db.execute(
-        "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
-        "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT max(seq) FROM events WHERE game_id = ?) = ? "
-        "AND (SELECT hash FROM events WHERE game_id = ? AND seq = ?) = ?",
-        [game_id, seq, event["type"], json.dumps(event["data"], separators=(",", ":")), event["recorded_at"],
-         event["at"], idempotency_key, event["salt"], event["hash"], game_id, seq - 1, game_id, seq - 1,
-         previous_hash])
+    try:
+        cursor = db.execute(
+            "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
+            "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT max(seq) FROM events WHERE game_id = ?) = ? "
+            "AND (SELECT hash FROM events WHERE game_id = ? AND seq = ?) = ?",
+            [game_id, seq, event["type"], _COMPACT.encode(event["data"]), event["recorded_at"],
+             event["at"], idempotency_key, event["salt"], event["hash"], game_id, seq - 1, game_id, seq - 1,
+             previous_hash])
+    except sqlite3.IntegrityError as err:  # the key's answer was not found, yet an event holds the key
+        raise key_without_answer(db, game_id, idempotency_key) from err
     if cursor.rowcount != 1:
         raise damaged(game_id, seq, "games.version disagrees with the last stored event")
     db.execute("UPDATE games SET version = ?, status = ?, secret_from_hand = ?, record_hash = ? WHERE id = ?",
                [seq, status, secret_from_hand, event["hash"], game_id])
+
+
+def key_without_answer(db: Database, game_id: str, key: str | None) -> RecordDamaged:
+    """The 503 for an append refused because an event of ``game_id`` already holds
+    Idempotency-Key ``key`` though the ``idempotency`` table holds no answer to it (the
+    write read none under the lock): the answer's row was deleted behind the server."""
+    found = db.execute("SELECT seq FROM events WHERE game_id = ? AND idempotency_key = ?", [game_id, key]).fetchone()
+    return damaged(game_id, None if found is None else int(found[0]),
+                   f"it was recorded with Idempotency-Key {str(key)[:40]!r} but the idempotency table holds no "
+                   "answer to that key: the answer's row was deleted after it was stored")
 
 
 @contextmanager
@@ -584,9 +645,30 @@ def events(db: Database, game_id: str, after: int = 0, upto: int | None = None) 
         if "decode to UTF-8" not in str(err):
             raise
         raise damaged(game_id, _unreadable_event(db, game_id, after, upto), "its stored text is not UTF-8") from err
-    return [{"seq": seq, "type": kind, "data": _decode(data, dict, game_id, seq, "its data is not a JSON object"),
-             "recorded_at": recorded_at, "at": at, "salt": salt, "hash": hashed}
-            for seq, kind, data, recorded_at, at, salt, hashed in rows]
+    return [_event(game_id, *row) for row in rows]
+
+
+def _event(game_id: str, seq: Any, kind: Any, data: Any, recorded_at: Any, at: Any, salt: Any,
+           hashed: Any) -> dict[str, Any]:
+    """One stored event as :func:`events` returns it (``data`` decoded). Raises
+    :class:`RecordDamaged` naming it when a column is not of the storage type Kibitz writes
+    (``seq`` an integer; ``type``, ``data``, ``recorded_at`` text; ``at``, ``salt``, ``hash``
+    text or NULL): SQLite's columns take any."""
+    if not (type(seq) is int and type(kind) is str and type(recorded_at) is str and (at is None or type(at) is str)
+            and (salt is None or type(salt) is str) and (hashed is None or type(hashed) is str)):
+        _wrong_event_types(game_id, seq, kind, recorded_at, at, salt, hashed)
+    return {"seq": seq, "type": kind, "data": _decode(data, dict, game_id, seq, "its data is not a JSON object"),
+            "recorded_at": recorded_at, "at": at, "salt": salt, "hash": hashed}
+
+
+def _wrong_event_types(game_id: str, seq: Any, kind: Any, recorded_at: Any, at: Any, salt: Any, hashed: Any) -> None:
+    """Raise the :class:`RecordDamaged` naming the column of an event stored as another type."""
+    if type(seq) is not int:
+        raise damaged(game_id, None, f"an event's seq is stored as {type(seq).__name__}, not as an integer")
+    for name, value, nullable in (("type", kind, False), ("recorded_at", recorded_at, False), ("at", at, True),
+                                  ("salt", salt, True), ("hash", hashed, True)):
+        if not (isinstance(value, str) or (nullable and value is None)):
+            raise damaged(game_id, seq, f"its {name} is stored as {type(value).__name__}, not as text")
 
 
 def _unreadable_event(db: Database, game_id: str, after: int, upto: int | None) -> int | None:
@@ -622,7 +704,8 @@ def first_events(db: Database, game_ids: list[str]) -> dict[str, dict[str, Any]]
     out = {}
     for row in rows:
         game_id = str(row.pop("game_id"))
-        out[game_id] = {**row, "data": _decode(row["data"], dict, game_id, 1, "its data is not a JSON object")}
+        out[game_id] = _event(game_id, row["seq"], row["type"], row["data"], row["recorded_at"], row["at"],
+                              row["salt"], row["hash"])
     return out
 
 
@@ -645,8 +728,7 @@ def remembered(db: Database, game_id: str, key: str) -> dict[str, Any] | None:
     )
     if not rows:
         return None
-    return {**rows[0], "response": _decode(rows[0]["response"], None, game_id, None,
-                                           f"the stored answer to Idempotency-Key {key[:40]!r} cannot be read")}
+    return answer(game_id, key, rows[0])
 
 
 def remember(db: Database, game_id: str, key: str, request_hash: str, status: int, response: Any,
@@ -742,11 +824,12 @@ def revoke_tokens(db: Database, game_id: str, revoked_at: str) -> int:
 # --- transactions (the writer's and the request threads') ------------------------------
 
 
-def begin_write(db: Database, *, games: Iterable[str] | None = None) -> None:
+def begin_write(db: Database, *, games: Iterable[str] | None = None, deadline: float | None = None) -> None:
     """Open a write transaction that holds the database's write lock from its start
-    (``BEGIN IMMEDIATE``: other writers wait up to the busy timeout). ``games`` (the games
-    the transaction writes) changes nothing here: one SQLite writer holds the whole file."""
-    db.execute("BEGIN IMMEDIATE")
+    (``BEGIN IMMEDIATE``: other writers wait up to the busy timeout, or only until ``deadline``
+    when that comes sooner: :func:`_begin_by`). ``games`` (the games the transaction writes)
+    changes nothing here: one SQLite writer holds the whole file."""
+    _begin_by(db, deadline)
 
 
 def try_begin_write(db: Database, games: Iterable[str], *, patient: bool = False,
@@ -972,10 +1055,7 @@ def idempotency_records(db: Database, game_id: str) -> list[dict[str, Any]]:
     answer that cannot be read."""
     rows = list(db.query("SELECT key, request_hash, status, response, created_at FROM idempotency "
                          "WHERE game_id = ? ORDER BY key", [game_id]))
-    return [{**row, "status": int(row["status"]),
-             "response": _decode(row["response"], None, game_id, None,
-                                 f"the stored answer to Idempotency-Key {str(row['key'])[:40]!r} cannot be read")}
-            for row in rows]
+    return [{**row, **answer(game_id, str(row["key"]), row)} for row in rows]
 
 
 def event_keys(db: Database, game_id: str) -> dict[int, str]:
@@ -993,9 +1073,7 @@ def events_through_key(db: Database, game_id: str, key: str) -> list[dict[str, A
     rows = db.execute("SELECT seq, type, data, recorded_at, at, salt, hash FROM events WHERE game_id = ? AND seq <= "
                       "(SELECT seq FROM events WHERE game_id = ? AND idempotency_key = ?) ORDER BY seq",
                       [game_id, game_id, key]).fetchall()
-    return [{"seq": seq, "type": kind, "data": _decode(data, dict, game_id, seq, "its data is not a JSON object"),
-             "recorded_at": recorded_at, "at": at, "salt": salt, "hash": hashed}
-            for seq, kind, data, recorded_at, at, salt, hashed in rows]
+    return [_event(game_id, *row) for row in rows]
 
 
 def player_results_of(db: Database, game_id: str) -> list[dict[str, Any]]:

@@ -680,9 +680,10 @@ class Direct:
             return None
         game_id = path.group(1).decode("ascii")
         authorization = read.get(b"authorization")
-        told = [authorization] if authorization is not None else []
-        if self.front.gate.refusal(game_id, told) is not None or self.front.gate.suspect(game_id, told):
-            return None  # refused from the headers alone, or its token checked before its body is read (Front)
+        # a write the gate could refuse from the headers alone is one it suspects: its token is
+        # checked before its body is read (Front); one judgement of the token (one hash) says both
+        if self.front.gate.suspect(game_id, [authorization] if authorization is not None else []):
+            return None
         return DirectWrite(game_id, path.group(2).decode("ascii"), read, keep_alive, int(length))
 
     def submit(self, loop: asyncio.AbstractEventLoop, write: DirectWrite,
@@ -763,8 +764,16 @@ class Direct:
             status, named, payload = moves.refusal(err, bool(seen))
         except Exception as err:  # noqa: BLE001 - answered by the app's own error handlers
             status, named, payload = contextvars.Context().run(self._by_the_app, write, err, bool(seen))
-        return (status, [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in named], payload,
-                seen[0] if seen else None)
+        names = _HEADER_NAMES
+        headers = []
+        for name, value in named:
+            encoded = names.get(name)
+            if encoded is None:
+                encoded = name.lower().encode("latin-1")
+                if len(names) < 64:  # the app's few names; never one per request
+                    names[name] = encoded
+            headers.append((encoded, value.encode("latin-1")))
+        return status, headers, payload, seen[0] if seen else None
 
     def _by_the_app(self, write: DirectWrite, err: Exception, token_read: bool) -> tuple[int, list[tuple[str, str]], bytes]:
         """The app's answer to ``err`` raised by ``write`` (a storage fault, a damaged record,
@@ -853,6 +862,13 @@ class LingeringTransport:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
+
+
+#: The lines of uvicorn's default headers (``server``, ``date``) of a direct write's answer, with
+#: the list they were written from: built again when uvicorn's list is a new one (each second).
+_DEFAULT_LINES: list[tuple[object, bytes]] = [(None, b"")]
+#: Header names as a direct write's answer sends them (lower-case bytes), by the app's spelling.
+_HEADER_NAMES: dict[str, bytes] = {}
 
 
 class KibitzProtocol(HttpToolsProtocol):
@@ -1011,11 +1027,14 @@ class KibitzProtocol(HttpToolsProtocol):
         self.header_bytes = 0
 
     def on_url(self, url: bytes) -> None:
-        super().on_url(url)
+        self.url += url  # uvicorn's on_url, inline: called for every request
         self.header_bytes += len(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        super().on_header(name, value)
+        name = name.lower()  # uvicorn's on_header, inline: called for every header of every request
+        if name == b"expect" and value.lower() == b"100-continue":
+            self.expect_100_continue = True
+        self.headers.append((name, value))
         self.header_bytes += len(name) + len(value) + 4
         if self.header_bytes > MAX_HEADER_BYTES:
             raise refusal(431, f"over {MAX_HEADER_BYTES // 1024} KiB")
@@ -1070,15 +1089,20 @@ class KibitzProtocol(HttpToolsProtocol):
         cycle.response_complete = True
         if cycle.disconnected or self.transport.is_closing():
             return
-        content = [STATUS_LINE[status]]
-        for name, value in self.server_state.default_headers:
-            content += [name, b": ", value, b"\r\n"]
-        close = not cycle.keep_alive or any(name == b"connection" and value == b"close" for name, value in headers)
+        defaults = self.server_state.default_headers  # a new list each second (its date)
+        seen = _DEFAULT_LINES[0]
+        if seen[0] is not defaults:
+            seen = _DEFAULT_LINES[0] = (defaults, b"".join(name + b": " + value + b"\r\n" for name, value in defaults))
+        content = [STATUS_LINE[status], seen[1]]
+        said_close = False
         for name, value in headers:
-            content += [name, b": ", value, b"\r\n"]
-        if close and (b"connection", b"close") not in headers:
+            if name == b"connection" and value == b"close":
+                said_close = True
+            content.append(name + b": " + value + b"\r\n")
+        close = not cycle.keep_alive or said_close
+        if close and not said_close:
             content.append(b"connection: close\r\n")
-        content += [b"\r\n", body]
+        content += (b"\r\n", body)
         self.transport.write(b"".join(content))
         if close:
             self.transport.close()

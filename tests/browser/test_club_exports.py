@@ -40,11 +40,14 @@ def other_server(tmp_path_factory: pytest.TempPathFactory):
         yield running
 
 
-def download(page, link) -> bytes:
+def download(page, link, names: list[str] | None = None) -> bytes:
+    """What clicking ``link`` downloads; the name the browser suggests is added to ``names``."""
     with page.expect_download() as info:
         link.click()
     path = info.value.path()
     assert path is not None
+    if names is not None:
+        names.append(info.value.suggested_filename)
     with open(path, "rb") as saved:
         return saved.read()
 
@@ -68,14 +71,19 @@ def test_the_game_page_exports_what_the_api_offers(club_server, other_server, ne
         expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
     assert small_tap_targets(page, "#export-menu") == []
 
-    doc = json.loads(download(page, menu.get_by_role("link", name=names[0], exact=True)))
+    saved: list[str] = []
+    doc = json.loads(download(page, menu.get_by_role("link", name=names[0], exact=True), saved))
     assert doc["kibitz_export"] == 1 and doc["view"] == "public" and doc["game"]["id"] == finished.id
-    sheet = download(page, menu.get_by_role("link", name=names[1], exact=True)).decode("utf-8")
+    sheet = download(page, menu.get_by_role("link", name=names[1], exact=True), saved).decode("utf-8")
     assert sheet.splitlines()[0].startswith("hand,dealer,Ann lives lost this hand")
-    text = download(page, menu.get_by_role("link", name=names[2], exact=True)).decode("utf-8")
+    text = download(page, menu.get_by_role("link", name=names[2], exact=True), saved).decode("utf-8")
     assert text.startswith('[Game "toepen"]\n[Title "Export night"]')
-    lines = download(page, menu.get_by_role("link", name=names[3], exact=True)).decode("utf-8").splitlines()
+    lines = download(page, menu.get_by_role("link", name=names[3], exact=True), saved).decode("utf-8").splitlines()
     assert json.loads(lines[0])["type"] == "game_created" and len(lines) == finished.read()["version"]
+    # each file named as in a night's zip, by its start in club time, its game and its id
+    started = datetime.fromisoformat(finished.read()["created_at"].replace("Z", "+00:00")).astimezone(ZoneInfo(CLUB))
+    stem = f"{started:%Y-%m-%d-%H%M}-toepen-{finished.id}"
+    assert saved == [f"{stem}.json", f"{stem}.csv", f"{stem}.txt", f"{stem}.jsonl"]
 
     # what was downloaded imports back: a finished game's public view shows every card
     imported = import_into(other_server, doc)

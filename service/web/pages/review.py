@@ -43,7 +43,7 @@ from replays.chain import moment_words
 from schemas.common import whole_number
 from service import clubtime, http
 from service.problems import ApiError
-from service.record import games, projections, secrecy
+from service.record import games, projections, secrecy, transfer
 from service.storage import backend as store
 from service.storage import history
 from service.storage.connections import get_db
@@ -355,7 +355,8 @@ def watch(game_id: str) -> Any:
     ``/watch/<id>/board`` every second whether the game moved on."""
     row = load_row(game_id)
     context = game_context(row, secrecy.reader(row))
-    return render_template("watch.html", poll_ms=POLL_MS, **context)
+    export_stem = transfer.file_stem(row, clubtime.club_zone())  # the Export menu's file names, as in a night's zip
+    return render_template("watch.html", poll_ms=POLL_MS, export_stem=export_stem, **context)
 
 
 @bp.get("/watch/<game_id>/board")

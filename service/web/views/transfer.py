@@ -36,7 +36,8 @@ def export_game(game_id: str) -> Response:
     response.headers["Content-Type"] = export.MEDIA_TYPES[fmt]
     response.headers["ETag"] = http.etag(folded.version)
     response.headers["Vary"] = "Authorization"
-    response.headers["Content-Disposition"] = f'inline; filename="{game_id}.{export.EXTENSIONS[fmt]}"'
+    stem = transfer.file_stem(row, clubtime.club_zone())  # named as in a night's zip
+    response.headers["Content-Disposition"] = f'inline; filename="{stem}.{export.EXTENSIONS[fmt]}"'
     return response
 
 

@@ -86,15 +86,14 @@ def _move(server: Any, game: dict[str, Any]) -> None:
 #: with "…" beside its badges and the score sheet's columns scrolled sideways inside it (phone,
 #: many seats), Fuji Flush's score-sheet caption on a phone, Stop the Bus's "3 cards" at ten
 #: seats. Fixed: the deck's 1.5 px move on a tablet (four seats: the last trick's cards were higher
-#: than the facts' line) and Stop the Bus's "3 cards" beside known cards on a tablet (the facts take a
-#: second line of the seat's kept line). A fix of the rest (tricks wrapping in room kept from the
+#: than the facts' line), Stop the Bus's "3 cards" beside known cards on a tablet (the facts take a
+#: second line of the seat's kept line), the last trick cut at a tablet's edge with eight seats (now
+#: in a line of its own under the facts, kept from the deal; Fool!'s: its winning card and Fools). A fix of the rest (tricks wrapping in room kept from the
 #: deal, the seats still to play shown in the current trick) is on branch tricks-board: it still
 #: breaks the offline queue's and the messages' places (see that commit).
-LEFT = {("toepen", 4, "390x844", "tricks"), ("toepen", 4, "390x844", "page"), ("toepen", 8, "1024x768", "tricks"),
-        ("toepen", 8, "1024x768", "page"), ("toepen", 8, "390x844", "tricks"), ("toepen", 8, "390x844", "page"),
-        ("fool", 8, "1024x768", "tricks"), ("fool", 8, "1024x768", "page"), ("fool", 8, "390x844", "tricks"),
-        ("fool", 8, "390x844", "page"), ("fuji_flush", 8, "390x844", "tricks"), ("fuji_flush", 8, "390x844", "page"),
-        ("stop_the_bus", 10, "390x844", "page")}
+LEFT = {("toepen", 4, "390x844", "tricks"), ("toepen", 4, "390x844", "page"), ("toepen", 8, "390x844", "tricks"),
+        ("toepen", 8, "390x844", "page"), ("fool", 8, "390x844", "tricks"), ("fool", 8, "390x844", "page"),
+        ("fuji_flush", 8, "390x844", "tricks"), ("fuji_flush", 8, "390x844", "page"), ("stop_the_bus", 10, "390x844", "page")}
 
 
 @pytest.mark.parametrize("where", ["#band", "body"], ids=["tricks", "page"])

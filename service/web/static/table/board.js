@@ -405,7 +405,7 @@ export function trickLine(trick, current) {
   box.appendChild(text("span", "trick-label", "Trick " + trick.number + (trick.complete && trick.winner ? " → " + trick.winner : "") + ":"));
   var plays = trick.plays || [];
   for (var i = 0; i < plays.length; i++) {
-    var one = text("span", "play");
+    var one = text("span", "play" + (trick.complete && plays[i].player === trick.winner ? " won" : ""));
     one.appendChild(text("span", "play-name", plays[i].player + " "));
     one.appendChild(chip(plays[i].card));
     box.appendChild(one);

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, TABLET
 from tests.browser.pages_checks import keep_token, sideways_overflow
-from tests.browser.recorded import create, fool_game
+from tests.browser.recorded import create, fool_game, toepen_open_game
 
 
 def forks_of(server, game_id: str) -> list[dict]:
@@ -89,3 +89,21 @@ def test_the_trick_audit_plays_fit_a_phone(server, new_context):
             box = cell.bounding_box()
             assert box is not None and box["x"] + box["width"] <= viewport["width"]
         assert sideways_overflow(page) == 0
+
+
+def test_a_finished_games_page_names_no_dealer_and_says_it_is_over(server, new_context):
+    # a fresh user: the game page of a finished game still marked a seat "dealer" (the table
+    # page did not) and still said "Live: this page follows the game as it is recorded."
+    finished = toepen_open_game(server.base, ["Ann", "Bob", "Cas"], seed=40)
+    assert finished.read()["status"] == "finished"
+    page = new_context(TABLET).new_page()
+    page.goto(server.url(f"/watch/{finished.id}"))
+    expect(page.locator("#live-note")).to_have_text(
+        "The game is over: this page still follows it, should an entry be undone or fixed.")
+    seats = page.locator("#live-board table").first
+    expect(seats).to_be_visible()
+    assert "dealer" not in seats.inner_text()
+    running = create(server.base, game="toepen", players=["Ann", "Bob", "Cas"], dealer="Bob")
+    page.goto(server.url(f"/watch/{running.id}"))
+    expect(page.locator("#live-note")).to_have_text("Live: this page follows the game as it is recorded.")
+    assert "dealer" in page.locator("#live-board table").first.inner_text()

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
+from service.http import request_hash
 from service.storage import backend
 from tests.club_server import Served, kibitz, serve
 from tests.postgres import empty_database
@@ -43,10 +44,11 @@ def _made(served: Served) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def changed(request, tmp_path_factory) -> Iterator[tuple[str, Served, dict[str, tuple[str, str]], tuple[str, str]]]:
+def changed(request, tmp_path_factory) -> Iterator[tuple[str, Served, dict[str, tuple[str, str]], tuple[str, str], tuple[str, str]]]:
     folder = tmp_path_factory.mktemp(f"keys-{request.param}")
     with empty_database(request.param, folder) as database, serve(database, log_dir=folder) as served:
         made = {"answer_deleted": _made(served), "event_past_version": _made(served)}
+        forged = _made(served)
         sound = _made(served)
         p = "%s" if backend.is_postgres(database) else "?"
         with lifted(database) as run:
@@ -54,11 +56,13 @@ def changed(request, tmp_path_factory) -> Iterator[tuple[str, Served, dict[str, 
             run("INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, hash, salt) "
                 "SELECT game_id, 5, type, data, recorded_at, at, NULL, hash, salt FROM events "
                 f"WHERE game_id = {p} AND seq = 4", [made["event_past_version"][0]])
-        yield database, served, made, sound
+            run(f"UPDATE idempotency SET request_hash = {p} WHERE game_id = {p} AND key = 'K1'",
+                [request_hash("events", {"type": "note", "text": "other body"}), forged[0]])
+        yield database, served, made, sound, forged
 
 
 def test_a_retry_of_a_key_whose_stored_answer_was_deleted_is_record_damaged(changed):
-    _, served, made, (sound, sound_token) = changed
+    _, served, made, (sound, sound_token), _ = changed
     game_id, token = made["answer_deleted"]
     for text in ("keyed", "another body"):
         answer = served.note(game_id, token, text, key="K1")
@@ -79,7 +83,7 @@ def _every_read_is_503(served: Served, game_id: str) -> None:
 
 
 def test_an_event_past_the_version_makes_every_read_a_503_while_the_server_runs(changed):
-    _, served, made, (sound, _) = changed
+    _, served, made, (sound, _), _ = changed
     game_id, token = made["event_past_version"]
     _every_read_is_503(served, game_id)
     answer = served.note(game_id, token, "after")
@@ -88,7 +92,7 @@ def test_an_event_past_the_version_makes_every_read_a_503_while_the_server_runs(
 
 
 def test_an_event_past_the_version_makes_every_read_a_503_after_a_restart(changed, tmp_path):
-    database, _, made, (sound, _) = changed
+    database, _, made, (sound, _), _ = changed
     game_id, _ = made["event_past_version"]
     with serve(database, log_dir=tmp_path) as fresh:  # holds nothing in memory
         _every_read_is_503(fresh, game_id)
@@ -96,9 +100,23 @@ def test_an_event_past_the_version_makes_every_read_a_503_after_a_restart(change
 
 
 def test_kibitz_check_names_both(changed):
-    database, _, made, (sound, _) = changed
+    database, _, made, (sound, _), _ = changed
     done = kibitz("check", "--db", database)
     assert done.returncode == 1, done.stdout + done.stderr
     for game_id, _ in made.values():
         assert f"game {game_id}" in done.stdout, done.stdout
     assert sound not in done.stdout
+
+
+def test_a_forged_request_hash_is_a_known_limit(changed):
+    """docs/tamper-evidence.md, "A known limit": the request's body is not stored, so a stored
+    ``request_hash`` replaced with another body's hash cannot be found; the retry with that
+    other body is answered with the key's genuine stored answer (nothing stored), and the
+    first body is refused as another request. ``kibitz check`` does not name the game."""
+    database, served, _, _, (game_id, token) = changed
+    first = requests.get(f"{served.base}/games/{game_id}/events", timeout=30).json()
+    replay = served.note(game_id, token, "other body", key="K1")
+    assert replay.status_code == 201 and replay.json()["event"]["data"] == {"text": "keyed"}, replay.text[:300]
+    assert served.note(game_id, token, "keyed", key="K1").status_code == 422
+    assert requests.get(f"{served.base}/games/{game_id}/events", timeout=30).json() == first
+    assert f"game {game_id}" not in kibitz("check", "--db", database).stdout

@@ -271,7 +271,7 @@ class Writer:
         self._draining = False  # a thread runs :meth:`drain`
         self._drainer: int | None = None  # the thread that drains while it holds the turn
         self._failing: BaseException | None = None  # the fault every queued move is told (the turn never came)
-        self._until: float | None = None  # the deadline of the queued move being run (its BEGIN waits no longer)
+        self._until: float | None = None  # the deadline of the write run in the turn (its BEGIN waits no longer)
         self._stalled: BaseException | None = None  # the busy fault of a queued move's BEGIN (the lock never came)
 
     @property
@@ -296,8 +296,10 @@ class Writer:
         def begin(db: Database, deadline: float) -> None:
             if named is not None and self._postgres:
                 store.try_begin_write(db, named, patient=True, deadline=deadline)
-            else:
+            elif self._postgres:
                 store.begin_write(db, games=named)
+            else:  # the lock waited for no later than the deadline (the write's arrival + the timeout)
+                sqlite.begin_write(db, games=named, deadline=deadline)
 
         def body(db: Database, _begun: None) -> tuple[T, Finish]:
             return job(db), COMMIT
@@ -467,14 +469,21 @@ class Writer:
         writes in a savepoint when it joined (a refusal rolls back alone); then it leaves the
         transaction open to the next write waiting, or commits it for every write in it. Each
         answers once the transaction is committed: nothing is acknowledged before its commit,
-        and a fault anywhere fails every write of the transaction (nothing of it stored)."""
+        and a fault anywhere fails every write of the transaction (nothing of it stored).
+        The turn, then the lock (a new transaction's ``BEGIN``), are waited for no later than
+        the timeout from the write's arrival."""
+        deadline = time.monotonic() + self._timeout
         try:
-            self._turns.take(("*",), time.monotonic() + self._timeout)
+            self._turns.take(("*",), deadline)
         except TimeoutError as err:
             raise self._busy() from err
         slot = _Slot(_told)
         try:
-            batch = self._in_turn(begin, join, body, reads=reads, slot=slot, games=games)
+            self._until = deadline
+            try:
+                batch = self._in_turn(begin, join, body, reads=reads, slot=slot, games=games)
+            finally:
+                self._until = None
             batch.slots.remove(slot)  # told here, in this thread
             self._pass_or_end(batch)
         finally:
@@ -552,7 +561,7 @@ class Writer:
         was found lost): the batch and what ``begin`` returned. Raises what ``begin`` raised,
         a storage fault as ``store.StorageUnavailable``, with the connection ended."""
         db = self._borrow()
-        # a queued move's lock is waited for until its deadline (:meth:`drain`, which holds the turn)
+        # the lock is waited for until the deadline of the write in the turn (its arrival + the timeout)
         deadline = time.monotonic() + self._timeout if self._until is None else self._until
         try:
             try:

@@ -824,11 +824,12 @@ def revoke_tokens(db: Database, game_id: str, revoked_at: str) -> int:
 # --- transactions (the writer's and the request threads') ------------------------------
 
 
-def begin_write(db: Database, *, games: Iterable[str] | None = None) -> None:
+def begin_write(db: Database, *, games: Iterable[str] | None = None, deadline: float | None = None) -> None:
     """Open a write transaction that holds the database's write lock from its start
-    (``BEGIN IMMEDIATE``: other writers wait up to the busy timeout). ``games`` (the games
-    the transaction writes) changes nothing here: one SQLite writer holds the whole file."""
-    db.execute("BEGIN IMMEDIATE")
+    (``BEGIN IMMEDIATE``: other writers wait up to the busy timeout, or only until ``deadline``
+    when that comes sooner: :func:`_begin_by`). ``games`` (the games the transaction writes)
+    changes nothing here: one SQLite writer holds the whole file."""
+    _begin_by(db, deadline)
 
 
 def try_begin_write(db: Database, games: Iterable[str], *, patient: bool = False,

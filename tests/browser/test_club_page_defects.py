@@ -1,6 +1,7 @@
 """Smaller page defects of issue 25, each as a new user met it:
 
-- the table page's header lacks **Players** and **Club table** (the game page has them);
+- the table page's header lacks **Players** and **Club table** (the game page has them), and so
+  do the home page's and the new-game form's;
 - **What if…** on a trick audit, with script on the token's device, forked at once without the
   confirmation the no-script page asks for, and two taps made two forks;
 - the trick audit's plays table was wider than a 390 px phone (the correction badge and the
@@ -24,13 +25,15 @@ def forks_of(server, game_id: str) -> list[dict]:
     return [g for g in server.get("/games?fork=true&limit=500")["games"] if (g.get("forked_from") or {}).get("game") == game_id]
 
 
+@pytest.mark.parametrize("where", ["table", "home", "new"])
 @pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["tablet", "phone"])
-def test_the_table_page_header_links_players_and_the_club_table(server, new_context, viewport):
+def test_every_page_header_links_players_and_the_club_table(server, new_context, viewport, where):
+    # the home page and the new-game form too (a fresh user found them only on the other pages)
     game = create(server.base, game="toepen", players=["Ann", "Bob", "Cas", "Dee"], dealer="Ann")
     context = new_context(viewport)
     keep_token(context, game.id, game.token)
     page = context.new_page()
-    page.goto(server.url(f"/table/{game.id}"))
+    page.goto(server.url({"table": f"/table/{game.id}", "home": "/", "new": "/new"}[where]))
     site = page.get_by_role("navigation", name="Site")
     for name, path in (("Players", "/people"), ("Club table", "/club")):
         link = site.get_by_role("link", name=name, exact=True)

@@ -85,13 +85,16 @@ def _move(server: Any, game: dict[str, Any]) -> None:
 #: seats); Fuji Flush's band at eight seats on a phone; outside the band, a seat's long name cut
 #: with "…" beside its badges and the score sheet's columns scrolled sideways inside it (phone,
 #: many seats), Fuji Flush's score-sheet caption on a phone, Stop the Bus's "3 cards" at ten
-#: seats. A fix begun (tricks wrapping in room kept from the deal) is on branch pages-tricks.
-LEFT = {("toepen", 4, "1024x768", "tricks"), ("toepen", 4, "390x844", "tricks"), ("toepen", 4, "1024x768", "page"),
-        ("toepen", 4, "390x844", "page"), ("toepen", 8, "1024x768", "tricks"), ("toepen", 8, "1024x768", "page"),
-        ("toepen", 8, "390x844", "tricks"), ("toepen", 8, "390x844", "page"), ("fool", 8, "1024x768", "tricks"),
-        ("fool", 8, "1024x768", "page"), ("fool", 8, "390x844", "tricks"), ("fool", 8, "390x844", "page"),
-        ("fuji_flush", 8, "390x844", "tricks"), ("fuji_flush", 8, "390x844", "page"),
-        ("stop_the_bus", 10, "390x844", "page"), ("stop_the_bus", 10, "1024x768", "page")}
+#: seats. Fixed: the deck's 1.5 px move on a tablet (four seats: the last trick's cards were higher
+#: than the facts' line) and Stop the Bus's "3 cards" beside known cards on a tablet (the facts take a
+#: second line of the seat's kept line). A fix of the rest (tricks wrapping in room kept from the
+#: deal, the seats still to play shown in the current trick) is on branch tricks-board: it still
+#: breaks the offline queue's and the messages' places (see that commit).
+LEFT = {("toepen", 4, "390x844", "tricks"), ("toepen", 4, "390x844", "page"), ("toepen", 8, "1024x768", "tricks"),
+        ("toepen", 8, "1024x768", "page"), ("toepen", 8, "390x844", "tricks"), ("toepen", 8, "390x844", "page"),
+        ("fool", 8, "1024x768", "tricks"), ("fool", 8, "1024x768", "page"), ("fool", 8, "390x844", "tricks"),
+        ("fool", 8, "390x844", "page"), ("fuji_flush", 8, "390x844", "tricks"), ("fuji_flush", 8, "390x844", "page"),
+        ("stop_the_bus", 10, "390x844", "page")}
 
 
 @pytest.mark.parametrize("where", ["#band", "body"], ids=["tricks", "page"])

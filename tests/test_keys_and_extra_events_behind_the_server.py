@@ -109,7 +109,8 @@ def test_kibitz_check_names_both(changed):
 
 
 def test_a_forged_request_hash_is_a_known_limit(changed):
-    """docs/tamper-evidence.md, "A known limit": the request's body is not stored, so a stored
+    """docs/tamper-evidence.md, "What is derived from a game, beyond its own routes" (a known limit):
+    the request's body is not stored, so a stored
     ``request_hash`` replaced with another body's hash cannot be found; the retry with that
     other body is answered with the key's genuine stored answer (nothing stored), and the
     first body is refused as another request. ``kibitz check`` does not name the game."""

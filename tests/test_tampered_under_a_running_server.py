@@ -8,6 +8,8 @@ back; then read and write. Each kind of change:
 - two events' payloads swapped (4 and 5),
 - a changed ``recorded_at`` (event 4),
 - a games row field (players, title, created_at, options; no trigger stands in the way),
+- on SQLite, a value stored as another type than Kibitz writes (event 4's data or salt as a
+  BLOB, ``games.stored_events`` as a real),
 
 makes every read route of that game, API and pages, with the token and without, answer 503
 ``record_damaged`` naming the game (and the event) while the server runs, and refuses every
@@ -55,7 +57,10 @@ WRITES = [("/games/{id}/events", {"type": "note", "text": "after the change"}), 
 
 #: Each kind of change and the event the 503 names (None: the games row).
 KINDS = {"middle_note": 4, "swapped_payloads": 4, "recorded_at": 4, "row_players": None, "row_title": None,
-         "row_created_at": None, "row_options": None}
+         "row_created_at": None, "row_options": None, "data_blob": 4, "salt_blob": 4, "row_stored_events_real": None}
+#: Changes only SQLite can store (a value of another storage type than the column's; PostgreSQL's
+#: columns are typed): tests/test_stored_types_under_a_running_server.py has more of them.
+SQLITE_ONLY = {"data_blob", "salt_blob", "row_stored_events_real"}
 
 
 def _change(database: str, kind: str, game_id: str) -> None:
@@ -82,6 +87,12 @@ def _change(database: str, kind: str, game_id: str) -> None:
             row = run(f"SELECT options FROM games WHERE id = {p}", [game_id])
             options = {**json.loads(row[0][0]), "lives": 3}
             run(f"UPDATE games SET options = {p} WHERE id = {p}", [json.dumps(options), game_id])
+        elif kind == "data_blob":  # the bytes of {"text": "fourth"} as a BLOB, not text
+            run("UPDATE events SET data = CAST(data AS BLOB) WHERE game_id = ? AND seq = 4", [game_id])
+        elif kind == "salt_blob":
+            run("UPDATE events SET salt = CAST(salt AS BLOB) WHERE game_id = ? AND seq = 4", [game_id])
+        elif kind == "row_stored_events_real":
+            run("UPDATE games SET stored_events = stored_events + 0.5 WHERE id = ?", [game_id])
         else:  # pragma: no cover - a kind without its change
             raise AssertionError(kind)
 
@@ -117,7 +128,7 @@ def changed(request, tmp_path_factory) -> Iterator[tuple[str, Served, dict[str, 
     behind the server's back; and one sound game."""
     folder = tmp_path_factory.mktemp(f"changed-{request.param}")
     with empty_database(request.param, folder) as database, serve(database, log_dir=folder) as served:
-        made = {kind: _made(served) for kind in KINDS}
+        made = {kind: _made(served) for kind in KINDS if request.param == "sqlite" or kind not in SQLITE_ONLY}
         sound = _made(served)
         for kind, (game_id, _) in made.items():
             _change(database, kind, game_id)
@@ -139,6 +150,8 @@ def _page_503(answer: requests.Response, route: str, game_id: str) -> None:
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_every_read_and_write_of_a_game_changed_behind_the_running_server_is_a_503(changed, kind):
     database, served, made, (sound, sound_token) = changed
+    if kind not in made:
+        pytest.skip(f"{kind}: PostgreSQL's columns are typed, so this change cannot be stored there")
     game_id, token = made[kind]
     seq = KINDS[kind]
     auth = {"Authorization": f"Bearer {token}"}

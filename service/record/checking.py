@@ -132,6 +132,11 @@ def _check(adm: WholeDatabase, conn: Any, report: Report) -> None:
         report.problems.append(Problem(game_id, None, f"{count} stored event(s) belong to no game (no games row)"))
     with contextlib.suppress(adm.DatabaseError):  # a table that cannot be read is named above
         report.problems.extend(Problem(game_id, seq, what) for game_id, seq, what in adm.wrong_types(conn))
+    with contextlib.suppress(adm.DatabaseError):
+        report.problems.extend(Problem(game_id, seq, f"it was recorded with Idempotency-Key {key[:40]!r} but the "
+                                                     "idempotency table holds no answer to that key: the answer's "
+                                                     "row was deleted after it was stored")
+                               for game_id, seq, key in adm.unanswered_keys(conn))
     chained = adm.has_chain(conn)
     results = None
     if not any(what.startswith("no player_results table") or what.endswith(" in player_results") for what in schema):

@@ -479,6 +479,11 @@ class WholeDatabase(Protocol):
         """``(game_id, count)`` of events whose game has no games row."""
         ...
 
+    def unanswered_keys(self, conn: Any) -> list[tuple[str, int, str]]:
+        """``(game_id, seq, key)`` of every event stored with an Idempotency-Key that has no
+        stored first answer."""
+        ...
+
     def wrong_types(self, conn: Any) -> list[tuple[str | None, int | None, str]]:
         """Every stored value of a storage type Kibitz does not write in its column:
         ``(game id, seq or None, what)`` (none on PostgreSQL, whose columns are typed)."""

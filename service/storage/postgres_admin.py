@@ -259,6 +259,14 @@ def wrong_types(conn: Connection) -> list[tuple[str | None, int | None, str]]:
     return []
 
 
+def unanswered_keys(conn: Connection) -> list[tuple[str, int, str]]:
+    """``(game_id, seq, key)`` of every event stored with an ``Idempotency-Key`` that has no
+    stored first answer in ``idempotency`` (every keyed write stores both, in one transaction)."""
+    rows = conn.execute("SELECT e.game_id, e.seq, e.idempotency_key FROM events AS e LEFT JOIN idempotency AS i ON i.game_id "
+                        "= e.game_id AND i.key = e.idempotency_key WHERE e.idempotency_key IS NOT NULL AND i.key IS NULL ORDER BY e.game_id, e.seq").fetchall()
+    return [(str(game_id), int(seq), str(key)) for game_id, seq, key in rows]
+
+
 def orphan_events(conn: Connection) -> list[tuple[str, int]]:
     """``(game_id, count)`` of events whose game has no ``games`` row."""
     rows = conn.execute("SELECT game_id, count(*) FROM events WHERE game_id NOT IN (SELECT id FROM games) "

@@ -1,6 +1,7 @@
 """Smaller page defects of issue 25, each as a new user met it:
 
-- the table page's header lacks **Players** and **Club table** (the game page has them);
+- the table page's header lacks **Players** and **Club table** (the game page has them), and so
+  do the home page's and the new-game form's;
 - **What if…** on a trick audit, with script on the token's device, forked at once without the
   confirmation the no-script page asks for, and two taps made two forks;
 - the trick audit's plays table was wider than a 390 px phone (the correction badge and the
@@ -17,20 +18,22 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, TABLET
 from tests.browser.pages_checks import keep_token, sideways_overflow
-from tests.browser.recorded import create, fool_game
+from tests.browser.recorded import create, fool_game, toepen_open_game
 
 
 def forks_of(server, game_id: str) -> list[dict]:
     return [g for g in server.get("/games?fork=true&limit=500")["games"] if (g.get("forked_from") or {}).get("game") == game_id]
 
 
+@pytest.mark.parametrize("where", ["table", "home", "new"])
 @pytest.mark.parametrize("viewport", [TABLET, PHONE], ids=["tablet", "phone"])
-def test_the_table_page_header_links_players_and_the_club_table(server, new_context, viewport):
+def test_every_page_header_links_players_and_the_club_table(server, new_context, viewport, where):
+    # the home page and the new-game form too (a fresh user found them only on the other pages)
     game = create(server.base, game="toepen", players=["Ann", "Bob", "Cas", "Dee"], dealer="Ann")
     context = new_context(viewport)
     keep_token(context, game.id, game.token)
     page = context.new_page()
-    page.goto(server.url(f"/table/{game.id}"))
+    page.goto(server.url({"table": f"/table/{game.id}", "home": "/", "new": "/new"}[where]))
     site = page.get_by_role("navigation", name="Site")
     for name, path in (("Players", "/people"), ("Club table", "/club")):
         link = site.get_by_role("link", name=name, exact=True)
@@ -86,3 +89,21 @@ def test_the_trick_audit_plays_fit_a_phone(server, new_context):
             box = cell.bounding_box()
             assert box is not None and box["x"] + box["width"] <= viewport["width"]
         assert sideways_overflow(page) == 0
+
+
+def test_a_finished_games_page_names_no_dealer_and_says_it_is_over(server, new_context):
+    # a fresh user: the game page of a finished game still marked a seat "dealer" (the table
+    # page did not) and still said "Live: this page follows the game as it is recorded."
+    finished = toepen_open_game(server.base, ["Ann", "Bob", "Cas"], seed=40)
+    assert finished.read()["status"] == "finished"
+    page = new_context(TABLET).new_page()
+    page.goto(server.url(f"/watch/{finished.id}"))
+    expect(page.locator("#live-note")).to_have_text(
+        "The game is over: this page still follows it, should an entry be undone or fixed.")
+    seats = page.locator("#live-board table").first
+    expect(seats).to_be_visible()
+    assert "dealer" not in seats.inner_text()
+    running = create(server.base, game="toepen", players=["Ann", "Bob", "Cas"], dealer="Bob")
+    page.goto(server.url(f"/watch/{running.id}"))
+    expect(page.locator("#live-note")).to_have_text("Live: this page follows the game as it is recorded.")
+    assert "dealer" in page.locator("#live-board table").first.inner_text()

@@ -121,6 +121,8 @@ def seat_cells(game: dict[str, Any], state: dict[str, Any]) -> list[dict[str, An
     kind = game["game"]
     to_act, out = set(state["to_act"]), []
     dealer = state.get("dealer") if state.get("phase") != "deal" else state.get("next_dealer") or state.get("dealer")
+    if state.get("status") != "in_progress":  # a game over deals no more: no seat is the dealer
+        dealer = None
     for player in state["players"]:
         cell: dict[str, Any] = {"name": player["name"], "acting": player["name"] in to_act,
                                 "dealer": player["name"] == dealer, "notes": [], "cards": []}

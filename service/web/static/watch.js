@@ -12,6 +12,7 @@
   var note = document.getElementById("live-note");
   var announce = document.getElementById("live-announce");
   var version = root.getAttribute("data-version");
+  var noted = note.textContent;  // what the page says while it follows the game (the server's words)
   var failures = 0;
   var timer = null;
 
@@ -30,7 +31,7 @@
         return response.text().then(function (html) { return {html: html, version: etag}; });
       })
       .then(function (fresh) {
-        if (failures) { note.textContent = "Live: this page follows the game as it is recorded."; }
+        if (failures) { note.textContent = noted; }
         failures = 0;
         if (fresh && fresh.version !== version) {
           version = fresh.version;

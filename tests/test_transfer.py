@@ -101,7 +101,7 @@ def test_public_export_hides_what_the_public_view_hides(client, open_game):
     assert "hands" not in public["events"][1]["data"]
     jsonschema.validate(public, SCHEMA)
     for fmt in ("jsonl", "text"):
-        shown = export(client, open_game.id, None, fmt).get_data(as_text=True).replace(open_game.id, "")  # an id may hold "TH"
+        shown = export(client, open_game.id, None, fmt).get_data(as_text=True)
         assert "TH" not in shown and "10♥" not in shown and "QS" not in shown
     assert "10♥ 9♣ J♦ Q♠" in export(client, open_game.id, open_game.token, "text").get_data(as_text=True)
     # a public export of an open hand in play cannot rebuild the game: refused, not guessed

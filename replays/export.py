@@ -182,8 +182,8 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
         if row is not None:
             lines.append("  Result: " + _result(rules.SHEET, row, game["players"]))
         result = hand.get("result")
-        if isinstance(result, Mapping) and result.get("reason"):
-            lines.append(f"  Reason: {result['reason']}")
+        if isinstance(result, Mapping) and result.get("reason"):  # a hand cut short says so: "Not finished: …"
+            lines.append(f"  {'Not finished' if result.get('abandoned') else 'Reason'}: {result['reason']}")
         lines.append("")
     notes = [event for event in events if event["type"] in ("note", "undo", "redo", streams.ABANDON, streams.CORRECT)]
     if notes:

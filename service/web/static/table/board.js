@@ -57,7 +57,7 @@ export function renderResult(s) {
         if (!steps[i].undone && ["note", "undo", "redo"].indexOf(steps[i].type) < 0) { last = steps[i].summary || ""; }
       }
       ended_.line = word + n + ": " + ended(parts.length ? parts.join("; ") : last);
-      ended_.reason = parts.length && result.reason ? ended(result.reason) : "";
+      ended_.reason = parts.length && result.reason ? ended(result.reason.charAt(0).toUpperCase() + result.reason.slice(1)) : "";
       if (!parts.length && !last) { ended_.line = word + n + " is over."; }
       render();
     });
@@ -117,7 +117,7 @@ export function resultParts(result) {
     parts.push(names(result.losers) + " lost the " + (kind === "toepen" ? "hand" : "round"));
   }
   if ((result.eliminated || []).length) { parts.push(names(result.eliminated) + " out of the game"); }
-  if (result.abandoned) { parts.push("abandoned"); }
+  if (result.abandoned) { parts.push("not finished"); }  // cut short (the game's end, a ruling): the reason says how
   return parts;
 }
 

@@ -5,7 +5,7 @@ import {actionRow, renderActions, renderCompose, renderDeck, renderUndo} from ".
 import {renderMenu} from "./menu.js";
 import {fresh, guessNext, guessing, pendingPlays, pendingWho, stillIn, waiting} from "./queue.js";
 import {renderQueue} from "./waiting.js";
-import {K, S, WORDS, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, seatRows, seatSlots, seatsBox, text, turnBox, visibility} from "./state.js";
+import {K, S, WORDS, actionsBox, deckNames, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, seatRows, seatSlots, seatsBox, text, turnBox, visibility} from "./state.js";
 import {renderEnd} from "./end.js";
 
 // ------------------------------------------------------------------ what to say in the status line
@@ -57,7 +57,7 @@ export function renderResult(s) {
         if (!steps[i].undone && ["note", "undo", "redo"].indexOf(steps[i].type) < 0) { last = steps[i].summary || ""; }
       }
       ended_.line = word + n + ": " + ended(parts.length ? parts.join("; ") : last);
-      ended_.reason = parts.length && result.reason ? ended(result.reason) : "";
+      ended_.reason = parts.length && result.reason ? ended(result.reason.charAt(0).toUpperCase() + result.reason.slice(1)) : "";
       if (!parts.length && !last) { ended_.line = word + n + " is over."; }
       render();
     });
@@ -117,7 +117,7 @@ export function resultParts(result) {
     parts.push(names(result.losers) + " lost the " + (kind === "toepen" ? "hand" : "round"));
   }
   if ((result.eliminated || []).length) { parts.push(names(result.eliminated) + " out of the game"); }
-  if (result.abandoned) { parts.push("abandoned"); }
+  if (result.abandoned) { parts.push("not finished"); }  // cut short (the game's end, a ruling): the reason says how
   return parts;
 }
 
@@ -143,6 +143,7 @@ export function draw() {
   el("no-token").hidden = !!S.token;
   renderSeats(s);
   renderBoard(s);
+  keepTrickRoom(s);
   renderActions();
   renderCompose();
   renderDeck();
@@ -151,7 +152,8 @@ export function draw() {
   renderMenu();
   renderEnd();
   fitText(turnBox);
-  if (kind === "fuji_flush" || kind === "toepen" || kind === "fool") { fitText(el("hand-result")); }
+  if (kind === "fuji_flush") { fitText(el("hand-result")); fitRoom(boardBox.querySelector(".groups")); }
+  if (kind === "toepen" || kind === "fool") { fitText(el("hand-result")); }
   var facts = seatsBox.querySelectorAll(".seat-info");
   for (var f = 0; f < facts.length; f++) { fitLine(facts[f]); }
   keepPlace(s);
@@ -167,6 +169,21 @@ export function fitText(node) {
   var size = parseFloat(window.getComputedStyle(node).fontSize);
   var least = size * 0.7;
   while (node.scrollHeight > node.clientHeight + 1 && size > least) {
+    size -= 1;
+    node.style.fontSize = size + "px";
+  }
+}
+
+/* Lines in a room kept for them (a min-height): set smaller (to 70%) until they fit in it, so the
+ * room grows only when even that is not enough (Fuji Flush's groups, many seats on a phone). */
+export function fitRoom(node) {
+  if (!node) { return; }
+  node.style.fontSize = "";
+  var room = parseFloat(window.getComputedStyle(node).minHeight) || 0;
+  if (!room || node.getBoundingClientRect().height <= room + 0.5) { return; }
+  var size = parseFloat(window.getComputedStyle(node).fontSize);
+  var least = size * 0.7;
+  while (node.getBoundingClientRect().height > room + 0.5 && size > least) {
     size -= 1;
     node.style.fontSize = size + "px";
   }
@@ -188,7 +205,7 @@ export function fitLine(node) {
  * over the seats, else down); just under the sticky bar when scrolled away (docs/table-page.md).
  * Over the board a message covers whole lines: reaching into one (the facts, a trick), it grows up
  * to that line's top, so no line is left half hidden under it. */
-const BAND_LINES = "#board .facts, #board .trick, #board .group, #board .centre, #hand-result:not([hidden])";
+const BAND_LINES = "#board .facts, #board .trick > *, #board .group, #board .centre, #hand-result:not([hidden])";
 export function placeNotices() {
   var notices = el("notices");
   var bar = notices.parentNode;
@@ -225,6 +242,61 @@ new MutationObserver(function () { if (S.game) { placeNotices(); } })
   .observe(el("notices"), {childList: true, characterData: true, subtree: true});
 window.addEventListener("scroll", function () { if (el("notices").classList.contains("has-message")) { placeNotices(); } }, {passive: true});
 window.addEventListener("resize", function () { if (S.game) { fitText(turnBox); placeNotices(); } });
+
+/* A phone with many seats: the tricks wrap onto as many lines as they need (every card of the current and the last
+ * trick read whole, nothing scrolled or faded). The room they can take in a hand (both tricks full,
+ * the longest names first with the deck's widest cards, laid out as they would be, measured) is
+ * kept from the deal on (the board's height, which the current trick's line fills), so the deck never
+ * moves when a trick grows. */
+const PHONE = window.matchMedia("(max-width: 600px)");
+let trickKey = null, trickHeight = 0;
+function keepTrickRoom(s) {
+  if (kind !== "toepen" && kind !== "fool") { return; }
+  var kept = PHONE.matches && s.players.length > 4 && !handOver(s) && !!boardBox.querySelector(".trick");
+  boardBox.classList.toggle("trick-room", kept);
+  if (!kept) { trickKey = null; boardBox.style.minHeight = ""; return; }
+  var key = [s.hand_number || 0, s.players.length, boardBox.clientWidth].join(":");
+  if (key !== trickKey) { trickKey = key; trickHeight = trickRoom(s); }
+  boardBox.style.minHeight = trickHeight + "px";  // the current trick's line fills it (table.css)
+}
+
+/* The board's height with both tricks full: the facts, the last trick and the current one with a
+ * play of every seat, the longest names first, playing the widest cards of the deck. */
+function trickRoom(s) {
+  var longest = s.players.map(function (p) { return p.name; }).sort(function (a, b) { return b.length - a.length; });
+  var widest = Object.keys(deckNames).sort(function (a, b) { return cardName(b).length - cardName(a).length; });
+  var plays = longest.map(function (name, i) { return {player: name, card: widest[i % widest.length]}; });
+  var number = kind === "toepen" ? 4 : 10;  // Toepen's hands are four tricks
+  var ghost = text("div", "board");
+  ghost.style.cssText = "position: absolute; left: 0; right: 0; top: 0; visibility: hidden;";
+  ghost.setAttribute("aria-hidden", "true");
+  var head = ghost.appendChild(text("div", "board-head"));
+  var facts = kind === "fool"
+    ? "Round " + (s.hand_number || 1) + " · lead colour Yellow · sitting out: " + names(longest.slice(0, 2))
+    : "Hand " + (s.hand_number || 1) + " · stake 10 · stock 16";
+  head.appendChild(text("p", "facts", facts));
+  head.appendChild(ghostTrick({number: number, complete: true, winner: longest[0], plays: plays, fools: longest.slice(0, 2)}, false));
+  ghost.appendChild(ghostTrick({number: number, plays: plays}, true));
+  el("play-area").appendChild(ghost);
+  var high = ghost.offsetHeight;
+  ghost.parentNode.removeChild(ghost);
+  return high;
+}
+
+function ghostTrick(trick, current) {
+  var line = trickLine(Object.assign({}, trick, {plays: []}), current);
+  var waiting = line.querySelectorAll(".play");
+  for (var w = 0; w < waiting.length; w++) { line.removeChild(waiting[w]); }
+  var fools = line.querySelector(".trick-fools");
+  for (var i = 0; i < trick.plays.length; i++) {
+    var one = text("span", "play");
+    one.appendChild(text("span", "play-name", trick.plays[i].player + " "));
+    one.appendChild(chip(trick.plays[i].card));
+    line.insertBefore(one, fools);
+  }
+  if (kind === "fool" && !fools && trick.complete) { line.appendChild(text("span", "trick-fools", "Fool: " + names(trick.fools))); }
+  return line;
+}
 
 /* The deck stays where it is for the whole hand: the play area, the action room and the page keep
  * their tallest height until the next deal; Toepen keeps room for a knock's folds from the deal.
@@ -289,11 +361,13 @@ function keepRooms(s) {
   var key = [el("band").clientWidth, s.players.length, s.players.filter(stillIn).length, (S.game.options || {}).knock_responses].join(":");
   if (rooms.key !== key) {
     root.removeAttribute("data-rooms");
-    var card = widestCard();
-    var plays = s.players.map(function (p) { return {player: p.name, card: card}; });
+    /* as keepTrickRoom lays them out: the longest names first, playing the deck's widest cards */
     var longest = s.players.map(function (p) { return p.name; }).sort(function (a, b) { return b.length - a.length; });
-    var done = {number: 10, plays: plays, complete: true, winner: longest[0], fools: longest.slice(1, 3)};
-    var facts = text("p", "facts", kind === "toepen" ? "Hand 10 (over) · stake 10 · stock 16" : "Round 10 (over) · lead colour Yellow");
+    var widest = Object.keys(deckNames).sort(function (a, b) { return cardName(b).length - cardName(a).length; });
+    var plays = longest.map(function (name, i) { return {player: name, card: widest[i % widest.length]}; });
+    var done = {number: 10, plays: plays, complete: true, winner: longest[0], fools: longest.slice(0, 2)};
+    var facts = text("p", "facts", kind === "toepen" ? "Hand 10 (over) · stake 10 · stock 16"
+      : "Round 10 (over) · lead colour Yellow · sitting out: " + names(longest.slice(0, 2)));
     var wasIn = root.classList.contains("in-hand");
     root.classList.add("in-hand");
     var ghost = text("div", "band");
@@ -303,8 +377,8 @@ function keepRooms(s) {
     var board = ghost.appendChild(text("div", "board"));
     var head = board.appendChild(text("div", "board-head"));
     head.appendChild(facts);
-    head.appendChild(trickLine(done, false));
-    var current = board.appendChild(trickLine({number: 10, plays: plays}, true));
+    head.appendChild(ghostTrick(done, false));
+    var current = board.appendChild(ghostTrick({number: 10, plays: plays}, true));
     var folds = ghost.appendChild(text("div", "actions"));
     if (kind === "toepen") { foldRows(s).forEach(function (row) { folds.appendChild(row); }); }
     var deal = ghost.appendChild(text("div", "actions"));
@@ -540,8 +614,7 @@ export function renderBoard(s) {
     }
     if (previous) { head.appendChild(trickLine(previous, false)); }
     if (current) {
-      var line_ = boardBox.appendChild(trickLine(current, true));
-      if (line_.scrollWidth > line_.clientWidth) { line_.scrollLeft = line_.scrollWidth; }  // one line (many seats, a phone): the newest play in view
+      boardBox.appendChild(trickLine(current, true));
     }
   }
   if (kind === "fuji_flush") {

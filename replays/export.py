@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ from engine import stream as streams
 from engine.core import SheetColumns
 from engine.interface import GameRules
 from replays.replay import Folded, event_log
-from replays.timeline import timeline
+from replays.timeline import one_line, timeline
 
 #: ``kibitz_export`` of the documents written here (docs/export.schema.json).
 FORMAT_VERSION = 1
@@ -209,18 +208,6 @@ def _note(step: Mapping[str, Any]) -> str:
     if place and step["type"] != streams.CORRECT:  # a correction's summary names its place already
         said += f" ({place})"
     return said
-
-
-#: Characters that would break a line of the text record or drive a terminal: C0/C1
-#: controls (newlines, tabs, escapes …) and Unicode line and paragraph separators.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def one_line(text: str) -> str:
-    """``text`` on one printable line: every control character (a newline in a name, a title
-    or a note …) is written as an escape (``\\n``, ``\\t``, ``\\x1b``), so that free text can
-    never start a line of its own or forge a tag, a hand or a result."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def _result(sheet: SheetColumns, row: Mapping[str, Any], players: Sequence[str]) -> str:

@@ -5,7 +5,7 @@ import {actionRow, renderActions, renderCompose, renderDeck, renderUndo} from ".
 import {renderMenu} from "./menu.js";
 import {fresh, guessNext, guessing, pendingPlays, pendingWho, stillIn, waiting} from "./queue.js";
 import {renderQueue} from "./waiting.js";
-import {K, S, WORDS, actionsBox, deckNames, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, seatRows, seatSlots, seatsBox, text, turnBox} from "./state.js";
+import {K, S, WORDS, actionsBox, deckNames, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, seatRows, seatSlots, seatsBox, text, turnBox, visibility} from "./state.js";
 import {renderEnd} from "./end.js";
 
 // ------------------------------------------------------------------ what to say in the status line
@@ -139,6 +139,7 @@ export function draw() {
   root.classList.toggle("in-hand", !handOver(s) && !!(s.hand_number || s.round_number));
   turnBox.textContent = statusSentence();
   renderResult(s);
+  keepRooms(s);
   el("no-token").hidden = !!S.token;
   renderSeats(s);
   renderBoard(s);
@@ -152,6 +153,7 @@ export function draw() {
   renderEnd();
   fitText(turnBox);
   if (kind === "fuji_flush") { fitText(el("hand-result")); fitRoom(boardBox.querySelector(".groups")); }
+  if (kind === "toepen" || kind === "fool") { fitText(el("hand-result")); }
   var facts = seatsBox.querySelectorAll(".seat-info");
   for (var f = 0; f < facts.length; f++) { fitLine(facts[f]); }
   keepPlace(s);
@@ -297,7 +299,9 @@ function ghostTrick(trick, current) {
 }
 
 /* The deck stays where it is for the whole hand: the play area, the action room and the page keep
- * their tallest height until the next deal; Toepen keeps room for a knock's folds from the deal. */
+ * their tallest height until the next deal; Toepen keeps room for a knock's folds from the deal.
+ * In Toepen and Fool! the band keeps its rooms from the first draw on (keepRooms), so the deck does
+ * not move at a deal or when a hand ends either. */
 let placeKey = null;
 const placeHeights = {};
 export function keepPlace(s) {
@@ -308,7 +312,7 @@ export function keepPlace(s) {
   if (key !== placeKey) {
     placeKey = key;
     for (var i = 0; i < parts.length; i++) { parts[i].style.minHeight = ""; placeHeights[parts[i].id] = 0; }
-    if (kind === "toepen" && !handOver(s) && S.token) { room.style.minHeight = foldRoom(s) + "px"; }
+    if (kind === "toepen" && !handOver(s) && S.token && !root.hasAttribute("data-rooms")) { room.style.minHeight = foldRoom(s) + "px"; }
   }
   for (var j = 0; j < parts.length; j++) {
     var part = parts[j];
@@ -318,21 +322,93 @@ export function keepPlace(s) {
   }
 }
 
-/* The height of a knock's folds (and stays), laid out as the action row would, measured. */
-function foldRoom(s) {
+/* A knock's folds (and stays) as the action row lays them out, for the longest names. */
+function foldRows(s) {
   var names = s.players.filter(stillIn).map(function (p) { return p.name; });
   names.sort(function (a, b) { return b.length - a.length; });  // the longest names: the widest row
   var folds = names.slice(0, Math.max(1, names.length - 1)).map(function (name) { return {entry: {player: name}}; });
+  var rows = [];
+  if ((S.game.options || {}).knock_responses === "explicit") { rows.push(actionRow("stay", folds, [])); }
+  rows.push(actionRow("fold", folds, []));
+  return rows;
+}
+
+/* The height of a knock's folds (and stays), laid out as the action row would, measured. */
+function foldRoom(s) {
   var ghost = text("div", "actions");
   ghost.style.cssText = "position: absolute; left: 0; right: 0; top: 0; visibility: hidden;";
   ghost.setAttribute("aria-hidden", "true");
-  if ((S.game.options || {}).knock_responses === "explicit") { ghost.appendChild(actionRow("stay", folds, [])); }
-  ghost.appendChild(actionRow("fold", folds, []));
+  foldRows(s).forEach(function (row) { ghost.appendChild(row); });
   var room = el("action-room");
   room.appendChild(ghost);
   var high = ghost.offsetHeight;
   room.removeChild(ghost);
   return high;
+}
+
+/* The band's rooms in a trick game (Toepen, Fool!), laid out hidden as the band would be during a
+ * hand, with every seat's play in the tricks (the widest card): the board's head (the facts, the
+ * last trick), the current trick, and the action row (a knock's folds, or Deal). Kept from the first
+ * draw on (table.css, #table[data-rooms]): between hands (and before the first deal) the result
+ * stands in the current trick's room, kept empty until there is one, and Deal in the action row's
+ * (Fool!: beside the result), so the deck does not move at a deal or when a hand ends. Measured once per width and seat count;
+ * none where the page does not record (no token), once the game is over, or in the other games. */
+let rooms = {key: null, head: 0, trick: 0, action: 0};
+function keepRooms(s) {
+  var on = (kind === "toepen" || kind === "fool") && !!S.token && s.status === "in_progress" && !!widestCard();
+  root.toggleAttribute("data-rooms", on);
+  if (!on) { return; }
+  var key = [el("band").clientWidth, s.players.length, s.players.filter(stillIn).length, (S.game.options || {}).knock_responses].join(":");
+  if (rooms.key !== key) {
+    root.removeAttribute("data-rooms");
+    /* as keepTrickRoom lays them out: the longest names first, playing the deck's widest cards */
+    var longest = s.players.map(function (p) { return p.name; }).sort(function (a, b) { return b.length - a.length; });
+    var widest = Object.keys(deckNames).sort(function (a, b) { return cardName(b).length - cardName(a).length; });
+    var plays = longest.map(function (name, i) { return {player: name, card: widest[i % widest.length]}; });
+    var done = {number: 10, plays: plays, complete: true, winner: longest[0], fools: longest.slice(0, 2)};
+    var facts = text("p", "facts", kind === "toepen" ? "Hand 10 (over) · stake 10 · stock 16"
+      : "Round 10 (over) · lead colour Yellow · sitting out: " + names(longest.slice(0, 2)));
+    var wasIn = root.classList.contains("in-hand");
+    root.classList.add("in-hand");
+    var ghost = text("div", "band");
+    ghost.style.cssText = "position: absolute; left: 0; top: 0; visibility: hidden;";
+    ghost.style.width = el("band").clientWidth + "px";
+    ghost.setAttribute("aria-hidden", "true");
+    var board = ghost.appendChild(text("div", "board"));
+    var head = board.appendChild(text("div", "board-head"));
+    head.appendChild(facts);
+    head.appendChild(ghostTrick(done, false));
+    var current = board.appendChild(ghostTrick({number: 10, plays: plays}, true));
+    var folds = ghost.appendChild(text("div", "actions"));
+    if (kind === "toepen") { foldRows(s).forEach(function (row) { folds.appendChild(row); }); }
+    var deal = ghost.appendChild(text("div", "actions"));
+    deal.appendChild(actionRow("deal", [{entry: {type: "deal"}}], []));
+    var result = ghost.appendChild(text("p", "hand-result", "Hand 10: over."));
+    el("play-area").appendChild(ghost);
+    /* the result's room: two lines (a phone: three), or the trick's if taller; Fool! lays Deal beside
+     * the result (table.css), so its action row keeps no room during a round */
+    var wide = window.matchMedia("(min-width: 601px)").matches;
+    var gap = parseFloat(window.getComputedStyle(ghost).rowGap) || 0;
+    var lines = (wide ? 2 : 3) * parseFloat(window.getComputedStyle(result).lineHeight) + gap;
+    rooms = {key: key, head: head.offsetHeight, trick: Math.ceil(Math.max(current.offsetHeight, lines)),
+             action: kind === "fool" ? 0 : Math.max(folds.offsetHeight, deal.offsetHeight)};
+    el("play-area").removeChild(ghost);
+    root.classList.toggle("in-hand", wasIn);
+    root.style.setProperty("--head-room", rooms.head + "px");
+    root.style.setProperty("--trick-room", rooms.trick + "px");
+    root.style.setProperty("--action-room", rooms.action + "px");
+    root.setAttribute("data-rooms", "");
+  }
+}
+
+/* The card of the deck with the longest name (its chip the widest in a trick line). */
+function widestCard() {
+  var best = null, most = -1;
+  document.querySelectorAll("#deck button[data-card]").forEach(function (b) {
+    var code = b.getAttribute("data-card");
+    if (cardName(code).length > most) { most = cardName(code).length; best = code; }
+  });
+  return best;
 }
 
 export function scoreLine(p) {
@@ -364,7 +440,9 @@ export function renderSeats(s) {
   var list = s.players;
   var guess = guessing() ? guessNext() : null;
   var over = handOver(s);
-  var rows = S.token && !over ? seatRows() : 0;
+  /* the seats' own actions keep their room from before the first deal to the game's end, so the
+   * seats are as tall between hands as during one (the deck does not move at a deal) */
+  var rows = S.token && s.status === "in_progress" ? seatRows() : 0;
   for (var i = 0; i < list.length; i++) {
     var p = list[i];
     var acting = guess ? p.name === guess : to.indexOf(p.name) >= 0;
@@ -415,7 +493,10 @@ export function renderSeats(s) {
       }
       seat.appendChild(lying);
     }
-    if (known.length && kind !== "stop_the_bus") { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
+    /* in table visibility the cards a reveal made known are not shown once the hand is over (nor
+     * while a round's reveals are made): a line of them would grow the seat and move the deck */
+    var knownShown = visibility === "open" || !(over || s.phase === "reveal");
+    if (known.length && kind !== "stop_the_bus" && knownShown) { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
     if (rows) {  // room for the seat's own actions (controls.js fills it), kept whether or not they are offered
       seat.appendChild(seatRoom(p.name, rows));
     }
@@ -519,7 +600,9 @@ export function renderBoard(s) {
     var previous = null, current = null;
     if (tricks.length) {
       var last = tricks[tricks.length - 1];
-      if (last.complete && playing) {
+      if (handOver(s) && root.hasAttribute("data-rooms")) {
+        previous = last;  // between hands: the trick just ended in the head, the result in the current trick's room
+      } else if (last.complete && playing) {
         previous = last;
         current = {number: last.number + 1, plays: []};
       } else {

@@ -5,7 +5,7 @@ import {actionRow, renderActions, renderCompose, renderDeck, renderUndo} from ".
 import {renderMenu} from "./menu.js";
 import {fresh, guessNext, guessing, pendingPlays, pendingWho, stillIn, waiting} from "./queue.js";
 import {renderQueue} from "./waiting.js";
-import {K, S, WORDS, actionsBox, deckNames, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, seatRows, seatSlots, seatsBox, text, turnBox, visibility} from "./state.js";
+import {K, S, WORDS, actionsBox, deckNames, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, say, seatRows, seatSlots, seatsBox, text, turnBox, visibility} from "./state.js";
 import {renderEnd} from "./end.js";
 
 // ------------------------------------------------------------------ what to say in the status line
@@ -238,8 +238,34 @@ export function placeNotices() {
   notices.style.marginTop = Math.max(0, Math.round(placed - barBottom - pad)) + "px";
 }
 // a message set anywhere (say(), the changes line, "Sending…") is placed at once
-new MutationObserver(function () { if (S.game) { placeNotices(); } })
+new MutationObserver(function () { if (S.game) { placeNotices(); } putAwayLater(); })
   .observe(el("notices"), {childList: true, characterData: true, subtree: true});
+
+/* A message puts itself away once read (docs/table-page.md, "Messages go away"): it lies over the
+ * board's current trick or result, which the scorekeeper needs next. "Undone …", "Fixed …" and
+ * "Recorded on another device …" after 3 s, a refusal or an irregularity after 5 s, each with 60 ms
+ * more per letter (about 200 words a minute), at most 15 s. It stays while taps wait on the device
+ * (offline, or behind a refusal or a damaged record: the scorekeeper decides with it) and while a
+ * sheet is open over the page; a tap puts it away at once (table.js). */
+export function readingTime(sentence, alert) { return Math.min(15000, (alert ? 5000 : 3000) + 60 * sentence.length); }
+let awayTimer = null, awayText = null;
+function putAwayLater() {
+  var node = el("alert").textContent ? el("alert") : el("changes").textContent ? el("changes") : null;
+  var sentence = node ? node.id + ":" + node.textContent : "";
+  if (sentence === awayText) { return; }
+  awayText = sentence;
+  window.clearTimeout(awayTimer);
+  if (!node) { return; }
+  var away = function () {
+    if (awayText !== sentence) { return; }
+    if ((S.queue && (S.queue.stopped || S.queue.items.length)) || S.offline || document.body.classList.contains("sheet-open")) {
+      awayTimer = window.setTimeout(away, 2000);
+      return;
+    }
+    if (node.id === "alert") { say(""); } else { node.textContent = ""; }
+  };
+  awayTimer = window.setTimeout(away, readingTime(node.textContent, node.id === "alert"));
+}
 window.addEventListener("scroll", function () { if (el("notices").classList.contains("has-message")) { placeNotices(); } }, {passive: true});
 window.addEventListener("resize", function () { if (S.game) { fitText(turnBox); placeNotices(); } });
 

@@ -242,8 +242,10 @@ def row_types(row: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _game(row: dict[str, Any]) -> dict[str, Any]:
-    row = dict(row)
+def _game(row: dict[str, Any], *, own: bool = False) -> dict[str, Any]:
+    """A games row as the service reads it (``own``: ``row`` is the caller's to change, not copied)."""
+    if not own:
+        row = dict(row)
     game_id = str(row["id"])
     wrong = row_types(row)
     if wrong is not None:
@@ -564,13 +566,19 @@ def read_move(db: Database, game_id: str, key: str | None) -> Moment | None:
     return _moment(game_id, key, dict(zip(names, values, strict=True)))
 
 
+#: The head's columns of :data:`MOVE_READ` (``h_`` before each key), and the idempotency record's (``k_``).
+_HEAD_COLUMNS = tuple((name, f"h_{name}") for name in HEAD_KEYS)
+_KEPT_COLUMNS = tuple((name, f"k_{name}") for name in ("request_hash", "status", "response"))
+
+
 def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
     """The :class:`Moment` of one row of :data:`MOVE_READ` (PostgreSQL's reads the same columns)."""
     head = {"version": found["version"], "status": found["status"], "record_hash": found["record_hash"]}
-    head.update({name: found.pop(f"h_{name}") for name in HEAD_KEYS})
-    kept = {name: found.pop(f"k_{name}") for name in ("request_hash", "status", "response")}
+    for name, column in _HEAD_COLUMNS:
+        head[name] = found.pop(column)
+    kept = {name: found.pop(column) for name, column in _KEPT_COLUMNS}
     hashes = found.pop("token_hashes")
-    row = _game(found)
+    row = _game(found, own=True)
     row["token_hashes"] = [str(each) for each in (_texts(hashes) if isinstance(hashes, str) else hashes or [])]
     if type(head["count"]) is not int:
         raise damaged(game_id, None, f"games.stored_events is stored as {type(head['count']).__name__}, not as an "

@@ -192,11 +192,25 @@ def evolve(obj: T, **changes: Any) -> T:
     reducers' big state classes are not slotted. Raises ``TypeError`` for a name that is not
     a field.
     """
-    copier = _EVOLVERS.get(type(obj))
+    cls = type(obj)
+    names = _DICT_FIELDS.get(cls)
+    if names is not None and names.issuperset(changes):  # a dict-based record: copy_dict's work, without its call
+        out: T = _new(cls)
+        _set_attribute(out, "__dict__", {**obj.__dict__, **changes})
+        return out
+    copier = _EVOLVERS.get(cls)
     if copier is None:
-        copier = _EVOLVERS[type(obj)] = _copier(type(obj))
+        copier = _EVOLVERS[cls] = _copier(cls)
+        if not hasattr(cls, "__slots__"):
+            _DICT_FIELDS[cls] = frozenset(cls.__dataclass_fields__)  # type: ignore[attr-defined]
     result: T = copier(obj, changes)
     return result
+
+
+#: The fields of each dict-based record :func:`evolve` has copied (a record with slots is
+#: copied by the code :func:`_copier` compiles for its class).
+_DICT_FIELDS: dict[type, frozenset[str]] = {}
+_new, _set_attribute = object.__new__, object.__setattr__
 
 
 def _copier(cls: type) -> Any:

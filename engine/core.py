@@ -195,8 +195,10 @@ def evolve(obj: T, **changes: Any) -> T:
     cls = type(obj)
     names = _DICT_FIELDS.get(cls)
     if names is not None and names.issuperset(changes):  # a dict-based record: copy_dict's work, without its call
+        fields = obj.__dict__.copy()  # a copy of a whole dict, then the changes: far cheaper than {**a, **b}
+        fields.update(changes)
         out: T = _new(cls)
-        _set_attribute(out, "__dict__", {**obj.__dict__, **changes})
+        _set_attribute(out, "__dict__", fields)
         return out
     copier = _EVOLVERS.get(cls)
     if copier is None:
@@ -235,8 +237,10 @@ def _copier(cls: type) -> Any:
     def copy_dict(obj: Any, changes: dict[str, Any]) -> Any:
         if not names.issuperset(changes):
             check(changes)
+        fields = obj.__dict__.copy()  # one new dictionary: a copy of the whole, then the changes
+        fields.update(changes)
         out: Any = new(cls)
-        set_dict(out, "__dict__", {**obj.__dict__, **changes})  # one new dictionary, built in one go
+        set_dict(out, "__dict__", fields)
         return out
 
     return copy_dict

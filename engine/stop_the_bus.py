@@ -881,9 +881,12 @@ def _check_end(state: State, last_losers: tuple[int, ...]) -> State:
         reason = f"{names} is the only player with chips left"
     else:
         reason = f"{names} lost their last chips in the same showdown and share the win"
-    if state.round is not None:
+    if state.round is not None:  # kept, not finished, in card players' words (docs/decisions.md)
         rnd = state.round
-        abandoned = replace(rnd, result=Result((), (), f"abandoned: {reason}", abandoned=True), may_stop=None)
+        when = (f"only {names} had chips left" if survivors
+                else f"{names} lost their last chips in the same showdown")
+        cut = f"the game ended when {when}"
+        abandoned = replace(rnd, result=Result((), (), cut, abandoned=True), may_stop=None)
         state = replace(state, history=state.history.append(abandoned), round=None)
     return replace(state, finished=True, winners=winners, end_reason=reason)
 

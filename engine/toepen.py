@@ -532,7 +532,7 @@ def _check_limit(state: State, seq: int) -> State:
     if not at_limit or state.finished:
         return state
     if state.options.game_end == "first_to_limit":
-        return _finish(state, f"{name_list([state.names[s] for s in at_limit])} reached {plural(limit, 'life')} lost")
+        return _finish(state, f"{name_list([state.names[s] for s in at_limit])} had lost {plural(limit, 'life')}")
     eliminated = state.eliminated
     hand = state.hand
     for seat in at_limit:
@@ -546,7 +546,8 @@ def _check_limit(state: State, seq: int) -> State:
     state = replace(state, eliminated=eliminated, hand=hand)
     remaining = [s for s in range(len(state.names)) if not eliminated[s]]
     if len(remaining) <= 1:
-        return _finish(state, f"only {name_list([state.names[s] for s in remaining])} is left")
+        left = name_list([state.names[s] for s in remaining])
+        return _finish(state, f"everyone but {left} was out" if left else "every player was out")
     if hand is not None and hand.result is None:
         state = _settle(state, seq)
     if state.hand is None and state.eliminated[state.dealer]:
@@ -554,11 +555,14 @@ def _check_limit(state: State, seq: int) -> State:
     return state
 
 
-def _finish(state: State, reason: str) -> State:
-    """End the game; a hand still in play is abandoned and kept in the history."""
+def _finish(state: State, when: str) -> State:
+    """End the game ``when`` it ended ("Ann had lost 10 lives"); a hand still in play is kept in
+    the history, marked ``abandoned`` (not finished), its reason in card players' words: "the game
+    ended when Ann had lost 10 lives" (docs/decisions.md, "A hand cut short by the game's end")."""
     if state.hand is not None:
         hand = state.hand
-        state = replace(state, history=state.history.append(replace(hand, result=Result(None, f"abandoned: {reason}", True))), hand=None)
+        cut = Result(None, f"the game ended when {when}", True)
+        state = replace(state, history=state.history.append(replace(hand, result=cut)), hand=None)
     return replace(state, finished=True)
 
 

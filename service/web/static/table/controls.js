@@ -346,7 +346,12 @@ function placed(type, items) {
 export function renderActions() {
   actionsBox.innerHTML = "";
   if (!S.token || !S.actions) { return; }
-  if (handKey() !== slotsKey) { slotsKey = handKey(); slotsMemo = {}; }
+  if (handKey() !== slotsKey) {
+    /* the actions shown are still those of the hand (or the deal) before: none of them is offered
+     * now, and laid out they would keep a room for this hand (a Deal's under a knock's folds) */
+    if (!fresh()) { return; }
+    slotsKey = handKey(); slotsMemo = {};
+  }
   var list = S.actions.actions || [];
   var rows = {};
   var to = (S.game.state.to_act || []);

@@ -1,6 +1,6 @@
 """The current trick's label is read whole (issue 25): a fresh user, Fool! on a 390×844 phone with six
 seats, saw the current trick scrolled to its newest play, its label cut to "rick 1". The trick's
-plays now wrap onto as many lines as they need (docs/table-page.md, "The band"): the label "Trick 1:"
+plays now wrap onto as many lines as they need (docs/table-page.md, "Recording": the band): the label "Trick 1:"
 is on screen whole, at the trick's left, with every play of the trick.
 """
 

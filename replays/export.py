@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ from engine import stream as streams
 from engine.core import SheetColumns
 from engine.interface import GameRules
 from replays.replay import Folded, event_log
+from replays.timeline import one_line, timeline
 
 #: ``kibitz_export`` of the documents written here (docs/export.schema.json).
 FORMAT_VERSION = 1
@@ -164,7 +164,7 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
     ]
     abandon = folded.stream.done.head if status == streams.ABANDONED else None
     if abandon is not None:
-        lines.append(_tag("Abandoned", f"#{abandon.seq} {abandon.action.get('reason', '')}"))
+        lines.append(_tag("Abandoned", abandon.action.get("reason", "")))
     if view.get("winners") is not None and status == "finished":
         lines.append(_tag("Winners", ", ".join(view["winners"])))
     if view.get("losers"):
@@ -182,33 +182,32 @@ def text(game: Mapping[str, Any], folded: Folded, events: Sequence[Mapping[str, 
         if row is not None:
             lines.append("  Result: " + _result(rules.SHEET, row, game["players"]))
         result = hand.get("result")
-        if isinstance(result, Mapping) and result.get("reason"):
-            lines.append(f"  Reason: {result['reason']}")
+        if isinstance(result, Mapping) and result.get("reason"):  # a hand cut short says so: "Not finished: …"
+            lines.append(f"  {'Not finished' if result.get('abandoned') else 'Reason'}: {result['reason']}")
         lines.append("")
-    notes = [event for event in events if event["type"] in ("note", "undo", "redo", streams.ABANDON, streams.CORRECT)]
+    notes = [event for event in events if event["type"] in NOTES]
     if notes:
         lines.append("Notes and corrections")
-        for event in notes:
-            data = event["data"]
-            said = data.get("text") or data.get("reason") or ""
-            if event["type"] == streams.CORRECT:
-                said = f"#{data.get('target')}{': ' + said if said else ''}"
-            who = f" {data['player']}:" if data.get("player") else ""
-            lines.append(f"  #{event['seq']} {event['type']}{who} {said}".rstrip())
+        steps = {step["seq"]: step for step in timeline(rules, events, full)}
+        lines += [f"  {_note(steps[event['seq']])} · step {event['seq']} of the replay" for event in notes]
         lines.append("")
     return "\n".join(one_line(line) for line in lines).rstrip("\n") + "\n"
 
 
-#: Characters that would break a line of the text record or drive a terminal: C0/C1
-#: controls (newlines, tabs, escapes …) and Unicode line and paragraph separators.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: The events listed under "Notes and corrections", after the hands.
+NOTES = (streams.NOTE, streams.UNDO, streams.REDO, streams.ABANDON, streams.CORRECT)
 
 
-def one_line(text: str) -> str:
-    """``text`` on one printable line: every control character (a newline in a name, a title
-    or a note …) is written as an escape (``\\n``, ``\\t``, ``\\x1b``), so that free text can
-    never start a line of its own or forge a tag, a hand or a result."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+def _note(step: Mapping[str, Any]) -> str:
+    """A line of "Notes and corrections" as card players say it, from the timeline's ``step``
+    (its summary, redacted as this reader's timeline is): "Undone: Bob played K♠ (hand 2, trick
+    1)", "Corrected in hand 2, trick 1: Ann played A♥, not A♠", "Note by Ann: … (hand 2)", "The
+    game was abandoned: …"; the event's number only after it, as small print: "step 7 of the replay" (issue 25)."""
+    said = str(step["summary"]).rstrip(".")
+    place = step.get("place") or ""
+    if place and step["type"] != streams.CORRECT:  # a correction's summary names its place already
+        said += f" ({place})"
+    return said
 
 
 def _result(sheet: SheetColumns, row: Mapping[str, Any], players: Sequence[str]) -> str:
@@ -223,8 +222,8 @@ def _result(sheet: SheetColumns, row: Mapping[str, Any], players: Sequence[str])
 
 #: Lists of a ``hand_view`` whose items are actions placed in recorded order, with the
 #: word the text uses for each.
-ACTIONS = {"knocks": "knock", "folds": "fold", "laundries": "laundry", "reveals": "reveal", "shows": "show",
-           "draws": "draw", "adjustments": "adjust"}
+ACTIONS = {"knocks": "Knock", "folds": "Fold", "laundries": "Laundry", "reveals": "Reveal", "shows": "Show",
+           "draws": "Draw", "adjustments": "Ruling"}
 
 
 def _hand_lines(rules: GameRules, state: Any, hand: Mapping[str, Any], number: int, full: bool,
@@ -244,14 +243,14 @@ def _hand_lines(rules: GameRules, state: Any, hand: Mapping[str, Any], number: i
         else:
             hidden = f"cards hidden until the {rules.HAND_WORD} is over"
             cards = hidden if visibility == "open" else "cards not recorded"
-        lines.append(f"  #{deal['seq']} deal: {cards}")
+        lines.append(f"  Deal: {cards}")
     if hand.get("centre_dealt"):
         lines.append("  Centre: " + _cards(card, hand["centre_dealt"]))
     items: list[tuple[int, str]] = []
     for key, word in ACTIONS.items():
         for item in hand.get(key) or []:
             if isinstance(item, Mapping) and item.get("seq") is not None:
-                items.append((item["seq"], f"  #{item['seq']} {word} {_item(card, item)}".rstrip()))
+                items.append((item["seq"], f"  {word}: {_item(card, item)}".rstrip()))
     if rules.PLAY_UNIT == "trick":
         for trick in hand["tricks"]:
             view = rules.trick_view(state, number, trick["number"], full) or trick

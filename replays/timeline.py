@@ -24,6 +24,7 @@ way as the event log (``replays.replay.shown_data``) while its hand is not over.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -178,6 +179,18 @@ def _correction(kind: str, reason: Any, target: int | None, briefs: Mapping[int,
     return f"{verb}{f' ({reason})' if reason else ''}: {what or 'an entry'}."
 
 
+#: Characters that would break a line of the text record (``replays.export``) or of ``kibitz replay`` or drive a terminal: C0/C1
+#: controls (newlines, tabs, escapes …) and Unicode line and paragraph separators.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` on one printable line: every control character (a newline in a name, a title
+    or a note …) is written as an escape (``\\n``, ``\\t``, ``\\x1b``), so that free text can
+    never start a line of its own or forge a tag, a hand or a result."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def for_hand(steps: Sequence[Mapping[str, Any]], n: int) -> list[dict[str, Any]]:
     """The steps of hand/round ``n`` (undo and redo go with the hand of their target)."""
     return [dict(step) for step in steps if step["hand"] == n]
@@ -190,8 +203,6 @@ def render(title: str, steps: Sequence[Mapping[str, Any]], width: int = 80, word
     redone says so in words first ("[undone]", "[undone, then redone]": :func:`undo_stories`),
     never by the undo's number."""
     import textwrap
-
-    from replays.export import one_line
 
     lines = [textwrap.shorten(one_line(title), width, placeholder="…")]
     stories = undo_stories(steps)

@@ -60,7 +60,8 @@ class GameId(fields.String):
 
 
 class CreateGameSchema(UnicodeSchema):
-    """``{"game", "players", "visibility"?, "dealer"? | "first_player"?, "options"?, "title"?}``.
+    """``{"game", "players", "visibility"?, "dealer"? | "first_player"?, "options"?, "title"?,
+    "play_again_of"?}``.
 
     ``load`` returns the body with names trimmed and ``dealer``/``first_player`` spelt as
     seated; it raises ``ValidationError`` for an unknown game, a bad seat list (size,
@@ -79,6 +80,11 @@ class CreateGameSchema(UnicodeSchema):
     first_player = fields.String(validate=validate.Length(min=1, max=NAME_LENGTH * 2))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     title = FreeText(validate=validate.Length(min=1, max=TITLE_LENGTH), allow_none=True)
+    #: The game this one was started from with **Play again** (the table page sends it): the home
+    #: page counts a table's games of a night as one series by this link alone.
+    play_again_of = fields.String(validate=validate.Regexp(
+        r"^[A-Za-z0-9]{16}\Z", error="Give the id of the game played before: 16 letters and digits."),
+        metadata={"description": "The id of the game this one is played after (Play again)."})
 
     @validates_schema
     def _seats(self, data: Mapping[str, Any], **kwargs: Any) -> None:

@@ -298,6 +298,8 @@ def game_created(rules: GameRules, loaded: Mapping[str, Any], options: dict[str,
     }
     if loaded.get("title") is not None:
         created["title"] = loaded["title"]
+    if loaded.get("play_again_of") is not None:  # started with Play again: the game it follows
+        created["play_again_of"] = loaded["play_again_of"]
     return created
 
 

@@ -126,8 +126,8 @@ def test_exports_and_timeline_show_the_abandon(client, tmp_path):
     assert {r["result"] for r in exported["results"].values()} == {"abandoned"}
     assert exported["events"][-1]["type"] == "abandon" and exported["events"][-1]["undone"] is False
     text = game.get("/export?format=text").get_data(as_text=True)
-    assert '[Status "abandoned"]' in text and f'[Abandoned "#4 {STOP["reason"]}"]' in text
-    assert f"#4 abandon {STOP['reason']}" in text
+    assert '[Status "abandoned"]' in text and f'[Abandoned "{STOP["reason"]}"]' in text
+    assert f"  The game was abandoned: {STOP['reason']} · step 4 of the replay\n" in text  # no "#4 abandon" (issue 25)
     assert game.get("/export?format=csv").status_code == 200
     jsonl = [json.loads(line) for line in game.get("/export?format=jsonl").get_data(as_text=True).splitlines()]
     assert jsonl[-1]["type"] == "abandon"

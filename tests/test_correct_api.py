@@ -413,7 +413,9 @@ def test_export_and_import_carry_corrections(played, client):
     log = client.get(f"/games/{body['id']}/events", headers={"Authorization": f"Bearer {body['token']}"}).get_json()
     assert [e["corrected_by"] for e in log["events"]][3] == 11
     text = played.get("/export?format=text").get_data(as_text=True)
-    assert "#11 correct #4" in text
+    # named where it happened, in card players' words; its event number only as small print (issue 25)
+    assert [line for line in text.splitlines() if line.startswith("  Corrected in hand 1, trick 1: ")], text
+    assert "#11" not in text and "#4" not in text
 
 
 def test_import_refolds_corrections(played, client):

@@ -24,7 +24,7 @@ def test_text_export_keeps_free_text_on_its_own_line(client):
         assert sum(line.startswith("[Status ") for line in lines) == 1
         assert "\x1b" not in text and "\r" not in text
         assert [line for line in lines if line.startswith("Hand ")] == ["Hand 1 · dealer Ann"]
-        assert '  #3 note fine\\nHand 9 · dealer Zed\\n  Result: fake' in lines
+        assert [line for line in lines if line.startswith('  Note: fine\\nHand 9 · dealer Zed\\n  Result: fake')], text
 
 
 def test_replay_lines_carry_no_terminal_control_characters():

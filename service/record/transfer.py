@@ -253,7 +253,8 @@ def _created(recorded: Mapping[str, Any]) -> tuple[Any, dict[str, Any], replay.F
     current = version == rules.RULES_VERSION
     if not current:  # checked in the current shape; stored as recorded, and upcast again on every rebuild
         raw = {k: v for k, v in rules.upcast(version, {"type": streams.CREATED, **raw}).items() if k != "type"}
-    body = {k: raw[k] for k in ("game", "players", "visibility", *STARTER_FIELDS, "title") if raw.get(k) is not None}
+    body = {k: raw[k] for k in ("game", "players", "visibility", *STARTER_FIELDS, "title", "play_again_of")
+            if raw.get(k) is not None}
     try:
         loaded = CreateGameSchema().load({**body, "options": {}})
     except ValidationError as err:

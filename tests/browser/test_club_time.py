@@ -73,7 +73,9 @@ def test_without_script_the_pages_show_club_time(club_server, games, new_context
     plays = games["fool"].read("/hands/1/tricks/1")["plays"]
     page.goto(club_server.url(f"/watch/{fool['id']}/hands/1/tricks/1"))
     expect(page.get_by_role("columnheader", name="Time", exact=True)).to_be_visible()
-    assert texts(page, ".plays-table tbody time") == [shown(p["recorded_at"], CLUB, "%H:%M:%S") for p in plays]
+    # each play's time names its zone, as every other time on the pages does ("08:42:05 NZDT", issue 25)
+    assert texts(page, ".plays-table tbody time") == [shown(p["recorded_at"], CLUB, "%H:%M:%S %Z") for p in plays]
+    assert all(text.endswith((" NZDT", " NZST")) for text in texts(page, ".plays-table tbody time"))
     assert "UTC" not in page.locator("main").inner_text()
 
     ann = club_server.get("/players/Ann")["games"][0]
@@ -95,8 +97,8 @@ def test_with_script_the_pages_show_the_devices_zone(club_server, games, new_con
 
     plays = games["fool"].read("/hands/1/tricks/1")["plays"]
     page.goto(club_server.url(f"/watch/{fool['id']}/hands/1/tricks/1"))
-    expect(page.locator(".plays-table tbody time").first).to_have_text(shown(plays[0]["recorded_at"], DEVICE, "%H:%M:%S"))
-    assert texts(page, ".plays-table tbody time") == [shown(p["recorded_at"], DEVICE, "%H:%M:%S") for p in plays]
+    expect(page.locator(".plays-table tbody time").first).to_have_text(shown(plays[0]["recorded_at"], DEVICE, "%H:%M:%S %Z"))
+    assert texts(page, ".plays-table tbody time") == [shown(p["recorded_at"], DEVICE, "%H:%M:%S %Z") for p in plays]
 
     # the game page's live board is swapped in by script: its times follow the device too
     page.goto(club_server.url(f"/watch/{fool['id']}"))

@@ -25,9 +25,10 @@ def test_between_hands_the_result_of_the_hand_just_ended_is_shown(server, page):
     result = page.locator("#hand-result")
     expect(result).to_be_visible()
     expect(result.locator("strong")).to_have_text("Hand 1: Ann won; Bob lost 1 life, Cas lost 1 life.")
-    # the ended hand's board stays: its number marked over, its last trick still shown
+    # the ended hand's board stays: its number marked over, its last trick still shown (in the head,
+    # as the last trick during a hand: the result stands in the current trick's room)
     expect(page.locator(".facts")).to_contain_text("Hand 1 (over)")
-    expect(page.locator(".trick.current")).to_contain_text("8♣")
+    expect(page.locator("#board .trick.previous")).to_contain_text("8♣")
     act(page, "Deal")
     expect(result).to_be_hidden()
     expect(page.locator(".facts")).to_contain_text("Hand 2")

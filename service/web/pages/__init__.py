@@ -34,6 +34,7 @@ from flask import Response, current_app, render_template, request
 
 from engine import stream as streams
 from engine.core import visibility_words
+from replays import chain
 from service import clubtime, http
 from service.problems import ApiError
 from service.record import games, projections, secrecy
@@ -58,7 +59,7 @@ def home() -> str:
     abandoned, _ = store.list_games(db, status="abandoned", limit=10)
     every, _ = store.list_games(db, fork=True, limit=100)
     projections.check_listed([*playing, *finished, *abandoned, *every])
-    nights = _nights([*playing, *finished, *abandoned])
+    nights = _series(db, [*playing, *finished, *abandoned])
     return render_template(
         "home.html",
         playing=[_listed(row, nights) for row in playing],
@@ -200,18 +201,32 @@ def _listed(row: dict[str, Any], nights: dict[str, tuple[int, int]] | None = Non
     return listed
 
 
-def _nights(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
-    """For each game listed, ``(n, of)``: it is the n-th of ``of`` games of the same kind with
-    the same players (in any seat order, names matched as histories match them) started on the
-    same day in club time, so that the games a table made with Play again are told apart on
-    the home page ("game 2 of 3 that night")."""
-    where = clubtime.club_zone()
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+def _series(db: Any, rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """For each game listed, ``(n, of)``: it is the n-th of ``of`` games of one series, the
+    games a table started one after the other with **Play again** (each ``game_created``'s
+    ``play_again_of`` names the game before it), so that they are told apart on the home page
+    ("game 2 of 3 that night"). Only that link makes a series: two games of the same players
+    started apart (another table, the new-game page) are not one. Games are linked among those
+    listed; the first events read are checked against their hashes (as ``check_listed`` does)."""
+    ids = [str(row["id"]) for row in rows]
+    before: dict[str, str] = {}
+    for game_id, first in store.first_events(db, ids).items():
+        if chain.first_break([first]) is not None:
+            raise store.damaged(game_id, 1, "its hash does not follow the chain: the event was changed after it "
+                                            "was recorded")
+        data = first.get("data")
+        previous = data.get("play_again_of") if isinstance(data, dict) else None
+        if isinstance(previous, str) and previous in ids and previous != game_id:
+            before[game_id] = previous
+    def first_of(game_id: str) -> str:
+        seen = {game_id}
+        while game_id in before and before[game_id] not in seen:  # a loop (never made by Play again) ends
+            game_id = before[game_id]
+            seen.add(game_id)
+        return game_id
+    groups: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        day = clubtime.local(str(row["created_at"]), where)
-        key = (row["game"], day.date() if day else None,
-               tuple(sorted(str(name).strip().casefold() for name in row["players"])))
-        groups.setdefault(key, []).append(row)
+        groups.setdefault(first_of(str(row["id"])), []).append(row)
     out: dict[str, tuple[int, int]] = {}
     for group in groups.values():
         group.sort(key=lambda r: str(r["created_at"]))

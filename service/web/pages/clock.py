@@ -2,7 +2,7 @@
 
 ``{{ iso | clock }}`` writes a stored UTC time as ``<time datetime="…Z" data-clock="minute"
 data-zone="Europe/London" title="Europe/London, UTC+00:00">2026-12-05 06:42 GMT</time>``
-(a date and minute with the zone's short name after it; a play's "06:42:05" bare), in the
+(a date and minute with the zone's short name after it; a play's "06:42:05 GMT" too), in the
 zone the server was started with (``TIMEZONE`` in the app's config); ``static/kibitz.js``
 writes every ``time[data-clock]`` again in the device's own zone where the page runs script.
 """
@@ -23,6 +23,12 @@ def club_zone() -> ZoneInfo:
     return clubtime.club_zone()
 
 
+#: The styles written with the zone's short name after them: every time a page shows in a
+#: sentence or a column (a start "2026-12-05 19:42 CET", a play "19:42:05 CET"), so that no time
+#: on a page leaves the reader guessing its zone (issue 25); a bare ``date`` names none.
+ZONED = ("minute", "second")
+
+
 @bp.app_template_filter("clock")
 def clock(iso: Any, style: str = "minute") -> Markup:
     """A stored UTC time (``iso``) in club time inside ``<time>``, for the pages' script to
@@ -33,7 +39,7 @@ def clock(iso: Any, style: str = "minute") -> Markup:
     moment = clubtime.local(str(iso), where)
     words = clubtime.zone_words(where, moment)
     text = clubtime.written(str(iso), where, style)
-    if style == "minute" and moment is not None:  # a start time says which zone it is in: "19:42 CET"
+    if style in ZONED and moment is not None:  # a time says which zone it is in: "19:42 CET", "19:42:05 CET"
         text = f"{text} {clubtime.zone_name(where, moment)}"
     return Markup('<time datetime="{}" data-clock="{}" data-zone="{}" title="{}">{}</time>').format(
         iso, style, where.key, words, text)

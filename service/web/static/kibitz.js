@@ -171,7 +171,7 @@
       if (isNaN(date.getTime())) { continue; }
       var style = box.getAttribute("data-clock");
       var text = written(date, style);
-      if (style === "minute") { var zone = zoneName(date); if (zone) { text += " " + zone; } }  // "19:42 EST"
+      if (style === "minute" || style === "second") { var zone = zoneName(date); if (zone) { text += " " + zone; } }  // "19:42 EST", "19:42:05 EST"
       if (box.textContent !== text) { box.textContent = text; }
       box.setAttribute("title", zoneWords(date));
       box.setAttribute("data-zone", deviceZone);

@@ -5,7 +5,7 @@ import {actionRow, renderActions, renderCompose, renderDeck, renderUndo} from ".
 import {renderMenu} from "./menu.js";
 import {fresh, guessNext, guessing, pendingPlays, pendingWho, stillIn, waiting} from "./queue.js";
 import {renderQueue} from "./waiting.js";
-import {K, S, WORDS, actionsBox, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, seatRows, seatSlots, seatsBox, text, turnBox} from "./state.js";
+import {K, S, WORDS, actionsBox, deckNames, base, boardBox, canPlay, cardClass, cardName, chip, el, ended, entries, gameId, kind, listed, names, render, root, say, seatRows, seatSlots, seatsBox, text, turnBox, visibility} from "./state.js";
 import {renderEnd} from "./end.js";
 
 // ------------------------------------------------------------------ what to say in the status line
@@ -57,7 +57,7 @@ export function renderResult(s) {
         if (!steps[i].undone && ["note", "undo", "redo"].indexOf(steps[i].type) < 0) { last = steps[i].summary || ""; }
       }
       ended_.line = word + n + ": " + ended(parts.length ? parts.join("; ") : last);
-      ended_.reason = parts.length && result.reason ? ended(result.reason) : "";
+      ended_.reason = parts.length && result.reason ? ended(result.reason.charAt(0).toUpperCase() + result.reason.slice(1)) : "";
       if (!parts.length && !last) { ended_.line = word + n + " is over."; }
       render();
     });
@@ -117,7 +117,7 @@ export function resultParts(result) {
     parts.push(names(result.losers) + " lost the " + (kind === "toepen" ? "hand" : "round"));
   }
   if ((result.eliminated || []).length) { parts.push(names(result.eliminated) + " out of the game"); }
-  if (result.abandoned) { parts.push("abandoned"); }
+  if (result.abandoned) { parts.push("not finished"); }  // cut short (the game's end, a ruling): the reason says how
   return parts;
 }
 
@@ -139,9 +139,11 @@ export function draw() {
   root.classList.toggle("in-hand", !handOver(s) && !!(s.hand_number || s.round_number));
   turnBox.textContent = statusSentence();
   renderResult(s);
+  keepRooms(s);
   el("no-token").hidden = !!S.token;
   renderSeats(s);
   renderBoard(s);
+  keepTrickRoom(s);
   renderActions();
   renderCompose();
   renderDeck();
@@ -150,7 +152,8 @@ export function draw() {
   renderMenu();
   renderEnd();
   fitText(turnBox);
-  if (kind === "fuji_flush") { fitText(el("hand-result")); }
+  if (kind === "fuji_flush") { fitText(el("hand-result")); fitRoom(boardBox.querySelector(".groups")); }
+  if (kind === "toepen" || kind === "fool") { fitText(el("hand-result")); }
   var facts = seatsBox.querySelectorAll(".seat-info");
   for (var f = 0; f < facts.length; f++) { fitLine(facts[f]); }
   keepPlace(s);
@@ -166,6 +169,21 @@ export function fitText(node) {
   var size = parseFloat(window.getComputedStyle(node).fontSize);
   var least = size * 0.7;
   while (node.scrollHeight > node.clientHeight + 1 && size > least) {
+    size -= 1;
+    node.style.fontSize = size + "px";
+  }
+}
+
+/* Lines in a room kept for them (a min-height): set smaller (to 70%) until they fit in it, so the
+ * room grows only when even that is not enough (Fuji Flush's groups, many seats on a phone). */
+export function fitRoom(node) {
+  if (!node) { return; }
+  node.style.fontSize = "";
+  var room = parseFloat(window.getComputedStyle(node).minHeight) || 0;
+  if (!room || node.getBoundingClientRect().height <= room + 0.5) { return; }
+  var size = parseFloat(window.getComputedStyle(node).fontSize);
+  var least = size * 0.7;
+  while (node.getBoundingClientRect().height > room + 0.5 && size > least) {
     size -= 1;
     node.style.fontSize = size + "px";
   }
@@ -187,7 +205,7 @@ export function fitLine(node) {
  * over the seats, else down); just under the sticky bar when scrolled away (docs/table-page.md).
  * Over the board a message covers whole lines: reaching into one (the facts, a trick), it grows up
  * to that line's top, so no line is left half hidden under it. */
-const BAND_LINES = "#board .facts, #board .trick, #board .group, #board .centre, #hand-result:not([hidden])";
+const BAND_LINES = "#board .facts, #board .trick > *, #board .group, #board .centre, #hand-result:not([hidden])";
 export function placeNotices() {
   var notices = el("notices");
   var bar = notices.parentNode;
@@ -220,13 +238,96 @@ export function placeNotices() {
   notices.style.marginTop = Math.max(0, Math.round(placed - barBottom - pad)) + "px";
 }
 // a message set anywhere (say(), the changes line, "Sending…") is placed at once
-new MutationObserver(function () { if (S.game) { placeNotices(); } })
+new MutationObserver(function () { if (S.game) { placeNotices(); } putAwayLater(); })
   .observe(el("notices"), {childList: true, characterData: true, subtree: true});
+
+/* A message puts itself away once read (docs/table-page.md, "Messages go away"): it lies over the
+ * board's current trick or result, which the scorekeeper needs next. "Undone …", "Fixed …" and
+ * "Recorded on another device …" after 3 s, a refusal or an irregularity after 5 s, each with 60 ms
+ * more per letter (about 200 words a minute), at most 15 s. It stays while taps wait on the device
+ * (offline, or behind a refusal or a damaged record: the scorekeeper decides with it) and while a
+ * sheet is open over the page; a tap puts it away at once (table.js). */
+export function readingTime(sentence, alert) { return Math.min(15000, (alert ? 5000 : 3000) + 60 * sentence.length); }
+let awayTimer = null, awayText = null;
+function putAwayLater() {
+  var node = el("alert").textContent ? el("alert") : el("changes").textContent ? el("changes") : null;
+  var sentence = node ? node.id + ":" + node.textContent : "";
+  if (sentence === awayText) { return; }
+  awayText = sentence;
+  window.clearTimeout(awayTimer);
+  if (!node) { return; }
+  var away = function () {
+    if (awayText !== sentence) { return; }
+    if ((S.queue && (S.queue.stopped || S.queue.items.length)) || S.offline || document.body.classList.contains("sheet-open")) {
+      awayTimer = window.setTimeout(away, 2000);
+      return;
+    }
+    if (node.id === "alert") { say(""); } else { node.textContent = ""; }
+  };
+  awayTimer = window.setTimeout(away, readingTime(node.textContent, node.id === "alert"));
+}
 window.addEventListener("scroll", function () { if (el("notices").classList.contains("has-message")) { placeNotices(); } }, {passive: true});
 window.addEventListener("resize", function () { if (S.game) { fitText(turnBox); placeNotices(); } });
 
+/* A phone with many seats: the tricks wrap onto as many lines as they need (every card of the current and the last
+ * trick read whole, nothing scrolled or faded). The room they can take in a hand (both tricks full,
+ * the longest names first with the deck's widest cards, laid out as they would be, measured) is
+ * kept from the deal on (the board's height, which the current trick's line fills), so the deck never
+ * moves when a trick grows. */
+const PHONE = window.matchMedia("(max-width: 600px)");
+let trickKey = null, trickHeight = 0;
+function keepTrickRoom(s) {
+  if (kind !== "toepen" && kind !== "fool") { return; }
+  var kept = PHONE.matches && s.players.length > 4 && !handOver(s) && !!boardBox.querySelector(".trick");
+  boardBox.classList.toggle("trick-room", kept);
+  if (!kept) { trickKey = null; boardBox.style.minHeight = ""; return; }
+  var key = [s.hand_number || 0, s.players.length, boardBox.clientWidth].join(":");
+  if (key !== trickKey) { trickKey = key; trickHeight = trickRoom(s); }
+  boardBox.style.minHeight = trickHeight + "px";  // the current trick's line fills it (table.css)
+}
+
+/* The board's height with both tricks full: the facts, the last trick and the current one with a
+ * play of every seat, the longest names first, playing the widest cards of the deck. */
+function trickRoom(s) {
+  var longest = s.players.map(function (p) { return p.name; }).sort(function (a, b) { return b.length - a.length; });
+  var widest = Object.keys(deckNames).sort(function (a, b) { return cardName(b).length - cardName(a).length; });
+  var plays = longest.map(function (name, i) { return {player: name, card: widest[i % widest.length]}; });
+  var number = kind === "toepen" ? 4 : 10;  // Toepen's hands are four tricks
+  var ghost = text("div", "board");
+  ghost.style.cssText = "position: absolute; left: 0; right: 0; top: 0; visibility: hidden;";
+  ghost.setAttribute("aria-hidden", "true");
+  var head = ghost.appendChild(text("div", "board-head"));
+  var facts = kind === "fool"
+    ? "Round " + (s.hand_number || 1) + " · lead colour Yellow · sitting out: " + names(longest.slice(0, 2))
+    : "Hand " + (s.hand_number || 1) + " · stake 10 · stock 16";
+  head.appendChild(text("p", "facts", facts));
+  head.appendChild(ghostTrick({number: number, complete: true, winner: longest[0], plays: plays, fools: longest.slice(0, 2)}, false));
+  ghost.appendChild(ghostTrick({number: number, plays: plays}, true));
+  el("play-area").appendChild(ghost);
+  var high = ghost.offsetHeight;
+  ghost.parentNode.removeChild(ghost);
+  return high;
+}
+
+function ghostTrick(trick, current) {
+  var line = trickLine(Object.assign({}, trick, {plays: []}), current);
+  var waiting = line.querySelectorAll(".play");
+  for (var w = 0; w < waiting.length; w++) { line.removeChild(waiting[w]); }
+  var fools = line.querySelector(".trick-fools");
+  for (var i = 0; i < trick.plays.length; i++) {
+    var one = text("span", "play");
+    one.appendChild(text("span", "play-name", trick.plays[i].player + " "));
+    one.appendChild(chip(trick.plays[i].card));
+    line.insertBefore(one, fools);
+  }
+  if (kind === "fool" && !fools && trick.complete) { line.appendChild(text("span", "trick-fools", "Fool: " + names(trick.fools))); }
+  return line;
+}
+
 /* The deck stays where it is for the whole hand: the play area, the action room and the page keep
- * their tallest height until the next deal; Toepen keeps room for a knock's folds from the deal. */
+ * their tallest height until the next deal; Toepen keeps room for a knock's folds from the deal.
+ * In Toepen and Fool! the band keeps its rooms from the first draw on (keepRooms), so the deck does
+ * not move at a deal or when a hand ends either. */
 let placeKey = null;
 const placeHeights = {};
 export function keepPlace(s) {
@@ -237,7 +338,7 @@ export function keepPlace(s) {
   if (key !== placeKey) {
     placeKey = key;
     for (var i = 0; i < parts.length; i++) { parts[i].style.minHeight = ""; placeHeights[parts[i].id] = 0; }
-    if (kind === "toepen" && !handOver(s) && S.token) { room.style.minHeight = foldRoom(s) + "px"; }
+    if (kind === "toepen" && !handOver(s) && S.token && !root.hasAttribute("data-rooms")) { room.style.minHeight = foldRoom(s) + "px"; }
   }
   for (var j = 0; j < parts.length; j++) {
     var part = parts[j];
@@ -247,21 +348,93 @@ export function keepPlace(s) {
   }
 }
 
-/* The height of a knock's folds (and stays), laid out as the action row would, measured. */
-function foldRoom(s) {
+/* A knock's folds (and stays) as the action row lays them out, for the longest names. */
+function foldRows(s) {
   var names = s.players.filter(stillIn).map(function (p) { return p.name; });
   names.sort(function (a, b) { return b.length - a.length; });  // the longest names: the widest row
   var folds = names.slice(0, Math.max(1, names.length - 1)).map(function (name) { return {entry: {player: name}}; });
+  var rows = [];
+  if ((S.game.options || {}).knock_responses === "explicit") { rows.push(actionRow("stay", folds, [])); }
+  rows.push(actionRow("fold", folds, []));
+  return rows;
+}
+
+/* The height of a knock's folds (and stays), laid out as the action row would, measured. */
+function foldRoom(s) {
   var ghost = text("div", "actions");
   ghost.style.cssText = "position: absolute; left: 0; right: 0; top: 0; visibility: hidden;";
   ghost.setAttribute("aria-hidden", "true");
-  if ((S.game.options || {}).knock_responses === "explicit") { ghost.appendChild(actionRow("stay", folds, [])); }
-  ghost.appendChild(actionRow("fold", folds, []));
+  foldRows(s).forEach(function (row) { ghost.appendChild(row); });
   var room = el("action-room");
   room.appendChild(ghost);
   var high = ghost.offsetHeight;
   room.removeChild(ghost);
   return high;
+}
+
+/* The band's rooms in a trick game (Toepen, Fool!), laid out hidden as the band would be during a
+ * hand, with every seat's play in the tricks (the widest card): the board's head (the facts, the
+ * last trick), the current trick, and the action row (a knock's folds, or Deal). Kept from the first
+ * draw on (table.css, #table[data-rooms]): between hands (and before the first deal) the result
+ * stands in the current trick's room, kept empty until there is one, and Deal in the action row's
+ * (Fool!: beside the result), so the deck does not move at a deal or when a hand ends. Measured once per width and seat count;
+ * none where the page does not record (no token), once the game is over, or in the other games. */
+let rooms = {key: null, head: 0, trick: 0, action: 0};
+function keepRooms(s) {
+  var on = (kind === "toepen" || kind === "fool") && !!S.token && s.status === "in_progress" && !!widestCard();
+  root.toggleAttribute("data-rooms", on);
+  if (!on) { return; }
+  var key = [el("band").clientWidth, s.players.length, s.players.filter(stillIn).length, (S.game.options || {}).knock_responses].join(":");
+  if (rooms.key !== key) {
+    root.removeAttribute("data-rooms");
+    /* as keepTrickRoom lays them out: the longest names first, playing the deck's widest cards */
+    var longest = s.players.map(function (p) { return p.name; }).sort(function (a, b) { return b.length - a.length; });
+    var widest = Object.keys(deckNames).sort(function (a, b) { return cardName(b).length - cardName(a).length; });
+    var plays = longest.map(function (name, i) { return {player: name, card: widest[i % widest.length]}; });
+    var done = {number: 10, plays: plays, complete: true, winner: longest[0], fools: longest.slice(0, 2)};
+    var facts = text("p", "facts", kind === "toepen" ? "Hand 10 (over) · stake 10 · stock 16"
+      : "Round 10 (over) · lead colour Yellow · sitting out: " + names(longest.slice(0, 2)));
+    var wasIn = root.classList.contains("in-hand");
+    root.classList.add("in-hand");
+    var ghost = text("div", "band");
+    ghost.style.cssText = "position: absolute; left: 0; top: 0; visibility: hidden;";
+    ghost.style.width = el("band").clientWidth + "px";
+    ghost.setAttribute("aria-hidden", "true");
+    var board = ghost.appendChild(text("div", "board"));
+    var head = board.appendChild(text("div", "board-head"));
+    head.appendChild(facts);
+    head.appendChild(ghostTrick(done, false));
+    var current = board.appendChild(ghostTrick({number: 10, plays: plays}, true));
+    var folds = ghost.appendChild(text("div", "actions"));
+    if (kind === "toepen") { foldRows(s).forEach(function (row) { folds.appendChild(row); }); }
+    var deal = ghost.appendChild(text("div", "actions"));
+    deal.appendChild(actionRow("deal", [{entry: {type: "deal"}}], []));
+    var result = ghost.appendChild(text("p", "hand-result", "Hand 10: over."));
+    el("play-area").appendChild(ghost);
+    /* the result's room: two lines (a phone: three), or the trick's if taller; Fool! lays Deal beside
+     * the result (table.css), so its action row keeps no room during a round */
+    var wide = window.matchMedia("(min-width: 601px)").matches;
+    var gap = parseFloat(window.getComputedStyle(ghost).rowGap) || 0;
+    var lines = (wide ? 2 : 3) * parseFloat(window.getComputedStyle(result).lineHeight) + gap;
+    rooms = {key: key, head: head.offsetHeight, trick: Math.ceil(Math.max(current.offsetHeight, lines)),
+             action: kind === "fool" ? 0 : Math.max(folds.offsetHeight, deal.offsetHeight)};
+    el("play-area").removeChild(ghost);
+    root.classList.toggle("in-hand", wasIn);
+    root.style.setProperty("--head-room", rooms.head + "px");
+    root.style.setProperty("--trick-room", rooms.trick + "px");
+    root.style.setProperty("--action-room", rooms.action + "px");
+    root.setAttribute("data-rooms", "");
+  }
+}
+
+/* The card of the deck with the longest name (its chip the widest in a trick line). */
+function widestCard() {
+  var best = null, most = -1;
+  document.querySelectorAll("#deck button[data-card]").forEach(function (b) {
+    var code = b.getAttribute("data-card");
+    if (cardName(code).length > most) { most = cardName(code).length; best = code; }
+  });
+  return best;
 }
 
 export function scoreLine(p) {
@@ -293,7 +466,9 @@ export function renderSeats(s) {
   var list = s.players;
   var guess = guessing() ? guessNext() : null;
   var over = handOver(s);
-  var rows = S.token && !over ? seatRows() : 0;
+  /* the seats' own actions keep their room from before the first deal to the game's end, so the
+   * seats are as tall between hands as during one (the deck does not move at a deal) */
+  var rows = S.token && s.status === "in_progress" ? seatRows() : 0;
   for (var i = 0; i < list.length; i++) {
     var p = list[i];
     var acting = guess ? p.name === guess : to.indexOf(p.name) >= 0;
@@ -344,7 +519,10 @@ export function renderSeats(s) {
       }
       seat.appendChild(lying);
     }
-    if (known.length && kind !== "stop_the_bus") { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
+    /* in table visibility the cards a reveal made known are not shown once the hand is over (nor
+     * while a round's reveals are made): a line of them would grow the seat and move the deck */
+    var knownShown = visibility === "open" || !(over || s.phase === "reveal");
+    if (known.length && kind !== "stop_the_bus" && knownShown) { seat.appendChild(handGroup(p.name, known, s.phase === "deal")); }
     if (rows) {  // room for the seat's own actions (controls.js fills it), kept whether or not they are offered
       seat.appendChild(seatRoom(p.name, rows));
     }
@@ -448,7 +626,9 @@ export function renderBoard(s) {
     var previous = null, current = null;
     if (tricks.length) {
       var last = tricks[tricks.length - 1];
-      if (last.complete && playing) {
+      if (handOver(s) && root.hasAttribute("data-rooms")) {
+        previous = last;  // between hands: the trick just ended in the head, the result in the current trick's room
+      } else if (last.complete && playing) {
         previous = last;
         current = {number: last.number + 1, plays: []};
       } else {
@@ -460,8 +640,7 @@ export function renderBoard(s) {
     }
     if (previous) { head.appendChild(trickLine(previous, false)); }
     if (current) {
-      var line_ = boardBox.appendChild(trickLine(current, true));
-      if (line_.scrollWidth > line_.clientWidth) { line_.scrollLeft = line_.scrollWidth; }  // one line (many seats, a phone): the newest play in view
+      boardBox.appendChild(trickLine(current, true));
     }
   }
   if (kind === "fuji_flush") {

@@ -105,6 +105,7 @@ function playAgain(event) {
     var body = {game: S.game.game, players: players, visibility: S.game.visibility, options: options};
     body[kind === "fuji_flush" ? "first_player" : "dealer"] = next;
     if (S.game.title) { body.title = S.game.title; }
+    body.play_again_of = gameId;  // the home page counts the night's series by this link
     return K.startGame(body, typed, function () {
       el("again-club-key").value = "";
       el("again-club-key-field").hidden = false;

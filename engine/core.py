@@ -192,11 +192,29 @@ def evolve(obj: T, **changes: Any) -> T:
     reducers' big state classes are not slotted. Raises ``TypeError`` for a name that is not
     a field.
     """
-    copier = _EVOLVERS.get(type(obj))
+    cls = type(obj)
+    names = _DICT_FIELDS.get(cls)
+    # (``changes.keys() <= names`` asks each name of the set; ``names.issuperset(changes)`` would
+    # build a set of the changes first, on every copy)
+    if names is not None and changes.keys() <= names:  # a dict-based record: copy_dict's work, without its call
+        fields = obj.__dict__.copy()  # a copy of a whole dict, then the changes: far cheaper than {**a, **b}
+        fields.update(changes)
+        out: T = _new(cls)
+        _set_attribute(out, "__dict__", fields)
+        return out
+    copier = _EVOLVERS.get(cls)
     if copier is None:
-        copier = _EVOLVERS[type(obj)] = _copier(type(obj))
+        copier = _EVOLVERS[cls] = _copier(cls)
+        if not hasattr(cls, "__slots__"):
+            _DICT_FIELDS[cls] = frozenset(cls.__dataclass_fields__)  # type: ignore[attr-defined]
     result: T = copier(obj, changes)
     return result
+
+
+#: The fields of each dict-based record :func:`evolve` has copied (a record with slots is
+#: copied by the code :func:`_copier` compiles for its class).
+_DICT_FIELDS: dict[type, frozenset[str]] = {}
+_new, _set_attribute = object.__new__, object.__setattr__
 
 
 def _copier(cls: type) -> Any:
@@ -204,11 +222,11 @@ def _copier(cls: type) -> Any:
     new, set_dict = object.__new__, object.__setattr__
 
     def check(changes: dict[str, Any]) -> None:
-        if not names.issuperset(changes):
+        if not changes.keys() <= names:
             raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - names)}")
 
     if hasattr(cls, "__slots__"):  # straight-line code compiled once for the class
-        lines = ["def copy_slots(obj, changes):", "    if not names.issuperset(changes):", "        check(changes)",
+        lines = ["def copy_slots(obj, changes):", "    if not changes.keys() <= names:", "        check(changes)",
                  "    out = new(cls)", "    get = changes.get"]
         # each field stored through its slot's own descriptor, as fast_init's __init__ does
         lines += [f"    _store_{name}(out, get({name!r}, obj.{name}))" for name in sorted(names)]
@@ -219,10 +237,12 @@ def _copier(cls: type) -> Any:
         return scope["copy_slots"]
 
     def copy_dict(obj: Any, changes: dict[str, Any]) -> Any:
-        if not names.issuperset(changes):
+        if not changes.keys() <= names:
             check(changes)
+        fields = obj.__dict__.copy()  # one new dictionary: a copy of the whole, then the changes
+        fields.update(changes)
         out: Any = new(cls)
-        set_dict(out, "__dict__", {**obj.__dict__, **changes})  # one new dictionary, built in one go
+        set_dict(out, "__dict__", fields)
         return out
 
     return copy_dict

@@ -483,12 +483,16 @@ def next_to_play(state: State, rnd: Round) -> int | None:
     if trick is None:
         return rnd.lead
     skipped = {p.seat for p in trick.plays}.union(trick.sitting_out)  # played already, or a Fool sitting out
-    count, last = len(state.names), trick.plays[-1].seat
-    for step in range(1, count):  # clockwise from the last card (engine.core.seat_after, without a call per seat)
-        seat = (last + step) % count
+    for seat in _CLOCKWISE[len(state.names)][trick.plays[-1].seat]:  # clockwise from the last card
         if seat not in skipped:
             return seat
     return None
+
+
+#: For each table size, the other seats clockwise after each seat (``engine.core.seat_after``'s
+#: order, written out once: a play asks twice who is next).
+_CLOCKWISE = {count: tuple(tuple((seat + step) % count for step in range(1, count)) for seat in range(count))
+              for count in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
 
 
 def awaiting_reveal(rnd: Round) -> list[int]:
@@ -693,6 +697,8 @@ def _play(state: State, action: Action, seq: int) -> State:
 
 def _proven(rnd: Round, seat: int, cards: Iterable[str], seq: int, how: str) -> tuple[Revoke, ...]:
     """Revokes that ``cards`` (now played or revealed by ``seat``) prove (recording.md, "Knowledge" 2)."""
+    if not rnd.voids:  # nobody has shown out this round
+        return ()
     voids = [void for void in rnd.voids if void.seat == seat]  # the colours ``seat`` showed out of
     if not voids:
         return ()

@@ -648,9 +648,11 @@ def flushes(table: tuple[int | None, ...] | list[int | None], card: int,
     than it; equal strength does nothing, stronger groups stay. ``on_table``: the
     :func:`groups` of ``table``, when the caller has them already.
     """
-    mine = group_of(table, card)
+    if on_table is None:
+        on_table = groups(table)
+    mine = next((group for group in on_table if group.number == card), None) or Group(card, ())  # group_of(table, card)
     weaker, equal = [], []
-    for other in groups(table) if on_table is None else on_table:
+    for other in on_table:
         if other.number == card:
             continue
         if other.strength < mine.strength:
@@ -743,7 +745,8 @@ def _winners(work: Work) -> tuple[int, ...]:
     during another player's turn (their card pushed through in the group of the player whose
     turn begins).
     """
-    return tuple(s for s, holding in enumerate(work.holdings) if holding.size == 0 and work.table[s] is None)
+    return tuple(s for s, holding in enumerate(work.holdings)
+                 if not holding.unknown and not holding.known and work.table[s] is None)  # holding.size == 0
 
 
 def _draw_named(state: State, action: Action, seq: int) -> State:

@@ -315,10 +315,21 @@ def seen(rnd: Round) -> frozenset[str]:
     return frozenset(rnd.centre).union(*[rnd.holdings[seat].known for seat in rnd.players])
 
 
+def is_seen(rnd: Round, card: str) -> bool:
+    """``card in seen(rnd)``, asked of the middle and each hand in turn (no set of them built)."""
+    if card in rnd.centre:
+        return True
+    holdings = rnd.holdings
+    for seat in rnd.players:  # a loop, not any(): no generator per card asked  # noqa: SIM110
+        if card in holdings[seat].known:
+            return True
+    return False
+
+
 def _available(rnd: Round, seat: int, card: str) -> bool:
     """Conservation: ``card`` can still be in ``seat``'s hand (recording.md, "Knowledge" 1)."""
     holding = rnd.holdings[seat]
-    return card in holding.known or (holding.unknown > 0 and card not in seen(rnd))
+    return card in holding.known or (holding.unknown > 0 and not is_seen(rnd, card))
 
 
 def _where(state: State, rnd: Round, card: str) -> str:
@@ -469,9 +480,8 @@ def _check_whole_hand(state: State, rnd: Round, seat: int, cards: list[str], ver
             f"{name} is known to hold {_cards(missing)} (taken from the middle and not given back), "
             f"so the cards {name} {verb} must include {'it' if len(missing) == 1 else 'them'}.",
         )
-    taken = seen(rnd)
     for card in cards:
-        if card not in holding.known and card in taken:
+        if card not in holding.known and is_seen(rnd, card):
             raise RulesError("card_not_available", f"{name} cannot have {pretty(card)}: {_where(state, rnd, card)}.")
 
 
@@ -523,7 +533,7 @@ def check_show(state: State, seat: int) -> Round:
             "It is not the showdown yet: the bus must be stopped and every other player take one more turn.",
         )
     _in_round(state, rnd, seat)
-    if seat in rnd.shown:
+    if any(show.seat == seat for show in rnd.shows):
         raise RulesError("not_your_turn", f"{state.names[seat]} has already shown their cards.")
     return rnd
 
@@ -676,7 +686,17 @@ def _swap(state: State, action: Action, seq: int) -> State:
 
 def _next_in_round(rnd: Round, seat: int) -> int | None:
     """The next player on the left still in the round ("Turns": clockwise)."""
-    return seat_after(seat, len(rnd.in_round), lambda s: rnd.in_round[s])
+    in_round = rnd.in_round
+    for other in _CLOCKWISE[len(in_round)][seat]:
+        if in_round[other]:
+            return other
+    return seat if in_round[seat] else None  # engine.core.seat_after: the seat itself, checked last
+
+
+#: For each table size, the other seats clockwise after each seat (``engine.core.seat_after``'s
+#: order, written out once: every swap asks who is next).
+_CLOCKWISE = {count: tuple(tuple((seat + step) % count for step in range(1, count)) for seat in range(count))
+              for count in range(1, MAX_PLAYERS + 1)}
 
 
 def _stop(state: State, action: Action, seq: int) -> State:
@@ -749,8 +769,8 @@ def _settle(state: State) -> State:
     every hand is known ("Turns", "Showdown")."""
     rnd = state.round
     assert rnd is not None
-    active = [s for s in rnd.players if rnd.in_round[s]]
-    if len(active) < 2:
+    if rnd.in_round.count(True) < 2:  # only players dealt in are ever in the round
+        active = [s for s in rnd.players if rnd.in_round[s]]
         reason = f"only {name_list([state.names[s] for s in active])} is left in the round: no showdown"
         return _end_round(state, Result((), (), reason, abandoned=True))
     if rnd.stopped_by is not None and not rnd.final_due and not rnd.showdown:
@@ -760,6 +780,7 @@ def _settle(state: State) -> State:
         state = replace(state, round=rnd)
     if rnd.showdown:
         shown = rnd.shown
+        active = [s for s in rnd.players if rnd.in_round[s]]
         if all(rnd.holdings[s].unknown == 0 and (state.visibility == "open" or s in shown) for s in active):
             return _score(state)
     return state

@@ -130,7 +130,7 @@ class Step:
     fix: Fix | None
     depth: int
 
-    def __init__(self, seq: int, action: Action, state: Any, fix: Fix | None = None, *,
+    def __init__(self, seq: int, action: Action, state: Any, fix: Fix | None = None,
                  base: Link | None = None, rules: GameRules | None = None) -> None:
         self.seq = seq
         self.action = action
@@ -267,10 +267,7 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
             raise RulesError("game_over", ABANDONED_MESSAGE)
         if stream.rules_version is not None and stream.rules_version != rules.RULES_VERSION:
             action = rules.upcast(stream.rules_version, action)
-        action = {**action, "seq": seq}
-        state = rules.apply(done.head.state, action)
-        return Stream(rules, seq, Link(Step(seq, action, state, base=done, rules=rules), done), None,
-                      stream.rules_version)
+        return Stream(rules, seq, game_step(rules, done, seq, {**action, "seq": seq}), None, stream.rules_version)
     if kind == UNDO:
         if done.rest is None:
             raise RulesError("nothing_to_undo", "There is nothing to undo: no move has been recorded yet.")
@@ -295,6 +292,19 @@ def advance(stream: Stream, seq: int, action: Action) -> Stream:
         step = Step(seq, {**action, "seq": seq}, stream.state, base=done, rules=rules)  # the game stands as it was
         return Stream(rules, seq, Link(step, done), None, stream.rules_version)
     return correct(stream, seq, action)  # kind == CORRECT
+
+
+def game_step(rules: GameRules, done: Link, seq: int, action: Action) -> Link:
+    """The chain ``done`` with one more game action on top: ``action`` (the game's own, in
+    the current rules version, ``seq`` among its fields) applied by the rules to the state
+    of the latest step. Raises what the rules' ``apply`` raises. What :func:`advance` does
+    for a game action, which a whole-log fold (``replays.replay.fold``) calls directly."""
+    return _link((Step(seq, action, rules.apply(done.head.state, action), None, done, rules), done))
+
+
+def _link(cell: tuple[Step, Link | None]) -> Link:
+    """``Link(*cell)`` without the named tuple's own ``__new__`` (a Python call per event)."""
+    return tuple.__new__(Link, cell)
 
 
 def correct(stream: Stream, seq: int, action: Action) -> Stream:

@@ -405,12 +405,17 @@ def _still_to_play(hand: Hand, trick: Trick) -> int | None:
     Answers still due to a knock do not matter here: a fold never completes a trick for
     the players still in ("Answering a knock": the folder's played cards stay where they are)."""
     played = {p.seat for p in trick.plays}
-    in_hand, last = hand.in_hand, trick.plays[-1].seat
-    for step in range(1, len(in_hand)):  # clockwise from the last card (engine.core.seat_after, without a call per seat)
-        seat = (last + step) % len(in_hand)
+    in_hand = hand.in_hand
+    for seat in _CLOCKWISE[len(in_hand)][trick.plays[-1].seat]:  # clockwise from the last card
         if in_hand[seat] and seat not in played:
             return seat
     return None
+
+
+#: For each table size, the other seats clockwise after each seat (``engine.core.seat_after``'s
+#: order, written out once: a play asks twice who is next).
+_CLOCKWISE = {count: tuple(tuple((seat + step) % count for step in range(1, count)) for seat in range(count))
+              for count in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
 
 
 def to_act(state: State) -> list[int]:
@@ -595,8 +600,8 @@ def _settle(state: State, seq: int) -> State:
     """
     hand = state.hand
     assert hand is not None
-    active = [s for s in hand.players if hand.in_hand[s]]
-    if len(active) <= 1:
+    if hand.in_hand.count(True) <= 1:  # only players dealt in are ever in the hand
+        active = [s for s in hand.players if hand.in_hand[s]]
         winner = active[0] if active else None
         return _end_hand(state, Result(winner, _last_in_reason(state, hand, winner)))
     trick = hand.current_trick
@@ -960,6 +965,8 @@ def _play(state: State, action: Action, seq: int) -> State:
 
 def _proven(hand: Hand, seat: int, cards: Iterable[str], seq: int, how: str) -> tuple[Revoke, ...]:
     """Revokes that ``cards`` (now played or revealed by ``seat``) prove ("Knowledge", 2)."""
+    if not hand.voids:  # nobody has shown out this hand
+        return ()
     voids = [void for void in hand.voids if void.seat == seat]  # the suits ``seat`` showed out of
     if not voids:
         return ()

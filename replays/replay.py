@@ -91,36 +91,56 @@ def fold(rules: GameRules, events: Iterable[Mapping[str, Any]]) -> Folded:
 
 
 def _fold(rules: GameRules, events: Iterable[Mapping[str, Any]]) -> Folded:
-    stream: streams.Stream | None = None
-    facts: list[Fact] = []
+    """:func:`fold`'s loop. A game action is folded as ``engine.stream.advance`` folds it
+    (:func:`engine.stream.game_step`: the rules' ``apply``, a new step on the chain, nothing
+    left to redo), without building a :class:`engine.stream.Stream` per event: the chain and
+    the redo stack are carried from event to event and made a stream once, at the end, or
+    when a bookkeeping event (undo, redo, note, abandon, correct) or an action of a game
+    recorded under an older rules version is folded by ``engine.stream.advance`` itself."""
+    events = iter(events)
+    first = next(events, None)
+    if first is None:
+        raise ValueError("an empty log has no state")
+    position, hand_number, game_step = rules.position, rules.hand_number, streams.game_step
+    advance, let_go, target_seq = streams.advance, streams.let_go, streams.target_seq
+    not_game_actions, abandon, fact = streams.NOT_GAME_ACTIONS, streams.ABANDON, _fact
+    kind = {"type": first["type"], **first["data"]}["type"]  # action(event)'s type
+    stream = streams.start(rules, {k: v for k, v in first["data"].items() if k != "type"})
+    state = stream.state
+    facts: list[Fact] = [fact((first["seq"], kind, hand_number(state), None, 0))]
     keep = facts.append
-    position, hand_number, advance, let_go = rules.position, rules.hand_number, streams.advance, streams.let_go
-    not_game_actions = streams.NOT_GAME_ACTIONS
-    state: Any = None
+    # a game recorded under an older rules version has every action upcast by advance
+    current_rules = stream.rules_version is None or stream.rules_version == rules.RULES_VERSION
+    done, undone, version, rules_version = stream.done, stream.undone, stream.version, stream.rules_version
     recent: deque[streams.Step] = deque()
     for event in events:
         seq = event["seq"]
-        folded_action = {"type": event["type"], **event["data"]}  # action(event)
-        kind = folded_action["type"]
-        if stream is None:  # game_created
-            stream = streams.start(rules, {k: v for k, v in folded_action.items() if k != "type"})
-            state = stream.state
-            keep(Fact(seq, kind, hand_number(state), None, 0))
-            continue
-        # only an undo, a redo or a correct acts on an earlier event (engine.stream.target_seq)
-        target = streams.target_seq(stream, folded_action) if kind in not_game_actions else None
+        folded = {"type": event["type"], **event["data"], "seq": seq}  # action(event) as advance folds it
+        kind = folded["type"]
         where = position(state)
-        top = stream.done.head
-        stream = advance(stream, seq, folded_action)
-        if stream.done.head is not top:  # a new latest step: the one RECENT steps before it lets its state go
+        top = done.head
+        if kind not in not_game_actions and current_rules and top.action["type"] != abandon:
+            done = game_step(rules, done, seq, folded)
+            undone, target = None, None
+        else:  # only an undo, a redo or a correct acts on an earlier event (engine.stream.target_seq)
+            stream = streams.Stream(rules, version, done, undone, rules_version)
+            recorded = {"type": event["type"], **event["data"]}  # action(event)
+            target = target_seq(stream, recorded) if kind in not_game_actions else None
+            stream = advance(stream, seq, recorded)
+            done, undone = stream.done, stream.undone
+        version = seq
+        if done.head is not top:  # a new latest step: the one RECENT steps before it lets its state go
             recent.append(top)
             if len(recent) > streams.RECENT:
                 let_go(recent.popleft())
-        state = stream.state
-        keep(Fact(seq, kind, hand_number(state), target, where))
-    if stream is None:
-        raise ValueError("an empty log has no state")
-    return Folded(stream, pvector(facts))
+        state = done.head.state
+        keep(fact((seq, kind, hand_number(state), target, where)))
+    return Folded(streams.Stream(rules, version, done, undone, rules_version), pvector(facts))
+
+
+def _fact(fields: tuple[int, str, int, int | None, int]) -> Fact:
+    """``Fact(*fields)`` without the named tuple's own ``__new__`` (a Python call per event)."""
+    return tuple.__new__(Fact, fields)
 
 
 @contextmanager

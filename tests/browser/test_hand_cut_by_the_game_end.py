@@ -40,5 +40,8 @@ def test_a_hand_cut_short_by_the_games_end_reads_not_finished(server, new_contex
     page.goto(server.url(f"/watch/{game['id']}/hands/1"))
     result = page.locator("section[aria-labelledby='h-result']")
     expect(result.locator("p").first).to_have_text("Not finished: the game ended when Ann had lost 3 lives.")
+    # the play cost nobody a life (the ruling listed below cost Ann 3): never "Ann loses 0 lives"
+    expect(result).to_contain_text("Nobody lost a life in the play of this hand.")
+    assert "loses 0" not in result.inner_text()
     for where in (page.locator("main"),):
         assert "abandoned" not in where.inner_text().lower()

@@ -511,7 +511,19 @@ export function renderCompose() {
     composeBody.appendChild(box);
   }
   confirmButton.disabled = !composeReady();
+  keepPanelInView();
 }
+
+/* While cards are chosen, the panel's heading never goes under the sticky bar: scrolled past (to tap
+ * a card lower in the deck), the panel stays just under the bar, as the bar itself does. */
+export function keepPanelInView() {
+  composeBox.style.transform = "";
+  if (!S.compose || composeBox.hidden) { return; }
+  var bar = document.querySelector(".table-page .topbar").getBoundingClientRect().bottom;
+  var top = composeBox.getBoundingClientRect().top;
+  if (top < bar) { composeBox.style.transform = "translateY(" + Math.ceil(bar - top) + "px)"; }
+}
+window.addEventListener("scroll", keepPanelInView, {passive: true});
 
 export function renderDeck() {
   var buttons = deckBox.querySelectorAll("button[data-card]");

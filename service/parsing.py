@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields
+from marshmallow import Schema, ValidationError, fields, missing, validate
 
 import engine
 import schemas
@@ -79,71 +79,159 @@ def action_schema(game: str, kind: str, players: tuple[str, ...], visibility: st
     return schema
 
 
-#: The hooks every action schema has (``schemas.common``: the Unicode check before loading,
-#: the open-only fields' check after), which a plain body passes by itself.
-PLAIN_HOOKS = {("pre_load", "_valid_unicode"), ("validates_schema", "_visibility")}
+#: The hook every action schema has before loading (``schemas.common``: the Unicode check),
+#: which a plain body passes by itself.
+PLAIN_HOOKS = {("pre_load", "_valid_unicode")}
+#: What a plain field's converter gives for a value it cannot vouch for.
+_REFUSED = object()
 
 
 @lru_cache(maxsize=512)
 def plain_loader(schema: Schema) -> Callable[[Mapping[str, Any]], dict[str, Any] | None] | None:
     """A plain check standing in for ``schema.load`` on the bodies of most moves, for an
     action schema whose fields are its ``type``, a seat's name (``PlayerName``), a card
-    (``CardField``) and the optional ``at``, with no check of its own (a ``play``, a
-    ``knock``, a ``stop`` …; None for any other schema).
+    (``CardField``), a list of cards (``schemas.common.cards``), seats' names to lists of
+    cards (a ``deal``'s ``hands``) and the optional ``at``, whose own checks are schema-wide
+    ones (``validates_schema``: a ``play``, a ``knock``, a ``deal``, a ``laundry`` …; None
+    for any other schema).
 
     The check returns what ``schema.load`` returns for a body it can vouch for (no ``at``, no
     field the schema does not take, every required field there, each name exactly a seat's
     as seated that no other seat's spelling matches in another case, each card one the
-    game's own ``parse`` reads: ``{"type", **fields}`` in the schema's order, the card
+    game's own ``parse`` reads, each list and mapping as long as the field allows, the
+    schema's own checks passed: ``{"type", **fields}`` in the schema's order, the cards
     canonical), else None, and then marshmallow loads the body and words its errors
     (``tests/test_plain_action_check.py`` compares the two on every action the playouts
     record, and on bodies each way wrong)."""
-    if {(tag, name) for tag, hooks in type(schema)._hooks.items() for name, *_ in hooks} != PLAIN_HOOKS:
-        return None
-    kinds: list[tuple[str, str, bool, Any]] = []
-    for name, field in schema.load_fields.items():
-        if field.data_key not in (None, name) or field.attribute is not None or field.validators or field.allow_none:
-            return None
-        if name == "type" and type(field) is fields.String:
-            kinds.append((name, "text", field.required, None))
-        elif name == "at" and isinstance(field, UtcDateTime) and not field.required:
-            continue  # a body with an ``at`` goes to the schema
-        elif type(field) is PlayerName:
-            kinds.append((name, "seat", field.required, None))
-        elif type(field) is CardField:
-            kinds.append((name, "card", field.required, field.parse))
-        else:
-            return None
+    checks: list[str] = []
+    for tag, hooks in type(schema)._hooks.items():
+        for name, many, options in hooks:
+            if (tag, name) in PLAIN_HOOKS:
+                continue
+            if tag != "validates_schema" or many or options.get("pass_original"):
+                return None
+            checks.append(name)  # run on what the fields load, as marshmallow runs it (the open-only fields' too)
     players: tuple[str, ...] = getattr(schema, "players", ())
     folded = [name.casefold() for name in players]
     seats = {name: name for name, key in zip(players, folded, strict=True) if folded.count(key) == 1}
+    kinds: list[tuple[str, bool, Callable[[Any], Any]]] = []
+    for name, field in schema.load_fields.items():
+        if field.data_key not in (None, name) or field.attribute is not None:
+            return None
+        if name == "type" and type(field) is fields.String and not field.validators and not field.allow_none \
+                and field.load_default is missing:
+            kinds.append((name, field.required, _text))
+        elif name == "at" and isinstance(field, UtcDateTime) and not field.required:
+            continue  # a body with an ``at`` goes to the schema
+        else:
+            convert = _plain_field(field, seats)
+            if convert is None:
+                return None
+            kinds.append((name, field.required, convert))
     taken = frozenset(name for name, *_ in kinds)
+    validators = [getattr(schema, name) for name in checks]
+    partial, unknown = schema.partial, schema.unknown
 
     def load(body: Mapping[str, Any]) -> dict[str, Any] | None:
         if not taken.issuperset(body):
             return None
         out: dict[str, Any] = {}
-        for name, kind, required, parse in kinds:
+        for name, required, convert in kinds:
             if name not in body:
                 if required:
                     return None
                 continue
-            value: Any = body[name]
-            if kind == "seat":
-                value = seats.get(value) if type(value) is str else None
-                if value is None:
-                    return None
-            elif type(value) is not str and (kind != "card" or type(value) is not int):  # a card may be a number
+            value = convert(body[name])
+            if value is _REFUSED:
                 return None
-            elif kind == "card":
-                try:
-                    value = parse(value)
-                except (ValueError, TypeError):
-                    return None
             out[name] = value
+        for check in validators:
+            try:
+                check(out, partial=partial, many=False, unknown=unknown)
+            except ValidationError:
+                return None
         return out
 
     return load
+
+
+def _text(value: Any) -> Any:
+    return value if type(value) is str else _REFUSED
+
+
+def _plain_field(field: fields.Field[Any], seats: Mapping[str, str]) -> Callable[[Any], Any] | None:
+    """The plain converter of one field of an action schema (:func:`plain_loader`): a value
+    it vouches for becomes what the field loads it as, any other :data:`_REFUSED`; None
+    when the field is none of the kinds it knows."""
+    if field.allow_none or field.load_default is not missing:
+        return None
+    bounds = _bounds(field)
+    if bounds is None:
+        return None
+    low, high = bounds
+    if type(field) is PlayerName and low is None and high is None:
+        def seat(value: Any) -> Any:
+            found = seats.get(value) if type(value) is str else None
+            return _REFUSED if found is None else found
+        return seat
+    if type(field) is CardField and low is None and high is None:
+        parse = field.parse
+
+        def card(value: Any) -> Any:
+            if type(value) is not str and type(value) is not int:  # a card may be a number, never a bool
+                return _REFUSED
+            try:
+                return parse(value)
+            except (ValueError, TypeError):
+                return _REFUSED
+        return card
+    if type(field) is fields.List:
+        inner = _plain_field(field.inner, seats)
+        if inner is None:
+            return None
+
+        def items(value: Any) -> Any:
+            if type(value) is not list or (low is not None and len(value) < low) or (high is not None and len(value) > high):
+                return _REFUSED
+            out = []
+            for each in value:
+                loaded = inner(each)
+                if loaded is _REFUSED:
+                    return _REFUSED
+                out.append(loaded)
+            return out
+        return items
+    if type(field) is fields.Dict and field.key_field is not None and field.value_field is not None:
+        key = _plain_field(field.key_field, seats)
+        values = _plain_field(field.value_field, seats)
+        if key is None or values is None:
+            return None
+
+        def mapping(value: Any) -> Any:
+            if type(value) is not dict:
+                return _REFUSED
+            out = {}
+            for name, each in value.items():
+                loaded_key, loaded = key(name), values(each)
+                if loaded_key is _REFUSED or loaded is _REFUSED or loaded_key in out:  # two spellings of one seat
+                    return _REFUSED
+                out[loaded_key] = loaded
+            if (low is not None and len(out) < low) or (high is not None and len(out) > high):
+                return _REFUSED
+            return out
+        return mapping
+    return None
+
+
+def _bounds(field: fields.Field[Any]) -> tuple[int | None, int | None] | None:
+    """The least and most items a field's validators allow (one ``validate.Length`` at
+    most, without ``equal``; ``(None, None)`` without one), or None for other validators."""
+    if not field.validators:
+        return None, None
+    if len(field.validators) != 1 or type(field.validators[0]) is not validate.Length \
+            or field.validators[0].equal is not None:
+        return None
+    return field.validators[0].min, field.validators[0].max
 
 
 def parse_reason(kind: str, body: Any) -> Parsed:

@@ -80,6 +80,30 @@ WRONG = [
     {"type": "knock"},
     {"type": "knock", "player": "x" * 200},
     {"type": "stay", "player": "Cas"},
+    # lists of cards and a deal's hands (seats to lists of cards)
+    {"type": "laundry", "player": "Cas", "cards": ["8S", "JH", "KD", "TS"]},
+    {"type": "laundry", "player": "Cas", "cards": []},  # too few
+    {"type": "laundry", "player": "Cas", "cards": ["8S"] * 60},  # too many
+    {"type": "laundry", "player": "Cas", "cards": "8S"},  # not a list
+    {"type": "laundry", "player": "Cas", "cards": ["8S", True]},
+    {"type": "laundry", "player": "Cas", "cards": ["8S", None]},
+    {"type": "laundry", "player": "Cas", "cards": ["8s", " 10h "]},
+    {"type": "laundry", "player": "Cas", "cards": None},
+    {"type": "challenge", "player": "Cas", "target": "Ann"},  # the cards a table game needs
+    {"type": "challenge", "player": "Cas", "target": "Ann", "cards": ["8S", "JH", "KD", "TS"]},
+    {"type": "deal", "dealer": "Ann"},  # an open game's deal lists the hands
+    {"type": "deal", "dealer": "Ann", "hands": {"Ann": ["7C", "8D", "9H", "QC"], "Bob": ["7H", "JD", "QD", "TD"]}},
+    {"type": "deal", "hands": {"Ann": ["7C", "8D", "9H", "QC"]}},
+    {"type": "deal", "dealer": "Ann", "hands": {}},  # too few
+    {"type": "deal", "dealer": "Ann", "hands": {f"P{n}": ["7C"] for n in range(9)}},  # too many, not seats
+    {"type": "deal", "dealer": "Ann", "hands": {"Ann": ["7C"], "ann": ["8D"]}},  # one seat twice
+    {"type": "deal", "dealer": "Ann", "hands": {"Ann": ["7C"], "bob": ["8D"]}},
+    {"type": "deal", "dealer": "Ann", "hands": {"Ann": "7C"}},
+    {"type": "deal", "dealer": "Ann", "hands": {"Ann": []}},
+    {"type": "deal", "dealer": "Ann", "hands": {"Zed": ["7C"]}},
+    {"type": "deal", "dealer": "Ann", "hands": [["Ann", ["7C"]]]},
+    {"type": "deal", "dealer": "Ann", "hands": None},
+    {"type": "deal", "dealer": "Ann", "hands": {"Ann": ["7C", "ZZ"]}},
 ]
 
 
@@ -158,3 +182,21 @@ def test_an_answer_is_json_equal_to_the_standard_librarys(value):
     """(No answer holds a number that is not finite: bodies refuse them, the rules count in
     whole numbers; the standard library would write one as ``Infinity``, which is not JSON.)"""
     assert json.loads(http.dumps(value)) == json.loads(json.dumps(value))
+
+
+@pytest.mark.parametrize("visibility", ["open", "table"])
+def test_every_toepen_action_of_the_playouts_takes_the_plain_check(visibility):
+    """A deal's hands and a laundry's or a challenge's cards (lists of cards, seats to lists of
+    cards) take the plain check too, with the schema's own checks run on what it loads: no
+    action the playouts record goes to marshmallow (before, every deal did)."""
+    players = ("Ann", "Bob", "Cas", "Dee")
+    seen: set[str] = set()
+    for seed in range(3):
+        log = play("toepen", random.Random(seed), list(players), {"limit": 5}, visibility).events
+        for _, action in log[1:]:
+            if action["type"] in ("undo", "redo", "note"):
+                continue
+            loader = plain_loader(action_schema("toepen", action["type"], players, visibility))
+            assert loader is not None and loader(action) is not None, action
+            seen.add(action["type"])
+    assert {"deal", "play", "knock"} <= seen

@@ -52,12 +52,20 @@ from service.storage import forks
 class _Entry:
     """A cached game: its fold, its last event's stored hash (None: not known), the log's
     ``game_created`` as the games row must copy it (:func:`fixed_fields`; None: not read yet)
-    and the :attr:`FoldCache.generation` it was checked in full in (or caught up from one)."""
+    and the :attr:`FoldCache.generation` it was checked in full in (or caught up from one);
+    ``stored``: its last event as this server stored it (:data:`Stored`; None: not known)."""
 
     folded: replay.Folded
     last_hash: str | None
     fixed: Mapping[str, Any] | None
     generation: int
+    stored: Stored | None = None
+
+
+#: An event as a write of this server stored it, whose hash it computed as ``last_hash``: the
+#: stored hash before it, its ``type``, its ``data`` as stored (``store.data_text``),
+#: ``recorded_at``, ``at`` and ``salt``, the fields of a head (``store.head``) that its hash covers.
+Stored = tuple[str, str, str, str, str | None, str]
 
 
 class FoldCache:
@@ -160,6 +168,10 @@ class FoldCache:
                                                              "stored events were rewritten with a new hash chain")
         elif entry is not None and entry.folded.version == version:
             current, last_hash, fixed = entry.folded, entry.last_hash, entry.fixed
+            if steady and head is not None and holds(current, last_hash, head, entry.stored):  # nothing to change
+                if row is not None:
+                    agrees(game_id, row, fixed, current)
+                return entry
         elif entry is not None and entry.folded.version < version:
             # the event already cached comes along: it must be as it was, the new ones must follow its hash
             events = store.events(db, game_id, after=entry.folded.version - 1, upto=version)
@@ -188,20 +200,24 @@ class FoldCache:
         return new
 
     def put(self, game_id: str, folded: replay.Folded, last_hash: str | None = None, *,
-            fixed: Mapping[str, Any] | None = None, generation: int | None = None) -> None:
+            fixed: Mapping[str, Any] | None = None, generation: int | None = None,
+            stored: Stored | None = None) -> None:
         """Cache ``folded`` with ``last_hash`` (its last event's stored hash; None: not known,
         so the next :meth:`get` reads the whole log again) unless a newer fold of the game is
         cached already. A write's fold extends the one its :meth:`get` checked and keeps that
         one's generation and ``fixed``; a new game's comes with what its row copies of the
         ``game_created`` just stored (``fixed``, :func:`fixed_fields`) and the
         :attr:`generation` read before it was written (without them, the next :meth:`get`
-        reads and checks the whole log)."""
+        reads and checks the whole log). ``stored``: the last event as the write stored it
+        (:data:`Stored`), which spares the next :meth:`get` re-hashing it while it is stored so."""
         with self._lock:
             entry = self._games.get(game_id)
-        if entry is not None and fixed is None:
-            self._store(game_id, _Entry(folded, last_hash, entry.fixed, entry.generation))
-        else:
-            self._store(game_id, _Entry(folded, last_hash, fixed, -1 if generation is None else generation))
+            if entry is not None and fixed is None:
+                new = _Entry(folded, last_hash, entry.fixed, entry.generation, stored)
+            else:
+                new = _Entry(folded, last_hash, fixed, -1 if generation is None else generation, stored)
+            if entry is None or entry.folded.version <= new.folded.version:
+                self._games[game_id] = new
 
     def _store(self, game_id: str, new: _Entry) -> None:
         """Cache ``new`` unless a newer fold of the game is cached already."""
@@ -241,20 +257,28 @@ class FoldCache:
             self._games.clear()
 
 
-def holds(folded: replay.Folded, last_hash: str | None, head: Mapping[str, Any]) -> bool:
+def holds(folded: replay.Folded, last_hash: str | None, head: Mapping[str, Any], stored: Stored | None = None) -> bool:
     """True when the stored ``head`` (``store.head``) is still that of ``folded`` whose last
     event's hash was ``last_hash``: as many events as its version (when counted), the last of them its
     version, its hash and ``games.record_hash`` both ``last_hash`` and that hash the one its
     stored content gives after the stored hash before it (``replays.chain``), its type the
-    one folded, ``games.status`` the status ``folded`` ends in."""
+    one folded, ``games.status`` the status ``folded`` ends in.
+
+    ``stored``: the last event as this server's write stored it (:data:`Stored`), hashed by
+    that write as ``last_hash``; when the head holds exactly those texts, its content gives
+    that hash without hashing it again (the same canonical JSON: ``data`` read back from its
+    stored text is the value the write hashed), else it is hashed as ever."""
     version = folded.version
     if not (head["count"] in (None, version) and head["last_seq"] == version and last_hash is not None
             and head["last_hash"] == last_hash and head["record_hash"] == last_hash
             and head["status"] == streams.status(folded.stream) and head["last_type"] == folded.facts[-1].type):
         return False
+    previous = chain.GENESIS if version == 1 else head["previous_hash"]
+    if stored is not None and stored == (previous, head["last_type"], head["last_data"], head["last_recorded_at"],
+                                         head["last_at"], head["last_salt"]):
+        return True
     try:
         data = json.loads(head["last_data"])
-        previous = chain.GENESIS if version == 1 else head["previous_hash"]
         event = {"seq": version, "type": head["last_type"], "data": data, "recorded_at": head["last_recorded_at"],
                  "at": head["last_at"], "salt": head["last_salt"]}
         return isinstance(previous, str) and isinstance(data, dict) and chain.event_hash(previous, event) == last_hash

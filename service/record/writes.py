@@ -33,7 +33,7 @@ from service import http
 from service.parsing import Parsed, invalid, option_field
 from service.problems import ApiError
 from service.record import transfer
-from service.record.cache import FoldCache, checked_events, fixed_fields
+from service.record.cache import FoldCache, Stored, checked_events, fixed_fields
 from service.record.writer import Writer
 from service.storage import backend as store
 from service.storage import forks, history
@@ -187,7 +187,8 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
     if len(game_id) > 100:
         raise ApiError(404, "game_not_found", f"There is no game {game_id[:100]!r}.")
 
-    def decide(db: Database, moment: store.Moment | None) -> tuple[tuple[Recorded, replay.Folded | None],
+    def decide(db: Database, moment: store.Moment | None) -> tuple[tuple[Recorded, replay.Folded | None,
+                                                                           Stored | None],
                                                                      Callable[[Database], None] | None]:
         if moment is None or moment.row["game"] not in engine.GAMES:
             raise ApiError(404, "game_not_found", f"There is no game {game_id[:100]!r}.")
@@ -201,9 +202,9 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
             if seen is not None and seen["request_hash"] == fingerprint:
                 if dry_run:
                     return (Recorded(200, {"dry_run": True, "replayed": True, "state": streams.view(before.stream, True),
-                                           "irregularities": []}, version), None), None
+                                           "irregularities": []}, version), None, None), None
                 check_answer(db, rules, game_id, key, seen, row)  # the stored answer is the log's, or 503
-                return (Recorded(seen["status"], seen["response"], version), None), None
+                return (Recorded(seen["status"], seen["response"], version), None, None), None
             if seen is not None:
                 raise ApiError(422, "idempotency_key_reused",
                                "This Idempotency-Key was used before with a different request.", version=version)
@@ -224,13 +225,14 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
         target, fix, proved = _outcome(before, after, seq, kind)
         if dry_run:
             return (Recorded(200, {"dry_run": True, "state": streams.view(after.stream, True),
-                                   "irregularities": proved}, version), None), None
+                                   "irregularities": proved}, version), None, None), None
         recorded_at = _now()
         previous = head["last_hash"]
         event: dict[str, Any] = {"seq": seq, "type": kind,
                                  "data": {k: v for k, v in parsed.action.items() if k != "type"},
                                  "recorded_at": recorded_at, "at": parsed.at, "salt": chain.new_salt()}
         event["hash"] = chain.event_hash(previous, event)
+        text = store.data_text(event["data"])  # as stored: the next write's check of the head compares it
         state = after.stream.state
         status = streams.status(after.stream)
         reshaped = fix is not None or (target is not None and target.fix is not None)  # a correction, or its undo/redo
@@ -239,24 +241,25 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
 
         def append(db: Database) -> None:  # sent with the COMMIT, in one round trip
             store.append_move(db, game_id, event, key, previous_hash=previous, status=status,
-                              secret_from_hand=forks.secret_from_hand(rules, state))
+                              secret_from_hand=forks.secret_from_hand(rules, state), data_text=text)
             if results:  # finished or abandoned, reopened, or a finished game corrected
                 history.refresh(db, row, after.stream)
             if key is not None:
                 store.remember(db, game_id, key, fingerprint, 201, out, recorded_at)
 
-        return (Recorded(201, out, seq), after), append
+        return (Recorded(201, out, seq), after, (previous, kind, text, recorded_at, parsed.at, event["salt"])), append
 
     if then is not None:
-        def settle(result: tuple[Recorded, replay.Folded | None] | None, error: BaseException | None) -> None:
+        def settle(result: tuple[Recorded, replay.Folded | None, Stored | None] | None,
+                   error: BaseException | None) -> None:
             if error is not None or result is None:
                 if isinstance(error, store.StorageUnavailable):  # as below
                     cache.discard(game_id)
                 then(None, error)
                 return
-            recorded, after = result
+            recorded, after, stored = result
             if after is not None:
-                cache.put(game_id, after, recorded.body["event"]["hash"])
+                cache.put(game_id, after, recorded.body["event"]["hash"], stored=stored)
             then(recorded, None)
 
         writer.move(game_id, lookup, decide, then=settle)
@@ -267,9 +270,9 @@ def record(writer: Writer, cache: FoldCache, game_id: str, parse: Callable[[Mapp
         cache.discard(game_id)
         raise
     assert moved is not None
-    recorded, after = moved
+    recorded, after, stored = moved
     if after is not None:
-        cache.put(game_id, after, recorded.body["event"]["hash"])
+        cache.put(game_id, after, recorded.body["event"]["hash"], stored=stored)
     return recorded
 
 

@@ -25,6 +25,7 @@ from service.storage.messages import shown as shown
 from service.storage.sqlite import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS
 from service.storage.sqlite import SYNCHRONOUS_LEVELS as SYNCHRONOUS_LEVELS
 from service.storage.sqlite import damaged as damaged
+from service.storage.sqlite import data_text as data_text
 from service.storage.sqlite import decode_cursor as decode_cursor
 from service.storage.sqlite import encode_cursor as encode_cursor
 
@@ -34,9 +35,22 @@ def is_postgres(target: object) -> bool:
     return isinstance(target, psycopg.Connection) or postgres.is_url(target)
 
 
+#: The backend of each type of connection seen so far (:func:`of`): whether a connection is
+#: PostgreSQL's depends on its type alone, so every store call after the first of a type
+#: looks it up here instead of asking :func:`is_postgres` again (a move makes a dozen calls).
+_BY_TYPE: dict[type, Store] = {}
+
+
 def of(target: object) -> Store:
     """The backend of ``target``: a connection, or a database named as ``--db`` takes it."""
-    return postgres if is_postgres(target) else sqlite
+    kind = type(target)
+    found = _BY_TYPE.get(kind)
+    if found is not None:
+        return found
+    found = postgres if is_postgres(target) else sqlite
+    if not isinstance(target, str):  # a ``--db`` text is decided by its value, a connection by its type
+        _BY_TYPE[kind] = found
+    return found
 
 
 def whole_database(target: object) -> WholeDatabase:
@@ -135,10 +149,10 @@ def read_move(db: Connection, game_id: str, key: str | None) -> Moment | None:
 
 
 def append_move(db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
-                previous_hash: str, status: str, secret_from_hand: int | None) -> None:
+                previous_hash: str, status: str, secret_from_hand: int | None, data_text: str | None = None) -> None:
     """``append_move`` of the backend of ``db``."""
     return of(db).append_move(db, game_id, event, idempotency_key, previous_hash=previous_hash, status=status,
-                              secret_from_hand=secret_from_hand)
+                              secret_from_hand=secret_from_hand, data_text=data_text)
 
 
 def pipeline(db: Connection) -> AbstractContextManager[Connection]:

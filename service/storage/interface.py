@@ -141,10 +141,12 @@ class EventLog(Protocol):
         ...
 
     def append_move(self, db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
-                    previous_hash: str, status: str, secret_from_hand: int | None) -> None:
+                    previous_hash: str, status: str, secret_from_hand: int | None,
+                    data_text: str | None = None) -> None:
         """Append ``event`` (``{seq, type, data, recorded_at, at, salt, hash}``, its hash
         chained by ``replays.chain.event_hash`` to ``previous_hash``, the stored hash of the
-        event before it as :meth:`begin_move` read it) and set the games row's version,
+        event before it as :meth:`begin_move` read it; ``data_text``: its ``data`` as
+        ``service.storage.sqlite.data_text`` writes it, when the caller has it already) and set the games row's version,
         status, ``secret_from_hand`` and ``record_hash`` (and notify, where the backend
         does), sending nothing that waits for an answer (inside :meth:`pipeline`, nothing at
         all until the block ends). Stores nothing, raising ``RecordDamaged`` (at the latest

@@ -51,6 +51,7 @@ from replays import chain
 from schemas.common import scrub
 from service.storage import postgres_bounds as bounds
 from service.storage.interface import Moment, RecordDamaged, StorageUnavailable
+from service.storage.sqlite import data_text as sqlite_data_text
 from service.storage.sqlite import decode_cursor, encode_cursor, loads
 
 P = ParamSpec("P")
@@ -809,7 +810,7 @@ _GUARDED: weakref.WeakKeyDictionary[Connection, tuple[str, int]] = weakref.WeakK
 
 
 def append_move(db: Connection, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
-                previous_hash: str, status: str, secret_from_hand: int | None) -> None:
+                previous_hash: str, status: str, secret_from_hand: int | None, data_text: str | None = None) -> None:
     """Append ``event`` (its hash chained to ``previous_hash``, the stored hash of the event
     before it as :func:`begin_move` read it under the same lock) to the log of ``game_id``,
     set the games row's ``version``, ``status``, ``secret_from_hand`` and ``record_hash``, and
@@ -832,8 +833,8 @@ def append_move(db: Connection, game_id: str, event: Mapping[str, Any], idempote
             "AND (SELECT hash FROM events WHERE game_id = %s AND seq = %s) = %s THEN %s::bigint END, "
             "%s, %s, %s, %s, %s, %s, %s",
             [game_id, game_id, seq - 1, game_id, seq - 1, previous_hash, seq, event["type"],
-             json.dumps(event["data"], separators=(",", ":")), event["recorded_at"], event["at"], idempotency_key,
-             event["salt"], event["hash"]])
+             data_text if data_text is not None else sqlite_data_text(event["data"]), event["recorded_at"], event["at"],
+             idempotency_key, event["salt"], event["hash"]])
     except errors.NotNullViolation as err:  # outside a pipeline: at once
         _GUARDED.pop(db, None)
         raise _disagrees(game_id, seq) from err

@@ -242,8 +242,10 @@ def row_types(row: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _game(row: dict[str, Any]) -> dict[str, Any]:
-    row = dict(row)
+def _game(row: dict[str, Any], *, own: bool = False) -> dict[str, Any]:
+    """A games row as the service reads it (``own``: ``row`` is the caller's to change, not copied)."""
+    if not own:
+        row = dict(row)
     game_id = str(row["id"])
     wrong = row_types(row)
     if wrong is not None:
@@ -276,13 +278,33 @@ def _decode(text: str, shape: type | None, game_id: str, seq: int | None, what: 
 
 
 #: Nineteen digits in a row: a number there may be an integer beyond 64 bits, which ``orjson``
-#: reads as a float where ``json`` keeps it whole.
-_LONG_NUMBER = re.compile(r"\d{19}")
+#: reads as a float where ``json`` keeps it whole. ASCII digits only (a JSON number has no
+#: others; Unicode's ``\d`` costs the search several times more on text full of hex digits).
+_LONG_NUMBER = re.compile(r"\d{19}", re.ASCII)
 
 
 #: ``json.dumps(…, separators=(",", ":"))``, the encoder built once (``json.dumps`` builds one on
 #: every call given any option): the compact text of a stored event's ``data``.
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
+def _texts(text: str) -> Any:
+    """:func:`loads` of a JSON array of texts (the live tokens' hashes a move reads): read by
+    ``orjson`` at once when it is one (a text is read alike by both, so the search for long
+    numbers is not needed), else by :func:`loads`."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return loads(text)
+    if type(value) is list and all(type(each) is str for each in value):
+        return value
+    return loads(text)
+
+
+def data_text(data: Any) -> str:
+    """The text an event's ``data`` is stored as, on either backend: compact JSON
+    (``json.dumps(data, separators=(",", ":"))``)."""
+    return _COMPACT.encode(data)
 
 
 def loads(text: str) -> Any:
@@ -544,14 +566,20 @@ def read_move(db: Database, game_id: str, key: str | None) -> Moment | None:
     return _moment(game_id, key, dict(zip(names, values, strict=True)))
 
 
+#: The head's columns of :data:`MOVE_READ` (``h_`` before each key), and the idempotency record's (``k_``).
+_HEAD_COLUMNS = tuple((name, f"h_{name}") for name in HEAD_KEYS)
+_KEPT_COLUMNS = tuple((name, f"k_{name}") for name in ("request_hash", "status", "response"))
+
+
 def _moment(game_id: str, key: str | None, found: dict[str, Any]) -> Moment:
     """The :class:`Moment` of one row of :data:`MOVE_READ` (PostgreSQL's reads the same columns)."""
     head = {"version": found["version"], "status": found["status"], "record_hash": found["record_hash"]}
-    head.update({name: found.pop(f"h_{name}") for name in HEAD_KEYS})
-    kept = {name: found.pop(f"k_{name}") for name in ("request_hash", "status", "response")}
+    for name, column in _HEAD_COLUMNS:
+        head[name] = found.pop(column)
+    kept = {name: found.pop(column) for name, column in _KEPT_COLUMNS}
     hashes = found.pop("token_hashes")
-    row = _game(found)
-    row["token_hashes"] = [str(each) for each in (loads(hashes) if isinstance(hashes, str) else hashes or [])]
+    row = _game(found, own=True)
+    row["token_hashes"] = [str(each) for each in (_texts(hashes) if isinstance(hashes, str) else hashes or [])]
     if type(head["count"]) is not int:
         raise damaged(game_id, None, f"games.stored_events is stored as {type(head['count']).__name__}, not as an "
                                      "integer")
@@ -585,21 +613,23 @@ def _move_read_apart(db: Database, game_id: str, key: str | None) -> Moment | No
 
 
 def append_move(db: Database, game_id: str, event: Mapping[str, Any], idempotency_key: str | None, *,
-                previous_hash: str, status: str, secret_from_hand: int | None) -> None:
+                previous_hash: str, status: str, secret_from_hand: int | None, data_text: str | None = None) -> None:
     """Append ``event`` (``{seq, type, data, recorded_at, at, salt, hash}``, its hash chained
     by ``replays.chain.event_hash`` to ``previous_hash``, the stored hash of the event before
     it as :func:`begin_move` read it in this transaction) to the log of ``game_id`` and set the
     games row's ``version``, ``status``, ``secret_from_hand`` and ``record_hash``: two
     statements. Stores nothing and raises :class:`RecordDamaged` unless ``event`` follows the
     last stored event and that event's hash is ``previous_hash``; ``sqlite3.IntegrityError``
-    when the idempotency key is taken."""
+    when the idempotency key is taken. ``data_text``: ``event["data"]`` as :func:`data_text`
+    writes it (None: written here)."""
     seq = int(event["seq"])
     try:
         cursor = db.execute(
             "INSERT INTO events (game_id, seq, type, data, recorded_at, at, idempotency_key, salt, hash) "
             "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT max(seq) FROM events WHERE game_id = ?) = ? "
             "AND (SELECT hash FROM events WHERE game_id = ? AND seq = ?) = ?",
-            [game_id, seq, event["type"], _COMPACT.encode(event["data"]), event["recorded_at"],
+            [game_id, seq, event["type"], data_text if data_text is not None else _COMPACT.encode(event["data"]),
+             event["recorded_at"],
              event["at"], idempotency_key, event["salt"], event["hash"], game_id, seq - 1, game_id, seq - 1,
              previous_hash])
     except sqlite3.IntegrityError as err:  # the key's answer was not found, yet an event holds the key

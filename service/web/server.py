@@ -764,15 +764,21 @@ class Direct:
             status, named, payload = moves.refusal(err, bool(seen))
         except Exception as err:  # noqa: BLE001 - answered by the app's own error handlers
             status, named, payload = contextvars.Context().run(self._by_the_app, write, err, bool(seen))
-        names = _HEADER_NAMES
+        names, lines = _HEADER_NAMES, _HEADER_LINES
         headers = []
-        for name, value in named:
-            encoded = names.get(name)
-            if encoded is None:
-                encoded = name.lower().encode("latin-1")
-                if len(names) < 64:  # the app's few names; never one per request
-                    names[name] = encoded
-            headers.append((encoded, value.encode("latin-1")))
+        for pair in named:
+            line = lines.get(pair)  # a line every answer gives alike (its security headers …), encoded once
+            if line is None:
+                name, value = pair
+                encoded = names.get(name)
+                if encoded is None:
+                    encoded = name.lower().encode("latin-1")
+                    if len(names) < 64:  # the app's few names; never one per request
+                        names[name] = encoded
+                line = (encoded, value.encode("latin-1"))
+                if name not in _VARYING and len(lines) < 64:
+                    lines[pair] = line
+            headers.append(line)
         return status, headers, payload, seen[0] if seen else None
 
     def _by_the_app(self, write: DirectWrite, err: Exception, token_read: bool) -> tuple[int, list[tuple[str, str]], bytes]:
@@ -869,6 +875,11 @@ class LingeringTransport:
 _DEFAULT_LINES: list[tuple[object, bytes]] = [(None, b"")]
 #: Header names as a direct write's answer sends them (lower-case bytes), by the app's spelling.
 _HEADER_NAMES: dict[str, bytes] = {}
+#: Whole header lines of a direct write's answer, encoded, by the app's ``(name, value)``: the
+#: few that every answer gives alike (``Vary``, ``Cache-Control``, the security headers …).
+_HEADER_LINES: dict[tuple[str, str], tuple[bytes, bytes]] = {}
+#: Headers whose value changes from answer to answer: never kept in :data:`_HEADER_LINES`.
+_VARYING = frozenset({"Content-Length", "ETag", "Retry-After", "Location", "WWW-Authenticate"})
 
 
 class KibitzProtocol(HttpToolsProtocol):

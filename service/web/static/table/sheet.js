@@ -45,7 +45,8 @@ export function renderSheet(rows) {
   var head = rows[0];
   var body = rows.slice(1);
   var names2 = playerNames();
-  var table = text("table", "score-sheet");
+  // many players: on a phone each row is a grid of cells, each named (table.css)
+  var table = text("table", "score-sheet" + (names2.length > 4 ? " many" : ""));
   var thead = text("thead"), tr = text("tr");
   var lead = kind === "fuji_flush" ? ["Turn", "Play"] : [kind === "toepen" ? "Hand" : "Round", "Dealer"];
   var skip = kind === "fuji_flush" ? 3 : 2;  // the CSV's leading columns (Fuji Flush: turn, player, card)
@@ -58,11 +59,13 @@ export function renderSheet(rows) {
   for (var r = 0; r < shown.length; r++) {
     var cells = shown[r];
     var row = text("tr");
-    row.appendChild(text("th", null, cells[0] || ""));
-    row.appendChild(text("td", null, kind === "fuji_flush" ? (cells[1] || "") + " " + cardName(cells[2] || "") : (cells[1] || "")));
+    row.appendChild(text("th", null, cells[0] || "")).setAttribute("data-name", lead[0]);
+    row.appendChild(text("td", null, kind === "fuji_flush" ? (cells[1] || "") + " " + cardName(cells[2] || "") : (cells[1] || "")))
+      .setAttribute("data-name", lead[1]);
     for (var p = 0; p < names2.length; p++) {
       var change = cells[skip + 2 * p], total = cells[skip + 2 * p + 1];
       var td = text("td", "num");
+      td.setAttribute("data-name", names2[p]);
       td.appendChild(text("strong", null, total));
       if (change !== undefined && change !== "" && change !== "0") {
         td.appendChild(text("span", "change", " (" + (Number(change) > 0 ? "+" : "") + change + ")"));

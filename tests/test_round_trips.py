@@ -160,15 +160,22 @@ def test_a_move_on_sqlite_is_at_most_six_statements(tmp_path: Path) -> None:
             done = statements(trace)[before:]
             epochs = [line for line in done if line.endswith("\tPRAGMA data_version")]
             gate.append(len(epochs))
-            counts.append(len(done) - len(epochs))
+            # a move that waited over DEADLINE_SLACK_MS for its turn (a loaded machine) bounds its
+            # BEGIN by its deadline: the busy timeout shortened and put back, two statements that
+            # only such a wait adds (sqlite._begin_by); they come as that pair or not at all
+            bounded = [line for line in done if "\tPRAGMA busy_timeout = " in line]
+            assert len(bounded) in (0, 2), done
+            counts.append(len(done) - len(epochs) - len(bounded))
             shown.append(done)
         assert last is not None
         before = len(statements(trace))
         retry(base, last)
-        replayed = [line for line in statements(trace)[before:] if not line.endswith("\tPRAGMA data_version")]
+        replayed = [line for line in statements(trace)[before:] if not line.endswith("\tPRAGMA data_version")
+                 and "\tPRAGMA busy_timeout = " not in line]  # as above: only a wait for its turn adds them
         before = len(statements(trace))
         without_key(last)
-        keyless = [line for line in statements(trace)[before:] if not line.endswith("\tPRAGMA data_version")]
+        keyless = [line for line in statements(trace)[before:] if not line.endswith("\tPRAGMA data_version")
+                 and "\tPRAGMA busy_timeout = " not in line]  # as above: only a wait for its turn adds them
     worst = max(range(len(counts)), key=counts.__getitem__)
     assert max(counts) <= MOST_STATEMENTS, f"statements per move: {counts}; the worst: {shown[worst]}"
     assert max(gate) <= 1, f"the gate's data_version per move: {gate}"

@@ -37,7 +37,7 @@ FOUR = ["Ann", "Bob", "Cas", "Dee"]
 UNDER = """id => { const m = document.getElementById(id).getBoundingClientRect();
   return Array.from(document.querySelectorAll('#board .facts, #board .trick, #board .group, #board .centre, #hand-result'))
     .filter(e => e.offsetParent !== null && getComputedStyle(e).visibility !== 'hidden' && e.textContent.trim())
-    .map(e => { const r = e.getBoundingClientRect();
+    .map(e => { const t = document.createRange(); t.selectNodeContents(e); const r = t.getBoundingClientRect();
                 const x = Math.max(0, Math.min(r.right, m.right) - Math.max(r.left, m.left));
                 const y = Math.max(0, Math.min(r.bottom, m.bottom) - Math.max(r.top, m.top));
                 return [e.textContent.trim().slice(0, 40), x > 0 ? y / r.height : 0]; }); }"""
